@@ -1,0 +1,53 @@
+# Scale by the Numbers: everything a newcomer runs goes through this file.
+# Each target creates .venv and installs the locked dependencies first, so a
+# fresh machine needs only Python 3.11+, make and git.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# The stamp is rebuilt whenever the requirements or their lock change.
+STAMP := $(VENV)/.installed
+# Material 9.7+ prints a banner about MkDocs 2.0 on every build; it is not
+# about this site, and an author should not learn to ignore warnings.
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: serve build test lint bench lock clean
+
+$(STAMP): requirements.txt constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt
+	touch $@
+
+## serve: live-reloading preview on http://127.0.0.1:8000
+# --livereload is explicit: recent click releases turn it off otherwise.
+serve: $(STAMP)
+	$(BIN)/mkdocs serve --strict --livereload --dev-addr 127.0.0.1:8000
+
+## build: strict build of the site into site/
+build: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
+## test: lint, strict build, every test
+test: $(STAMP) lint
+	$(BIN)/mkdocs build --strict --quiet
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+## bench: median time of several full builds
+bench: $(STAMP)
+	$(BIN)/python tests/benchmark.py
+
+## lock: re-resolve requirements.txt and rewrite constraints.txt
+lock:
+	rm -rf $(VENV)
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip freeze --exclude-editable > constraints.txt
+	touch $(STAMP)
+
+clean:
+	rm -rf $(VENV) site .pytest_cache

@@ -1,0 +1,53 @@
+"""The course's macros for mkdocs-macros (`module_name: macros`).
+
+`define_env` only registers: each macro is a thin adapter (`build.Build`) from
+a page to a pure function of `figures`, `course` or `lessons`, none of which
+imports MkDocs. The two hooks after it check lessons and write figures.json.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import course, figures, lessons
+from .build import Build
+from .catalog import load_catalog
+from .reloading import reimport_if_changed, source_stamps
+
+if TYPE_CHECKING:
+    from mkdocs_macros.plugin import MacrosPlugin
+
+_PACKAGE_DIR = Path(__file__).parent
+_STAMPS = source_stamps(_PACKAGE_DIR)
+
+
+def define_env(env: MacrosPlugin) -> None:
+    """Register the course's macros on one build's environment."""
+    fresh = reimport_if_changed(__name__, _PACKAGE_DIR, _STAMPS)
+    if fresh is not None:  # `mkdocs serve` after an edit under macros/
+        return fresh.define_env(env)
+
+    build = Build(env, load_catalog(), lessons.index_lessons(Path(env.conf["docs_dir"])))
+    env.course_build = build
+
+    env.macro(build.figure_macro("value", figures.catalog_value), "value")
+    env.macro(build.figure_macro("bytes_per_parameter", figures.bytes_per_parameter), "bytes_per_parameter")
+    env.macro(build.figure_macro("model_states", figures.model_states), "model_states")
+    env.macro(build.figure_macro("memory_left", figures.memory_left), "memory_left")
+    env.macro(build.figure_macro("activations", figures.activations), "activations")
+    env.macro(build.figure_macro("allreduce_bytes", figures.allreduce_bytes), "allreduce_bytes")
+    env.macro(build.figure_macro("allreduce_seconds", figures.allreduce_seconds), "allreduce_seconds")
+    env.macro(build.page_macro(course.mission_markdown), "mission")
+    env.macro(build.page_macro(course.syllabus_markdown), "syllabus")
+    env.macro(build.source_link, "source")
+
+
+def on_post_page_macros(env: MacrosPlugin) -> None:
+    """Check a lesson's sections and mission link once its macros have run."""
+    env.course_build.check_page()
+
+
+def on_post_build(env: MacrosPlugin) -> None:
+    """Write figures.json beside the built site."""
+    env.course_build.write_figures(Path(env.conf["site_dir"]))

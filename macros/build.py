@@ -1,0 +1,93 @@
+"""One build's state and the adapters between MkDocs pages and the pure modules.
+
+`Build` holds what a build shares across pages (the catalog, the lesson index,
+the figures shown) and wraps each pure function as a macro that knows its
+page. This is the only module that touches the mkdocs-macros environment.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from . import figures, lessons
+from .catalog import Catalog
+
+if TYPE_CHECKING:
+    from mkdocs_macros.plugin import MacrosPlugin
+
+log = logging.getLogger("mkdocs.plugins.macros.course")
+
+
+class FigureError(ValueError):
+    """A figure macro was called wrongly; the message names the page, the call and the fix."""
+
+
+class Build:
+    """The catalog, lessons and figure log of one MkDocs build."""
+
+    def __init__(self, env: MacrosPlugin, catalog: Catalog, lesson_index: lessons.LessonIndex) -> None:
+        self.env = env
+        self.catalog = catalog
+        self.lessons = lesson_index
+        self.figure_log = figures.FigureLog()
+
+    @property
+    def page_path(self) -> str:
+        """Source path of the page being rendered, relative to docs/."""
+        return self.env.page.file.src_path
+
+    def figure_macro(self, name: str, compute: Callable[..., figures.Figure]) -> Callable[..., str]:
+        """A macro that computes a figure, logs it for figures.json and returns its element."""
+
+        def macro(*args: Any, **display: Any) -> str:
+            call = f"{name}({', '.join(map(repr, args))}{''.join(f', {k}={v!r}' for k, v in display.items())})"
+            try:
+                figure = compute(self.catalog, *args)
+                text = figures.display_text(figure, **display)
+            except (KeyError, ValueError, TypeError) as error:
+                message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
+                raise FigureError(
+                    f"{self.page_path}: {{{{ {call} }}}}: {message}. "
+                    f"Figures take catalog ids from macros/catalog/*.yml and the display options"
+                    f" digits=1..6, short=, adjective=, bare=."
+                ) from None
+            self.figure_log.add(self.page_path, self.env.page.url, figure, text)
+            return figures.render_html(figure, text)
+
+        macro.__doc__ = compute.__doc__
+        return macro
+
+    def page_macro(self, render: Callable[[Catalog, lessons.LessonIndex, str], str]) -> Callable[[], str]:
+        """A macro that renders Markdown from the catalog and lessons for the current page."""
+
+        def macro() -> str:
+            return render(self.catalog, self.lessons, self.page_path)
+
+        macro.__doc__ = render.__doc__
+        return macro
+
+    def source_link(self, source_id: str) -> str:
+        """A Markdown link to a catalog source: its title, authors' citation and URL."""
+        try:
+            source = self.catalog.sources[source_id]
+        except KeyError:
+            raise FigureError(
+                f"{self.page_path}: unknown source {source_id!r}; known: {', '.join(self.catalog.sources)}"
+            ) from None
+        title = f'"{source.title}"'
+        return f"[{title}]({source.url}), {source.cite}" if source.url else f"{title}, {source.cite}"
+
+    def check_page(self) -> None:
+        """After macros ran on a page: if it is a lesson, check its sections and mission link."""
+        lesson = lessons.parse_lesson(self.page_path, self.env.page.meta)
+        if lesson is None:
+            return
+        lessons.check_sections(self.page_path, self.env.markdown)
+        lessons.check_mission_link(lesson, self.env.markdown, self.catalog.mission)
+
+    def write_figures(self, site_dir: Path) -> None:
+        """Write figures.json at the site root."""
+        self.figure_log.write(site_dir / "figures.json")
+        log.info("figures.json: %s figures", len(self.figure_log.records()))

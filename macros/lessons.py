@@ -1,0 +1,210 @@
+"""Lessons: their front matter, their sections, and how they depend on each other.
+
+A lesson is a Markdown page whose front matter has a `lesson` number. This
+module reads every lesson of the docs folder into a `LessonIndex`, and checks
+what DESIGN.md asks of one: its sections in the seed's order, prerequisites
+that exist and form no cycle, and a mission link that quotes the bullet it
+names. It never imports MkDocs.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+#: The sections of a lesson, in order, and the Markdown line that opens each:
+#: a bold lead-in for the three header lines, a level-2 heading for the rest.
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("Mission link", "**Mission link:**"),
+    ("Primary source", "**Primary source:**"),
+    ("Prerequisites", "**Prerequisites:**"),
+    ("Warm-up", "## Warm-up"),
+    ("Know this", "## Know this"),
+    ("Practice", "## Practice"),
+    ("Real-world reps", "## Real-world reps"),
+    ("Going further", "## Going further"),
+    ("Not landing?", "## Not landing?"),
+)
+
+_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?\n)---\s*\n", re.DOTALL)
+_FIELDS = {"title": str, "lesson": int, "stage": int, "prerequisites": list, "mission": int, "description": str}
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+class LessonError(ValueError):
+    """A lesson breaks the lesson contract; the message names the file and the fix."""
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """What the front matter of one lesson says."""
+
+    src_path: str
+    number: int
+    title: str
+    stage: int
+    prerequisites: tuple[int, ...]
+    mission: int
+
+
+def read_front_matter(text: str) -> dict[str, Any]:
+    """The YAML front matter of a Markdown text, or {} when it has none."""
+    match = _FRONT_MATTER.match(text)
+    if not match:
+        return {}
+    data = yaml.safe_load(match.group(1)) or {}
+    return data if isinstance(data, dict) else {}
+
+
+def parse_lesson(src_path: str, meta: Mapping[str, Any]) -> Lesson | None:
+    """The lesson that `meta` describes, None when the page is not a lesson.
+
+    Raises:
+        LessonError: a field is unknown, missing or of the wrong type.
+    """
+    if "lesson" not in meta:
+        return None
+    unknown = sorted(set(meta) - set(_FIELDS))
+    if unknown:
+        raise LessonError(f"{src_path}: unknown front-matter field(s) {', '.join(unknown)}; allowed: {', '.join(_FIELDS)}")
+    for name, kind in _FIELDS.items():
+        if name == "description":
+            continue
+        if name not in meta:
+            raise LessonError(f"{src_path}: front matter needs `{name}:` ({kind.__name__})")
+        if not isinstance(meta[name], kind) or isinstance(meta[name], bool):
+            raise LessonError(f"{src_path}: front matter `{name}: {meta[name]!r}` should be a {kind.__name__}")
+    prerequisites = meta["prerequisites"]
+    if not all(isinstance(p, int) and not isinstance(p, bool) for p in prerequisites):
+        raise LessonError(f"{src_path}: `prerequisites` lists lesson numbers, got {prerequisites!r}")
+    return Lesson(
+        src_path=src_path,
+        number=meta["lesson"],
+        title=meta["title"],
+        stage=meta["stage"],
+        prerequisites=tuple(prerequisites),
+        mission=meta["mission"],
+    )
+
+
+@dataclass(frozen=True)
+class LessonIndex:
+    """Every lesson of the course by number, checked as a whole."""
+
+    lessons: Mapping[int, Lesson]
+
+    def get(self, number: int, page: str) -> Lesson:
+        """Lesson `number`; `page` names who asked, for the error."""
+        if number not in self.lessons:
+            raise LessonError(f"{page}: there is no Lesson {number}; lessons are {sorted(self.lessons)}")
+        return self.lessons[number]
+
+    def by_stage(self) -> dict[int, list[Lesson]]:
+        """Lessons grouped by stage, each group in lesson order."""
+        stages: dict[int, list[Lesson]] = {}
+        for number in sorted(self.lessons):
+            lesson = self.lessons[number]
+            stages.setdefault(lesson.stage, []).append(lesson)
+        return dict(sorted(stages.items()))
+
+    def serving(self, bullet: int) -> list[Lesson]:
+        """Lessons whose mission link names bullet `bullet`, in order."""
+        return [lesson for _, lesson in sorted(self.lessons.items()) if lesson.mission == bullet]
+
+
+def index_lessons(docs_dir: Path) -> LessonIndex:
+    """Read every lesson under `docs_dir` and check their numbers and prerequisites.
+
+    Raises:
+        LessonError: two lessons share a number, a prerequisite does not exist,
+            or prerequisites form a cycle.
+    """
+    lessons: dict[int, Lesson] = {}
+    for path in sorted(docs_dir.rglob("*.md")):
+        src_path = path.relative_to(docs_dir).as_posix()
+        lesson = parse_lesson(src_path, read_front_matter(path.read_text(encoding="utf-8")))
+        if lesson is None:
+            continue
+        if lesson.number in lessons:
+            raise LessonError(f"{src_path}: Lesson {lesson.number} is already {lessons[lesson.number].src_path}")
+        lessons[lesson.number] = lesson
+    for lesson in lessons.values():
+        for number in lesson.prerequisites:
+            if number not in lessons:
+                raise LessonError(
+                    f"{lesson.src_path}: prerequisite Lesson {number} does not exist; lessons are {sorted(lessons)}"
+                )
+    _check_acyclic(lessons)
+    return LessonIndex(lessons)
+
+
+def _check_acyclic(lessons: Mapping[int, Lesson]) -> None:
+    done: set[int] = set()
+
+    def visit(number: int, path: tuple[int, ...]) -> None:
+        if number in path:
+            cycle = " → ".join(f"Lesson {n}" for n in (*path[path.index(number) :], number))
+            raise LessonError(f"{lessons[number].src_path}: prerequisites form a cycle: {cycle}")
+        if number in done:
+            return
+        for prerequisite in lessons[number].prerequisites:
+            visit(prerequisite, (*path, number))
+        done.add(number)
+
+    for number in sorted(lessons):
+        visit(number, ())
+
+
+def check_sections(src_path: str, markdown: str) -> None:
+    """Check that `markdown` has every lesson section once, in the seed's order.
+
+    Raises:
+        LessonError: naming the first missing, repeated or misplaced section.
+    """
+    lines = [line.rstrip() for line in markdown.splitlines()]
+    positions = []
+    for name, opener in SECTIONS:
+        found = [i for i, line in enumerate(lines) if line == opener or line.startswith(opener + " ")]
+        if not found:
+            raise LessonError(f"{src_path}: missing the {name!r} section; start it with a line `{opener}`")
+        if len(found) > 1:
+            raise LessonError(f"{src_path}: the {name!r} section appears {len(found)} times; keep one")
+        positions.append((found[0], name))
+    order = [name for _, name in sorted(positions)]
+    expected = [name for name, _ in SECTIONS]
+    if order != expected:
+        first = next(i for i, (a, b) in enumerate(zip(order, expected)) if a != b)
+        raise LessonError(
+            f"{src_path}: section {order[first]!r} comes where {expected[first]!r} belongs; "
+            f"the order is: {', '.join(expected)}"
+        )
+
+
+def check_mission_link(lesson: Lesson, markdown: str, bullets: tuple[str, ...]) -> None:
+    """Check that the mission link quotes, word for word, the bullet the front matter names.
+
+    Raises:
+        LessonError: the bullet does not exist, or the line does not quote it or name its place.
+    """
+    if not 1 <= lesson.mission <= len(bullets):
+        raise LessonError(f"{lesson.src_path}: `mission: {lesson.mission}` names no bullet; there are {len(bullets)}")
+    line = next(line for line in markdown.splitlines() if line.startswith(SECTIONS[0][1]))
+    # The home page's list ends each bullet with a full stop; a quote may leave it off.
+    bullet = bullets[lesson.mission - 1].rstrip(".")
+    if f'"{bullet}"' not in line and f"“{bullet}”" not in line:
+        raise LessonError(
+            f'{lesson.src_path}: the mission link must quote bullet {lesson.mission} word for word: "{bullet}"'
+        )
+    ordinal = _ORDINALS[lesson.mission - 1]
+    if f"{ordinal} bullet" not in line:
+        raise LessonError(f"{lesson.src_path}: the mission link should call it the {ordinal} bullet")
+
+
+def relative_link(from_src: str, to_src: str) -> str:
+    """A Markdown link target from one docs page to another, both given by source path."""
+    return posixpath.relpath(to_src, posixpath.dirname(from_src) or ".")

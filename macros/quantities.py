@@ -1,0 +1,136 @@
+"""Display text for a quantity in one of the course's base units.
+
+Units are decimal, as in the ZeRO paper: 1 GB = 10**9 bytes. A figure's exact
+value is kept elsewhere; this module only decides how a reader sees it.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_EVEN, Decimal
+from fractions import Fraction
+from typing import Union
+
+Number = Union[int, float, Fraction]
+
+#: The base units a figure may carry (DESIGN.md): bytes, parameters,
+#: floating-point operations, seconds, bytes per second, and 1 for a plain
+#: count or ratio.
+UNITS = ("B", "param", "FLOP", "s", "B/s", "1")
+
+_SI_PREFIXES = ((10**15, "P"), (10**12, "T"), (10**9, "G"), (10**6, "M"), (10**3, "k"), (1, ""))
+_SUBSECOND = ((1, "s"), (Fraction(1, 10**3), "ms"), (Fraction(1, 10**6), "µs"), (Fraction(1, 10**9), "ns"))
+_WORD_SCALES = ((10**12, "trillion", "T"), (10**9, "billion", "B"), (10**6, "million", "M"))
+
+
+def check_unit(unit: str) -> str:
+    """Return `unit` if it is one of `UNITS`, else raise ValueError naming the allowed ones."""
+    if unit not in UNITS:
+        raise ValueError(f"unknown unit {unit!r}; use one of: {', '.join(UNITS)}")
+    return unit
+
+
+def check_digits(digits: int) -> int:
+    """Return `digits` if it is a sensible count of significant digits (1 to 6)."""
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 6:
+        raise ValueError(f"digits must be a whole number from 1 to 6, got {digits!r}")
+    return digits
+
+
+def round_significant(value: Number, digits: int) -> str:
+    """`value` rounded to `digits` significant digits, without trailing zeros or exponent.
+
+    >>> round_significant(60.3979776, 2)
+    '60'
+    >>> round_significant(1234567, 3)
+    '1,230,000'
+    """
+    exact = Decimal(value.numerator) / Decimal(value.denominator) if isinstance(value, Fraction) else Decimal(value)
+    if exact == 0:
+        return "0"
+    quantum = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    rounded = exact.quantize(quantum, rounding=ROUND_HALF_EVEN) if quantum < 1 else _round_to_integer(exact, quantum)
+    text = f"{rounded:,f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def _round_to_integer(exact: Decimal, quantum: Decimal) -> Decimal:
+    return (exact / quantum).quantize(Decimal(1), rounding=ROUND_HALF_EVEN) * quantum
+
+
+def _scaled(value: Number, scales: tuple[tuple[Number, str], ...], digits: int) -> tuple[str, str]:
+    """Mantissa text and suffix for the largest scale that keeps the mantissa at least 1."""
+    for factor, suffix in scales:
+        if abs(value) >= factor:
+            mantissa = Fraction(value) / factor
+            text = round_significant(mantissa, digits)
+            # Rounding 999.7 up to 1,000 belongs to the next scale; the caller's
+            # scales are ordered largest first, so only the first can overflow.
+            if Decimal(text.replace(",", "")) >= 1000 and factor != scales[0][0]:
+                previous = scales[[f for f, _ in scales].index(factor) - 1]
+                return round_significant(Fraction(value) / previous[0], digits), previous[1]
+            return text, suffix
+    factor, suffix = scales[-1]
+    return round_significant(Fraction(value) / factor, digits), suffix
+
+
+def format_quantity(
+    value: Number,
+    unit: str,
+    *,
+    digits: int = 3,
+    short: bool = False,
+    adjective: bool = False,
+    bare: bool = False,
+) -> str:
+    """The text a reader sees for `value` in `unit`.
+
+    - `digits`: significant digits kept (trailing zeros dropped).
+    - `short`: "1.4B parameters" rather than "1.4 billion parameters".
+    - `adjective`: "1.5-billion-parameter", to stand before a noun.
+    - `bare`: the number alone, unscaled ("16" for the 16 in 16Ψ).
+
+    Raises:
+        ValueError: unknown unit or digits, or a negative value.
+    """
+    check_unit(unit)
+    check_digits(digits)
+    if value < 0:
+        raise ValueError(f"a quantity cannot be negative, got {value!r}")
+    if bare:
+        return _plain(value, digits)
+    if unit == "B":
+        if value < 1000:
+            number = _plain(value, digits)
+            return f"{number}-byte" if adjective else f"{number} {'byte' if number == '1' else 'bytes'}"
+        number, prefix = _scaled(value, _SI_PREFIXES, digits)
+        return f"{number}-{prefix}B" if adjective else f"{number} {prefix}B"
+    if unit in ("B/s", "FLOP"):
+        number, prefix = _scaled(value, _SI_PREFIXES, digits)
+        return f"{number} {prefix}{unit}"
+    if unit == "s":
+        number, suffix = _scaled(value, _SUBSECOND, digits)
+        return f"{number} {suffix}"
+    if unit == "param":
+        return _format_parameters(value, digits, short=short, adjective=adjective)
+    return _plain(value, digits)
+
+
+def _plain(value: Number, digits: int) -> str:
+    """A count shown whole ("1,024") when it is whole, else to `digits` significant digits."""
+    if value == int(value):
+        return f"{int(value):,}"
+    return round_significant(value, digits)
+
+
+def _format_parameters(value: Number, digits: int, *, short: bool, adjective: bool) -> str:
+    """ "1.5 billion parameters", "1.5B parameters", "1.5-billion-parameter" or "1.4B-parameter"."""
+    noun = "parameter" if adjective else "parameters"
+    joiner = "-" if adjective else " "
+    for factor, word, letter in _WORD_SCALES:
+        if value >= factor:
+            number = round_significant(Fraction(value) / factor, digits)
+            scale = letter if short else joiner + word
+            return f"{number}{scale}{joiner}{noun}"
+    return f"{_plain(value, digits)}{joiner}{noun}"
