@@ -30,7 +30,7 @@ build: $(STAMP)
 
 ## test: lint, strict build, every test
 test: $(STAMP) lint
-	$(BIN)/mkdocs build --strict --quiet
+	$(BIN)/mkdocs build --strict
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)

@@ -8,8 +8,9 @@ page. This is the only module that touches the mkdocs-macros environment.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from . import figures, lessons
 from .catalog import Catalog
@@ -49,9 +50,9 @@ class Build:
             except (KeyError, ValueError, TypeError) as error:
                 message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
                 raise FigureError(
-                    f"{self.page_path}: {{{{ {call} }}}}: {message}. "
+                    f"{self.page_path}: {{{{ {call} }}}}: {message.rstrip('.')}. "
                     f"Figures take catalog ids from macros/catalog/*.yml and the display options"
-                    f" digits=1..6, short=, adjective=, bare=."
+                    f" digits=1..6, short=, adjective=, bare= and scale=."
                 ) from None
             self.figure_log.add(self.page_path, self.env.page.url, figure, text)
             return figures.render_html(figure, text)

@@ -9,9 +9,10 @@ look-ups. It never imports MkDocs.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -99,6 +100,8 @@ class Catalog:
 
     def entry(self, entry_id: str, table: str | None = None) -> Mapping[str, Any]:
         """The entry named `entry_id` (in `table`, when given)."""
+        if not isinstance(entry_id, str):
+            raise KeyError(f'expected a catalog id in quotes, such as "gpt2-1.5b", got {entry_id!r}')
         if entry_id not in self.entries or (table and self.tables[entry_id] != table):
             known = sorted(e for e in self.entries if table is None or self.tables[e] == table)
             raise KeyError(_unknown("catalog entry" if table is None else f"entry of {table}.yml", entry_id, known))
@@ -110,7 +113,9 @@ class Catalog:
         schema = _QUANTITY_TABLES[self.tables[entry_id]]
         unit = schema.get(field_name)
         if not isinstance(unit, str) or unit in _QUANTITY_TABLES or field_name not in entry:
-            known = sorted(f for f, u in schema.items() if isinstance(u, str) and u not in _QUANTITY_TABLES and f in entry)
+            known = sorted(
+                f for f, u in schema.items() if isinstance(u, str) and u not in _QUANTITY_TABLES and f in entry
+            )
             raise KeyError(_unknown(f"quantity of {entry_id!r}", field_name, known))
         return Quantity(
             entry=entry_id,
@@ -125,8 +130,8 @@ class Catalog:
 
 def _unknown(what: str, name: str, known: list[str]) -> str:
     close = difflib.get_close_matches(name, known, n=3)
-    hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
-    return f"unknown {what} {name!r}{hint} Known: {', '.join(known) or 'none'}."
+    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    return f"unknown {what} {name!r}.{hint} Known: {', '.join(known) or 'none'}."
 
 
 def _check_fields(where: str, data: Any, fields: Mapping[str, Any], required: tuple[str, ...]) -> None:

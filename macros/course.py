@@ -32,7 +32,8 @@ def syllabus_markdown(catalog: Catalog, lessons: LessonIndex, page: str) -> str:
         title = catalog.stages.get(stage, "")
         lines = [f"### Stage {stage}: {title}", ""]
         lines += [
-            f"- [Lesson {lesson.number}. {lesson.title}]({relative_link(page, lesson.src_path)})" for lesson in stage_lessons
+            f"- [Lesson {lesson.number}. {lesson.title}]({relative_link(page, lesson.src_path)})"
+            for lesson in stage_lessons
         ]
         parts.append("\n".join(lines))
     upcoming = [f"Stage {stage}, *{title}*" for stage, title in catalog.stages.items() if stage not in published]

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import model
 from .catalog import Catalog, Printed, Quantity
-from .quantities import Number, check_digits, format_quantity
+from .quantities import Number, format_quantity
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,9 @@ def _shown(quantity: Quantity) -> str:
     return format_quantity(quantity.value, quantity.unit)
 
 
-def _figure(catalog: Catalog, figure_id: str, value: Number, unit: str, formula: str, words: str, *inputs: Quantity) -> Figure:
+def _figure(
+    catalog: Catalog, figure_id: str, value: Number, unit: str, formula: str, words: str, *inputs: Quantity
+) -> Figure:
     sources = "; ".join(dict.fromkeys(_cite(q) for q in inputs))
     explanation = f"{words} ({sources})" if sources else words
     return Figure(
@@ -59,18 +61,21 @@ def _figure(catalog: Catalog, figure_id: str, value: Number, unit: str, formula:
 def catalog_value(catalog: Catalog, entry: str, field: str) -> Figure:
     """A catalog value shown as it is, such as a model's parameter count."""
     quantity = catalog.quantity(entry, field)
-    return _figure(catalog, f"catalog/{entry}/{field}", quantity.value, quantity.unit, field, _shown(quantity), quantity)
+    return _figure(
+        catalog, f"catalog/{entry}/{field}", quantity.value, quantity.unit, field, _shown(quantity), quantity
+    )
 
 
 def bytes_per_parameter(catalog: Catalog, state: str = "all") -> Figure:
     """Bytes per parameter of one model state of mixed-precision Adam, or of all of them ("all")."""
+    counted = "as Rajbhandari et al. 2019 count them (§3.1)"
     if state == "all":
         value = model.model_state_bytes_per_parameter()
-        words = " + ".join(f"{b} ({name.replace('_', ' ')})" for name, b in model.MIXED_PRECISION_ADAM.items())
-        words = f"{words} = {value} bytes per parameter, as Rajbhandari et al. 2019 count them (§3.1)"
+        terms = " + ".join(f"{b} ({name.replace('_', ' ')})" for name, b in model.MIXED_PRECISION_ADAM.items())
+        words = f"{terms} = {value} bytes per parameter, {counted}"
     else:
         value = model.state_bytes_per_parameter(state)
-        words = f"{value} bytes per parameter for the {state.replace('_', ' ')}, as Rajbhandari et al. 2019 count them (§3.1)"
+        words = f"{value} bytes per parameter for the {state.replace('_', ' ')}, {counted}"
     return _figure(catalog, f"bytes-per-parameter/{state}", value, "B", "bytes per parameter (ZeRO §3.1)", words)
 
 
@@ -208,9 +213,19 @@ def render_html(figure: Figure, display: str) -> str:
     return ET.tostring(element, encoding="unicode")
 
 
-def display_text(figure: Figure, *, digits: int = 3, short: bool = False, adjective: bool = False, bare: bool = False) -> str:
+def display_text(
+    figure: Figure,
+    *,
+    digits: int = 3,
+    short: bool = False,
+    adjective: bool = False,
+    bare: bool = False,
+    scale: str | None = None,
+) -> str:
     """What the reader sees for `figure`; see `format_quantity` for the options."""
-    return format_quantity(figure.value, figure.unit, digits=check_digits(digits), short=short, adjective=adjective, bare=bare)
+    return format_quantity(
+        figure.value, figure.unit, digits=digits, short=short, adjective=adjective, bare=bare, scale=scale
+    )
 
 
 class FigureLog:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -71,7 +72,9 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any]) -> Lesson | None:
         return None
     unknown = sorted(set(meta) - set(_FIELDS))
     if unknown:
-        raise LessonError(f"{src_path}: unknown front-matter field(s) {', '.join(unknown)}; allowed: {', '.join(_FIELDS)}")
+        raise LessonError(
+            f"{src_path}: unknown front-matter field(s) {', '.join(unknown)}; allowed: {', '.join(_FIELDS)}"
+        )
     for name, kind in _FIELDS.items():
         if name == "description":
             continue
@@ -178,7 +181,7 @@ def check_sections(src_path: str, markdown: str) -> None:
     order = [name for _, name in sorted(positions)]
     expected = [name for name, _ in SECTIONS]
     if order != expected:
-        first = next(i for i, (a, b) in enumerate(zip(order, expected)) if a != b)
+        first = next(i for i, (a, b) in enumerate(zip(order, expected, strict=True)) if a != b)
         raise LessonError(
             f"{src_path}: section {order[first]!r} comes where {expected[first]!r} belongs; "
             f"the order is: {', '.join(expected)}"

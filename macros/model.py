@@ -8,9 +8,9 @@ units are decimal (1 GB = 10**9 bytes).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Mapping
 
 #: Bytes that one parameter costs in each model state of mixed-precision
 #: training with Adam, as ZeRO §3.1 counts them: 2Ψ + 2Ψ for the fp16

@@ -8,17 +8,28 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
-from typing import Union
 
-Number = Union[int, float, Fraction]
+Number = int | float | Fraction
 
 #: The base units a figure may carry (DESIGN.md): bytes, parameters,
 #: floating-point operations, seconds, bytes per second, and 1 for a plain
 #: count or ratio.
 UNITS = ("B", "param", "FLOP", "s", "B/s", "1")
 
-_SI_PREFIXES = ((10**15, "P"), (10**12, "T"), (10**9, "G"), (10**6, "M"), (10**3, "k"), (1, ""))
-_SUBSECOND = ((1, "s"), (Fraction(1, 10**3), "ms"), (Fraction(1, 10**6), "µs"), (Fraction(1, 10**9), "ns"))
+
+def _si(symbol: str) -> tuple[tuple[Number, str], ...]:
+    """The decimal multiples of `symbol`, largest first, down to the symbol itself."""
+    prefixes = ((15, "P"), (12, "T"), (9, "G"), (6, "M"), (3, "k"), (0, ""))
+    return tuple((10**power, f"{prefix}{symbol}") for power, prefix in prefixes)
+
+
+#: The display units of each scaled base unit, largest first.
+_SCALES: dict[str, tuple[tuple[Number, str], ...]] = {
+    "B": _si("B"),
+    "B/s": _si("B/s"),
+    "FLOP": _si("FLOP"),
+    "s": ((1, "s"), (Fraction(1, 10**3), "ms"), (Fraction(1, 10**6), "µs"), (Fraction(1, 10**9), "ns")),
+}
 _WORD_SCALES = ((10**12, "trillion", "T"), (10**9, "billion", "B"), (10**6, "million", "M"))
 
 
@@ -59,20 +70,22 @@ def _round_to_integer(exact: Decimal, quantum: Decimal) -> Decimal:
     return (exact / quantum).quantize(Decimal(1), rounding=ROUND_HALF_EVEN) * quantum
 
 
-def _scaled(value: Number, scales: tuple[tuple[Number, str], ...], digits: int) -> tuple[str, str]:
-    """Mantissa text and suffix for the largest scale that keeps the mantissa at least 1."""
-    for factor, suffix in scales:
-        if abs(value) >= factor:
-            mantissa = Fraction(value) / factor
-            text = round_significant(mantissa, digits)
-            # Rounding 999.7 up to 1,000 belongs to the next scale; the caller's
-            # scales are ordered largest first, so only the first can overflow.
-            if Decimal(text.replace(",", "")) >= 1000 and factor != scales[0][0]:
-                previous = scales[[f for f, _ in scales].index(factor) - 1]
-                return round_significant(Fraction(value) / previous[0], digits), previous[1]
-            return text, suffix
-    factor, suffix = scales[-1]
-    return round_significant(Fraction(value) / factor, digits), suffix
+def _scaled(value: Number, unit: str, digits: int, scale: str | None) -> tuple[str, str]:
+    """Mantissa text and display unit: `scale` if given, else the largest that keeps the mantissa at least 1."""
+    scales = _SCALES[unit]
+    symbols = [symbol for _, symbol in scales]
+    if scale is not None:
+        if scale not in symbols:
+            raise ValueError(f"unknown display unit {scale!r} for {unit}; use one of: {', '.join(symbols)}")
+        index = symbols.index(scale)
+    else:
+        index = next((i for i, (factor, _) in enumerate(scales) if value >= factor), len(scales) - 1)
+    text = round_significant(Fraction(value) / scales[index][0], digits)
+    # 999.7 GB rounds to "1,000"; show it as 1 TB instead.
+    if scale is None and index > 0 and Decimal(text.replace(",", "")) >= 1000:
+        index -= 1
+        text = round_significant(Fraction(value) / scales[index][0], digits)
+    return text, symbols[index]
 
 
 def format_quantity(
@@ -83,38 +96,36 @@ def format_quantity(
     short: bool = False,
     adjective: bool = False,
     bare: bool = False,
+    scale: str | None = None,
 ) -> str:
     """The text a reader sees for `value` in `unit`.
 
     - `digits`: significant digits kept (trailing zeros dropped).
     - `short`: "1.4B parameters" rather than "1.4 billion parameters".
-    - `adjective`: "1.5-billion-parameter", to stand before a noun.
+    - `adjective`: "1.5-billion-parameter" or "2-byte", to stand before a noun.
     - `bare`: the number alone, unscaled ("16" for the 16 in 16Ψ).
+    - `scale`: a fixed display unit ("MB", "ms") instead of the most readable one.
 
     Raises:
-        ValueError: unknown unit or digits, or a negative value.
+        ValueError: an unknown unit, display unit or digits, or a negative value.
     """
     check_unit(unit)
     check_digits(digits)
     if value < 0:
         raise ValueError(f"a quantity cannot be negative, got {value!r}")
+    if scale is not None and unit not in _SCALES:
+        raise ValueError(f"{unit!r} has no display units to choose from; leave out scale={scale!r}")
     if bare:
         return _plain(value, digits)
-    if unit == "B":
-        if value < 1000:
-            number = _plain(value, digits)
-            return f"{number}-byte" if adjective else f"{number} {'byte' if number == '1' else 'bytes'}"
-        number, prefix = _scaled(value, _SI_PREFIXES, digits)
-        return f"{number}-{prefix}B" if adjective else f"{number} {prefix}B"
-    if unit in ("B/s", "FLOP"):
-        number, prefix = _scaled(value, _SI_PREFIXES, digits)
-        return f"{number} {prefix}{unit}"
-    if unit == "s":
-        number, suffix = _scaled(value, _SUBSECOND, digits)
-        return f"{number} {suffix}"
     if unit == "param":
         return _format_parameters(value, digits, short=short, adjective=adjective)
-    return _plain(value, digits)
+    if unit == "1":
+        return _plain(value, digits)
+    if unit == "B" and value < 1000 and scale in (None, "B"):
+        number = _plain(value, digits)
+        return f"{number}-byte" if adjective else f"{number} {'byte' if number == '1' else 'bytes'}"
+    number, symbol = _scaled(value, unit, digits, scale)
+    return f"{number}-{symbol}" if adjective else f"{number} {symbol}"
 
 
 def _plain(value: Number, digits: int) -> str:

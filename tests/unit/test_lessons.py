@@ -1,0 +1,123 @@
+"""Lesson front matter, section order, prerequisites and the mission link."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from macros.lessons import (
+    SECTIONS,
+    LessonError,
+    check_mission_link,
+    check_sections,
+    index_lessons,
+    parse_lesson,
+    read_front_matter,
+)
+
+BULLETS = ("Estimate things.", "Explain why data parallelism runs out of memory.")
+WELL_FORMED = "\n\n".join(
+    ['**Mission link:** "Explain why data parallelism runs out of memory" is the second bullet.']
+    + [f"{opener} text" if opener.startswith("**") else opener for _, opener in SECTIONS[1:]]
+)
+
+
+def _lesson(number: int = 8, prerequisites: list[int] | None = None, mission: int = 2) -> dict[str, object]:
+    return {"title": "T", "lesson": number, "stage": 4, "prerequisites": prerequisites or [], "mission": mission}
+
+
+def test_a_well_formed_lesson_passes() -> None:
+    check_sections("x.md", WELL_FORMED)
+    lesson = parse_lesson("x.md", _lesson())
+    assert lesson is not None
+    check_mission_link(lesson, WELL_FORMED, BULLETS)
+
+
+def test_a_page_without_a_lesson_number_is_not_a_lesson() -> None:
+    assert parse_lesson("index.md", {"title": "Home"}) is None
+
+
+def test_a_missing_section_is_named_with_its_opener() -> None:
+    with pytest.raises(LessonError, match=r"x.md: missing the 'Practice' section; start it with a line `## Practice`"):
+        check_sections("x.md", WELL_FORMED.replace("## Practice", ""))
+
+
+def test_sections_out_of_order_are_refused() -> None:
+    swapped = (
+        WELL_FORMED.replace("## Warm-up", "@@").replace("## Know this", "## Warm-up").replace("@@", "## Know this")
+    )
+    with pytest.raises(LessonError, match=r"section 'Know this' comes where 'Warm-up' belongs"):
+        check_sections("x.md", swapped)
+
+
+def test_a_repeated_section_is_refused() -> None:
+    with pytest.raises(LessonError, match=r"'Going further' section appears 2 times"):
+        check_sections("x.md", WELL_FORMED + "\n\n## Going further\n")
+
+
+def test_a_misquoted_mission_bullet_is_refused() -> None:
+    lesson = parse_lesson("x.md", _lesson())
+    assert lesson is not None
+    with pytest.raises(LessonError, match="must quote bullet 2 word for word"):
+        check_mission_link(lesson, WELL_FORMED.replace("runs out of", "exhausts"), BULLETS)
+
+
+def test_a_mission_link_must_name_the_bullets_place() -> None:
+    lesson = parse_lesson("x.md", _lesson())
+    assert lesson is not None
+    with pytest.raises(LessonError, match="should call it the second bullet"):
+        check_mission_link(lesson, WELL_FORMED.replace("second", "fourth"), BULLETS)
+
+
+def test_a_mission_number_past_the_list_is_refused() -> None:
+    lesson = parse_lesson("x.md", _lesson(mission=9))
+    assert lesson is not None
+    with pytest.raises(LessonError, match="`mission: 9` names no bullet; there are 2"):
+        check_mission_link(lesson, WELL_FORMED, BULLETS)
+
+
+@pytest.mark.parametrize(
+    ("meta", "message"),
+    [
+        ({**_lesson(), "level": 3}, r"unknown front-matter field\(s\) level"),
+        ({k: v for k, v in _lesson().items() if k != "stage"}, r"front matter needs `stage:`"),
+        ({**_lesson(), "lesson": "8"}, r"`lesson: '8'` should be a int"),
+        ({**_lesson(), "prerequisites": ["Lesson 7"]}, r"`prerequisites` lists lesson numbers"),
+    ],
+)
+def test_bad_front_matter_is_refused(meta: dict[str, object], message: str) -> None:
+    with pytest.raises(LessonError, match=message):
+        parse_lesson("x.md", meta)
+
+
+def _write(docs: Path, name: str, number: int, prerequisites: list[int]) -> None:
+    (docs / name).write_text(
+        f"---\ntitle: L\nlesson: {number}\nstage: 4\nprerequisites: {prerequisites}\nmission: 1\n---\n"
+    )
+
+
+def test_a_missing_prerequisite_is_refused(tmp_path: Path) -> None:
+    _write(tmp_path, "a.md", 8, [7])
+    with pytest.raises(LessonError, match=r"a.md: prerequisite Lesson 7 does not exist"):
+        index_lessons(tmp_path)
+
+
+def test_a_prerequisite_cycle_is_refused(tmp_path: Path) -> None:
+    _write(tmp_path, "a.md", 7, [9])
+    _write(tmp_path, "b.md", 8, [7])
+    _write(tmp_path, "c.md", 9, [8])
+    with pytest.raises(LessonError, match=r"cycle: Lesson 7 → Lesson 9 → Lesson 8 → Lesson 7"):
+        index_lessons(tmp_path)
+
+
+def test_two_lessons_with_one_number_are_refused(tmp_path: Path) -> None:
+    _write(tmp_path, "a.md", 7, [])
+    _write(tmp_path, "b.md", 7, [])
+    with pytest.raises(LessonError, match=r"b.md: Lesson 7 is already a.md"):
+        index_lessons(tmp_path)
+
+
+def test_front_matter_is_read_from_the_top_only() -> None:
+    assert read_front_matter("---\nlesson: 3\n---\n# L") == {"lesson": 3}
+    assert read_front_matter("# L\n---\nlesson: 3\n---\n") == {}

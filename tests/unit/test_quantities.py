@@ -1,0 +1,65 @@
+"""How a quantity reads: decimal units, significant digits, the display options."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from macros.quantities import format_quantity, round_significant
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "options", "expected"),
+    [
+        (24_000_000_000, "B", {}, "24 GB"),
+        (22_400_000_000, "B", {}, "22.4 GB"),
+        (60_397_977_600, "B", {"digits": 2}, "60 GB"),
+        (2, "B", {}, "2 bytes"),
+        (1, "B", {}, "1 byte"),
+        (2, "B", {"adjective": True}, "2-byte"),
+        (16, "B", {"bare": True}, "16"),
+        (999_900_000_000, "B", {}, "1 TB"),
+        (5_250_000_000, "B", {"scale": "MB"}, "5,250 MB"),
+        (32_000_000_000, "B/s", {}, "32 GB/s"),
+        (Fraction(21, 128), "s", {}, "164 ms"),
+        (Fraction(21, 128), "s", {"scale": "s"}, "0.164 s"),
+        (1_500_000_000, "param", {}, "1.5 billion parameters"),
+        (1_500_000_000, "param", {"adjective": True}, "1.5-billion-parameter"),
+        (1_400_000_000, "param", {"short": True}, "1.4B parameters"),
+        (1_400_000_000, "param", {"short": True, "adjective": True}, "1.4B-parameter"),
+        (125_000, "param", {}, "125,000 parameters"),
+        (1024, "1", {}, "1,024"),
+        (Fraction(3, 2), "1", {}, "1.5"),
+        (3_120_000_000_000_000, "FLOP", {}, "3.12 PFLOP"),
+    ],
+)
+def test_format_quantity(value: object, unit: str, options: dict[str, object], expected: str) -> None:
+    assert format_quantity(value, unit, **options) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("value", "digits", "expected"), [(1234567, 3, "1,230,000"), (0.0175, 3, "0.0175"), (95, 1, "100")]
+)
+def test_round_significant(value: float, digits: int, expected: str) -> None:
+    assert round_significant(value, digits) == expected
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ({"unit": "GB"}, "unknown unit 'GB'; use one of: B, param"),
+        ({"unit": "B", "digits": 0}, "digits must be a whole number from 1 to 6"),
+        ({"unit": "B", "digits": "2"}, "digits must be a whole number from 1 to 6"),
+        ({"unit": "B", "scale": "GiB"}, "unknown display unit 'GiB' for B; use one of: PB, TB, GB"),
+        ({"unit": "param", "scale": "GB"}, "'param' has no display units"),
+    ],
+)
+def test_bad_options_say_what_is_allowed(call: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        format_quantity(10, **call)  # type: ignore[arg-type]
+
+
+def test_a_negative_quantity_is_refused() -> None:
+    with pytest.raises(ValueError, match="cannot be negative"):
+        format_quantity(-1, "B")
