@@ -207,6 +207,8 @@ def render_html(figure: Figure, display: str) -> str:
             "data-value": value_text(figure.value),
             "data-unit": figure.unit,
             "title": figure.explanation,
+            # Focusable, so that the explanation shows on keyboard focus and on a tap too.
+            "tabindex": "0",
         },
     )
     element.text = display

@@ -1,0 +1,95 @@
+"""Pages as a reader meets them in a real Chromium: light, reachable, readable."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Page, expect
+
+from tests.conftest import LESSON_7, LESSON_8
+
+PAGES = ["", f"{LESSON_7}/", f"{LESSON_8}/"]
+PHONE = {"width": 390, "height": 844}
+# The axe rules of WCAG 2.0, 2.1 and 2.2 at levels A and AA.
+WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+
+
+def _hosts_requested(page: Page, base_url: str, path: str) -> set[str]:
+    hosts: set[str] = set()
+    page.on("request", lambda request: hosts.add(urlsplit(request.url).netloc))
+    page.goto(base_url + path)
+    page.wait_for_load_state("networkidle")
+    return hosts
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_a_page_requests_nothing_from_another_host(page: Page, base_url: str, path: str) -> None:
+    assert _hosts_requested(page, base_url, path) == {urlsplit(base_url).netloc}
+
+
+def test_search_and_instant_navigation_stay_on_the_site(page: Page, base_url: str) -> None:
+    hosts = _hosts_requested(page, base_url, "")
+    page.get_by_role("link", name="Lesson 8. Why Data Parallelism Alone Runs Out of Memory").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Lesson 8")
+    page.get_by_label("Search", exact=True).first.click()
+    page.keyboard.type("all-reduce")
+    expect(page.locator(".md-search-result__item").first).to_be_visible()
+    assert hosts == {urlsplit(base_url).netloc}
+
+
+def test_a_figure_explains_itself_on_keyboard_focus(page: Page, base_url: str) -> None:
+    page.goto(base_url + LESSON_8 + "/")
+    figure = page.locator('.fig[data-fig-id="model-states/gpt2-1.5b"]').first
+    for _ in range(200):  # Tab through the page until the figure has focus
+        if figure.evaluate("element => element === document.activeElement"):
+            break
+        page.keyboard.press("Tab")
+    tooltip = page.locator(".md-tooltip2--active")
+    expect(tooltip).to_be_visible()
+    expect(tooltip).to_contain_text("16 bytes × 1.5 billion parameters")
+
+
+def test_a_practice_answer_opens_with_the_keyboard(page: Page, base_url: str) -> None:
+    page.goto(base_url + LESSON_8 + "/")
+    answer = page.locator("details", has_text="112 GB")
+    expect(answer.locator("p").first).to_be_hidden()
+    answer.locator("summary").focus()
+    page.keyboard.press("Enter")
+    expect(answer.locator("p").first).to_be_visible()
+
+
+def test_the_palette_toggle_cycles_system_light_dark(page: Page, base_url: str) -> None:
+    page.emulate_media(color_scheme="dark")
+    page.goto(base_url + LESSON_8 + "/")
+    body = page.locator("body")
+    # The one visible toggle; Material moves its title into a tooltip, so find it by place.
+    toggle = page.locator("[data-md-component=palette] label:not([hidden])")
+    expect(body).to_have_attribute("data-md-color-scheme", "slate")  # follows the system at first
+    toggle.click()
+    expect(body).to_have_attribute("data-md-color-scheme", "default")
+    toggle.click()
+    expect(body).to_have_attribute("data-md-color-scheme", "slate")
+    toggle.click()
+    expect(page.locator("[data-md-component=palette] input:checked")).to_have_attribute(
+        "data-md-color-media", "(prefers-color-scheme)"
+    )
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_a_page_fits_a_phone_without_sideways_scrolling(browser: object, base_url: str, path: str) -> None:
+    context = browser.new_context(viewport=PHONE)  # type: ignore[attr-defined]
+    page = context.new_page()
+    page.goto(base_url + path)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", PAGES)
+def test_axe_finds_no_accessibility_violation(page: Page, base_url: str, path: str, scheme: str) -> None:
+    page.emulate_media(color_scheme=scheme)
+    page.goto(base_url + path)
+    results = Axe().run(page, options={"runOnly": WCAG_AA})
+    assert results.violations_count == 0, results.generate_report()
