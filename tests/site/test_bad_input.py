@@ -1,0 +1,96 @@
+"""Broken copies of the course fail to build, or fail the tests, with a message that says the fix."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.checks import bare_figures, lesson_body, soup
+from tests.conftest import LESSON_8, build_copy
+
+LESSON_8_MD = f"docs/{LESSON_8}.md"
+Edit = Callable[[Path, str, str], None]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            '{{ model_states("gpt2-1.5b") }}',
+            '{{ model_states("gpt-9") }}',
+            "{{ model_states('gpt-9') }}: unknown catalog entry 'gpt-9'",
+        ),
+        (
+            '{{ model_states("example-7b") }}',
+            "{{ model_states(7000000000) }}",
+            "{{ model_states(7000000000) }}: expected a catalog id in quotes, such as \"gpt2-1.5b\", got 7000000000",
+        ),
+        (
+            '{{ model_states("gpt2-1.5b") }}',
+            '{{ model_states("gpt2-1.5b", digits="two") }}',
+            "digits must be a whole number from 1 to 6, got 'two'",
+        ),
+        (
+            '{{ model_states("gpt2-1.5b") }}',
+            '{{ model_states("gpt2-1.5b", scale="GiB") }}',
+            "unknown display unit 'GiB' for B; use one of: PB, TB, GB, MB, kB, B",
+        ),
+        (
+            '{{ value("gpt2-1.5b", "parameters", adjective=true) }}',
+            '{{ value("gpt2-1.5b", "params") }}',
+            "unknown quantity of 'gpt2-1.5b' 'params'. Did you mean 'parameters'?",
+        ),
+        ('{{ bytes_per_parameter() }}', "{{ bytes_per_paramter() }}", "'bytes_per_paramter' is undefined"),
+    ],
+)
+def test_a_wrong_macro_call_fails_the_build_naming_page_and_fix(
+    course_copy: Path, edit: Edit, old: str, new: str, message: str
+) -> None:
+    edit(course_copy / LESSON_8_MD, old, new)
+    result = build_copy(course_copy)
+    assert result.returncode != 0
+    assert f"{LESSON_8}.md" in result.stderr
+    assert message in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("parameters: 1_500_000_000", "parameters: -1_500_000_000", "models.yml: gpt2-1.5b.parameters: must be positive"),
+        ("parameters: 1_500_000_000", "parameters: 1.5e9", "write large numbers as 1_500_000_000"),
+        ("parameters: 1_500_000_000", "parameters: lots", "models.yml: gpt2-1.5b.parameters: expected a number"),
+    ],
+)
+def test_a_bad_catalog_count_fails_the_build_naming_file_and_key(
+    course_copy: Path, edit: Edit, old: str, new: str, message: str
+) -> None:
+    edit(course_copy / "macros/catalog/models.yml", old, new)
+    result = build_copy(course_copy)
+    assert result.returncode != 0
+    assert message in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("## Practice\n", "## Exercises\n", "missing the 'Practice' section; start it with a line `## Practice`"),
+        ("prerequisites: [7]", "prerequisites: [6]", "prerequisite Lesson 6 does not exist"),
+        ("runs out of compute, and when", "runs out of compute and when", "must quote bullet 4 word for word"),
+    ],
+)
+def test_a_malformed_lesson_fails_the_build(course_copy: Path, edit: Edit, old: str, new: str, message: str) -> None:
+    edit(course_copy / LESSON_8_MD, old, new)
+    result = build_copy(course_copy)
+    assert result.returncode != 0
+    assert f"{LESSON_8}.md" in result.stderr
+    assert message in result.stderr
+
+
+def test_a_typed_figure_fails_the_tests(course_copy: Path, edit: Edit) -> None:
+    edit(course_copy / LESSON_8_MD, "just for these model states", "just for these model states (99 GB with buffers)")
+    result = build_copy(course_copy)
+    assert result.returncode == 0, result.stderr
+    article = lesson_body(soup(course_copy / "site" / LESSON_8 / "index.html"))
+    assert bare_figures(article) == ["99 GB"]
