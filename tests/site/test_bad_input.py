@@ -25,7 +25,7 @@ Edit = Callable[[Path, str, str], None]
         (
             '{{ model_states("example-7b") }}',
             "{{ model_states(7000000000) }}",
-            "{{ model_states(7000000000) }}: expected a catalog id in quotes, such as \"gpt2-1.5b\", got 7000000000",
+            '{{ model_states(7000000000) }}: expected a catalog id in quotes, such as "gpt2-1.5b", got 7000000000',
         ),
         (
             '{{ model_states("gpt2-1.5b") }}',
@@ -42,7 +42,7 @@ Edit = Callable[[Path, str, str], None]
             '{{ value("gpt2-1.5b", "params") }}',
             "unknown quantity of 'gpt2-1.5b' 'params'. Did you mean 'parameters'?",
         ),
-        ('{{ bytes_per_parameter() }}', "{{ bytes_per_paramter() }}", "'bytes_per_paramter' is undefined"),
+        ("{{ bytes_per_parameter() }}", "{{ bytes_per_paramter() }}", "'bytes_per_paramter' is undefined"),
     ],
 )
 def test_a_wrong_macro_call_fails_the_build_naming_page_and_fix(
@@ -58,7 +58,11 @@ def test_a_wrong_macro_call_fails_the_build_naming_page_and_fix(
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("parameters: 1_500_000_000", "parameters: -1_500_000_000", "models.yml: gpt2-1.5b.parameters: must be positive"),
+        (
+            "parameters: 1_500_000_000",
+            "parameters: -1_500_000_000",
+            "models.yml: gpt2-1.5b.parameters: must be positive",
+        ),
         ("parameters: 1_500_000_000", "parameters: 1.5e9", "write large numbers as 1_500_000_000"),
         ("parameters: 1_500_000_000", "parameters: lots", "models.yml: gpt2-1.5b.parameters: expected a number"),
     ],

@@ -6,9 +6,9 @@ import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from tests.checks import heading_text, soup
 from mkdocs.config import load_config
 
+from tests.checks import heading_text, soup
 from tests.conftest import LESSON_7, LESSON_8, ROOT
 
 SEED_BULLET = (
