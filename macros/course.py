@@ -32,7 +32,7 @@ def syllabus_markdown(catalog: Catalog, lessons: LessonIndex, page: str) -> str:
         title = catalog.stages.get(stage, "")
         lines = [f"### Stage {stage}: {title}", ""]
         lines += [
-            f"- [Lesson {lesson.number}. {lesson.title}]({relative_link(page, lesson.src_path)})"
+            f"- [{lesson.title}]({relative_link(page, lesson.src_path)})"
             for lesson in stage_lessons
         ]
         parts.append("\n".join(lines))

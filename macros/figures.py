@@ -46,7 +46,7 @@ def _figure(
     catalog: Catalog, figure_id: str, value: Number, unit: str, formula: str, words: str, *inputs: Quantity
 ) -> Figure:
     sources = "; ".join(dict.fromkeys(_cite(q) for q in inputs))
-    explanation = f"{words} ({sources})" if sources else words
+    explanation = f"{words} — {sources}" if sources else words
     return Figure(
         id=figure_id,
         value=value,
@@ -95,7 +95,7 @@ def model_states(catalog: Catalog, entry: str, state: str = "all") -> Figure:
         value,
         "B",
         f"{per_parameter} B × parameters ({what})",
-        f"{per_parameter} bytes × {_shown(parameters)} ({what})",
+        f"{per_parameter} bytes × {_shown(parameters)}" + ("" if state == "all" else f", {what} only"),
         parameters,
     )
 

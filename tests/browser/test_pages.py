@@ -31,7 +31,8 @@ def test_a_page_requests_nothing_from_another_host(page: Page, base_url: str, pa
 
 def test_search_and_instant_navigation_stay_on_the_site(page: Page, base_url: str) -> None:
     hosts = _hosts_requested(page, base_url, "")
-    page.get_by_role("link", name="Lesson 8. Why Data Parallelism Alone Runs Out of Memory").click()
+    syllabus = page.get_by_role("article")
+    syllabus.get_by_role("link", name="Lesson 8. Why Data Parallelism Alone Runs Out of Memory").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Lesson 8")
     page.get_by_label("Search", exact=True).first.click()
     page.keyboard.type("all-reduce")
