@@ -19,7 +19,7 @@ $(STAMP): requirements.txt constraints.txt
 	$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt
 	touch $@
 
-## serve: live-reloading preview on http://127.0.0.1:8000
+## serve: live-reloading preview on http://127.0.0.1:8000/course/ (the path of site_url)
 # --livereload is explicit: recent click releases turn it off otherwise.
 serve: $(STAMP)
 	$(BIN)/mkdocs serve --strict --livereload --dev-addr 127.0.0.1:8000

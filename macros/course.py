@@ -31,10 +31,7 @@ def syllabus_markdown(catalog: Catalog, lessons: LessonIndex, page: str) -> str:
     for stage, stage_lessons in published.items():
         title = catalog.stages.get(stage, "")
         lines = [f"### Stage {stage}: {title}", ""]
-        lines += [
-            f"- [{lesson.title}]({relative_link(page, lesson.src_path)})"
-            for lesson in stage_lessons
-        ]
+        lines += [f"- [{lesson.title}]({relative_link(page, lesson.src_path)})" for lesson in stage_lessons]
         parts.append("\n".join(lines))
     upcoming = [f"Stage {stage}, *{title}*" for stage, title in catalog.stages.items() if stage not in published]
     if upcoming:

@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from .catalog import SAFE_LOADER
+
 #: The sections of a lesson, in order, and the Markdown line that opens each:
 #: a bold lead-in for the three header lines, a level-2 heading for the rest.
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -58,7 +60,7 @@ def read_front_matter(text: str) -> dict[str, Any]:
     match = _FRONT_MATTER.match(text)
     if not match:
         return {}
-    data = yaml.safe_load(match.group(1)) or {}
+    data = yaml.load(match.group(1), Loader=SAFE_LOADER) or {}
     return data if isinstance(data, dict) else {}
 
 
