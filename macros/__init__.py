@@ -10,9 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import course, figures, lessons
+from . import course, figures
 from .build import Build
-from .catalog import load_catalog
 from .reloading import reimport_if_changed, source_stamps
 
 if TYPE_CHECKING:
@@ -28,7 +27,7 @@ def define_env(env: MacrosPlugin) -> None:
     if fresh is not None:  # `mkdocs serve` after an edit under macros/
         return fresh.define_env(env)
 
-    build = Build(env, load_catalog(), lessons.index_lessons(Path(env.conf["docs_dir"])))
+    build = Build(env)
     env.course_build = build
 
     env.macro(build.figure_macro("value", figures.catalog_value), "value")
@@ -43,8 +42,8 @@ def define_env(env: MacrosPlugin) -> None:
     env.macro(build.source_link, "source")
 
 
-def on_post_page_macros(env: MacrosPlugin) -> None:
-    """Check a lesson's sections and mission link once its macros have run."""
+def on_pre_page_macros(env: MacrosPlugin) -> None:
+    """Check a lesson's sections and mission link in its source, before its macros run."""
     env.course_build.check_page()
 
 

@@ -12,8 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mkdocs.exceptions import PluginError
+
 from . import figures, lessons
-from .catalog import Catalog
+from .catalog import Catalog, CatalogError, load_catalog
 
 if TYPE_CHECKING:
     from mkdocs_macros.plugin import MacrosPlugin
@@ -28,10 +30,13 @@ class FigureError(ValueError):
 class Build:
     """The catalog, lessons and figure log of one MkDocs build."""
 
-    def __init__(self, env: MacrosPlugin, catalog: Catalog, lesson_index: lessons.LessonIndex) -> None:
+    def __init__(self, env: MacrosPlugin) -> None:
         self.env = env
-        self.catalog = catalog
-        self.lessons = lesson_index
+        try:
+            self.catalog = load_catalog()
+            self.lessons = lessons.index_lessons(Path(env.conf["docs_dir"]))
+        except (CatalogError, lessons.LessonError) as error:
+            raise PluginError(f"macros/catalog or lessons: {error}") from error
         self.figure_log = figures.FigureLog()
 
     @property
@@ -81,12 +86,14 @@ class Build:
         return f"[{title}]({source.url}), {source.cite}" if source.url else f"{title}, {source.cite}"
 
     def check_page(self) -> None:
-        """After macros ran on a page: if it is a lesson, check its sections and mission link."""
-        lesson = lessons.parse_lesson(self.page_path, self.env.page.meta)
-        if lesson is None:
-            return
-        lessons.check_sections(self.page_path, self.env.markdown)
-        lessons.check_mission_link(lesson, self.env.markdown, self.catalog.mission)
+        """If the page is a lesson, check the sections and mission link of its source Markdown."""
+        try:
+            lesson = lessons.parse_lesson(self.page_path, self.env.page.meta)
+            if lesson is not None:
+                lessons.check_sections(self.page_path, self.env.markdown)
+                lessons.check_mission_link(lesson, self.env.markdown, self.catalog.mission)
+        except lessons.LessonError as error:
+            raise PluginError(str(error)) from error
 
     def write_figures(self, site_dir: Path) -> None:
         """Write figures.json at the site root."""
