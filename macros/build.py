@@ -16,6 +16,7 @@ from mkdocs.exceptions import PluginError
 
 from . import figures, lessons
 from .catalog import Catalog, CatalogError, load_catalog
+from .quantities import format_quantity
 
 if TYPE_CHECKING:
     from mkdocs_macros.plugin import MacrosPlugin
@@ -34,9 +35,12 @@ class Build:
         self.env = env
         try:
             self.catalog = load_catalog()
+        except CatalogError as error:
+            raise PluginError(f"macros/catalog: {error}") from error
+        try:
             self.lessons = lessons.index_lessons(Path(env.conf["docs_dir"]))
-        except (CatalogError, lessons.LessonError) as error:
-            raise PluginError(f"macros/catalog or lessons: {error}") from error
+        except lessons.LessonError as error:
+            raise PluginError(str(error)) from error
         self.figure_log = figures.FigureLog()
 
     @property
@@ -51,7 +55,7 @@ class Build:
             call = f"{name}({', '.join(map(repr, args))}{''.join(f', {k}={v!r}' for k, v in display.items())})"
             try:
                 figure = compute(self.catalog, *args)
-                text = figures.display_text(figure, **display)
+                text = format_quantity(figure.value, figure.unit, **display)
             except (KeyError, ValueError, TypeError) as error:
                 message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
                 raise FigureError(

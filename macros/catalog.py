@@ -183,7 +183,7 @@ def load_catalog(directory: Path = CATALOG_DIR) -> Catalog:
     found = {path.stem for path in directory.glob("*.yml")}
     if found != expected:
         raise CatalogError(
-            f"{directory}: expected exactly the files {', '.join(sorted(expected))}.yml; "
+            f"expected exactly the files {', '.join(sorted(expected))}.yml; "
             f"missing: {sorted(expected - found) or 'none'}, unexpected: {sorted(found - expected) or 'none'}"
         )
     raw = {name: _read(directory / f"{name}.yml") for name in expected}

@@ -215,21 +215,6 @@ def render_html(figure: Figure, display: str) -> str:
     return ET.tostring(element, encoding="unicode")
 
 
-def display_text(
-    figure: Figure,
-    *,
-    digits: int = 3,
-    short: bool = False,
-    adjective: bool = False,
-    bare: bool = False,
-    scale: str | None = None,
-) -> str:
-    """What the reader sees for `figure`; see `format_quantity` for the options."""
-    return format_quantity(
-        figure.value, figure.unit, digits=digits, short=short, adjective=adjective, bare=bare, scale=scale
-    )
-
-
 class FigureLog:
     """The figures one build showed, page by page, for `figures.json`."""
 

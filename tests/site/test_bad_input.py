@@ -42,6 +42,11 @@ Edit = Callable[[Path, str, str], None]
             '{{ value("gpt2-1.5b", "params") }}',
             "unknown quantity of 'gpt2-1.5b' 'params'. Did you mean 'parameters'?",
         ),
+        (
+            '{{ model_states("gpt2-1.5b") }}',
+            '{{ model_states("gpt2-1.5b", digit=2) }}',
+            "unexpected keyword argument 'digit'",
+        ),
         ("{{ bytes_per_parameter() }}", "{{ bytes_per_paramter() }}", "'bytes_per_paramter' is undefined"),
     ],
 )
