@@ -13,10 +13,11 @@ export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: serve build test lint bench lock clean
 
-$(STAMP): requirements.txt constraints.txt
+$(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt
+	$(BIN)/python -m pip install --quiet --no-deps --editable .
 	touch $@
 
 ## serve: live-reloading preview on http://127.0.0.1:8000/course/ (the path of site_url)
@@ -47,6 +48,7 @@ lock:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip freeze --exclude-editable > constraints.txt
+	$(BIN)/python -m pip install --quiet --no-deps --editable .
 	touch $(STAMP)
 
 clean:
