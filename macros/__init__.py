@@ -33,6 +33,7 @@ def define_env(env: MacrosPlugin) -> None:
     env.macro(build.figure_macro("value", figures.catalog_value), "value")
     env.macro(build.figure_macro("bytes_per_parameter", figures.bytes_per_parameter), "bytes_per_parameter")
     env.macro(build.figure_macro("model_states", figures.model_states), "model_states")
+    env.macro(build.figure_macro("one_copy", figures.one_copy), "one_copy")
     env.macro(build.figure_macro("memory_left", figures.memory_left), "memory_left")
     env.macro(build.figure_macro("activations", figures.activations), "activations")
     env.macro(build.figure_macro("allreduce_bytes", figures.allreduce_bytes), "allreduce_bytes")

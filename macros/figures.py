@@ -100,6 +100,22 @@ def model_states(catalog: Catalog, entry: str, state: str = "all") -> Figure:
     )
 
 
+def one_copy(catalog: Catalog, entry: str, precision: str) -> Figure:
+    """Bytes of one value per parameter in `precision` (fp16, bf16, fp32), such as a fused fp32 gradient buffer."""
+    parameters = catalog.quantity(entry, "parameters")
+    value = model.copy_bytes(parameters.value, precision)
+    per_parameter = value // parameters.value
+    return _figure(
+        catalog,
+        f"one-copy/{entry}/{precision}",
+        value,
+        "B",
+        f"{per_parameter} B ({precision}) × parameters",
+        f"{per_parameter} bytes ({precision}) × {_shown(parameters)}",
+        parameters,
+    )
+
+
 def memory_left(catalog: Catalog, entry: str) -> Figure:
     """Device memory left after the model states: memory − 16 bytes × parameters, of one entry."""
     parameters = catalog.quantity(entry, "parameters")
@@ -128,8 +144,8 @@ def activations(catalog: Catalog, workload: str) -> Figure:
     sequence = catalog.quantity(workload, "sequence")
     value = model.activation_bytes(hidden.value, batch.value, sequence.value, layers.value)
     words = (
-        f"2 bytes × 12 × hidden size {_shown(hidden)} × batch {_shown(batch)} × sequence {_shown(sequence)}"
-        f" × {_shown(layers)} layers"
+        f"12 × hidden size {_shown(hidden)} × batch {_shown(batch)} × sequence {_shown(sequence)}"
+        f" × {_shown(layers)} layers activation values (ZeRO §3.2), at 2 bytes each in fp16 (this course's assumption)"
     )
     return _figure(
         catalog,

@@ -35,7 +35,16 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 )
 
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?\n)---\s*\n", re.DOTALL)
-_FIELDS = {"title": str, "lesson": int, "stage": int, "prerequisites": list, "mission": int, "description": str}
+_FIELDS = {
+    "title": str,
+    "lesson": int,
+    "stage": int,
+    "prerequisites": list,
+    "mission": int,
+    "also_serves": list,
+    "description": str,
+}
+_OPTIONAL = ("also_serves", "description")
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 
 
@@ -53,6 +62,7 @@ class Lesson:
     stage: int
     prerequisites: tuple[int, ...]
     mission: int
+    also_serves: tuple[int, ...] = ()
 
 
 def read_front_matter(text: str) -> dict[str, Any]:
@@ -78,22 +88,24 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any]) -> Lesson | None:
             f"{src_path}: unknown front-matter field(s) {', '.join(unknown)}; allowed: {', '.join(_FIELDS)}"
         )
     for name, kind in _FIELDS.items():
-        if name == "description":
+        if name in _OPTIONAL and name not in meta:
             continue
         if name not in meta:
             raise LessonError(f"{src_path}: front matter needs `{name}:` ({kind.__name__})")
         if not isinstance(meta[name], kind) or isinstance(meta[name], bool):
             raise LessonError(f"{src_path}: front matter `{name}: {meta[name]!r}` should be a {kind.__name__}")
-    prerequisites = meta["prerequisites"]
-    if not all(isinstance(p, int) and not isinstance(p, bool) for p in prerequisites):
-        raise LessonError(f"{src_path}: `prerequisites` lists lesson numbers, got {prerequisites!r}")
+    for name, what in (("prerequisites", "lesson"), ("also_serves", "mission bullet")):
+        numbers = meta.get(name, [])
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
+            raise LessonError(f"{src_path}: `{name}` lists {what} numbers, got {numbers!r}")
     return Lesson(
         src_path=src_path,
         number=meta["lesson"],
         title=meta["title"],
         stage=meta["stage"],
-        prerequisites=tuple(prerequisites),
+        prerequisites=tuple(meta["prerequisites"]),
         mission=meta["mission"],
+        also_serves=tuple(meta.get("also_serves", ())),
     )
 
 
@@ -118,8 +130,12 @@ class LessonIndex:
         return dict(sorted(stages.items()))
 
     def serving(self, bullet: int) -> list[Lesson]:
-        """Lessons whose mission link names bullet `bullet`, in order."""
-        return [lesson for _, lesson in sorted(self.lessons.items()) if lesson.mission == bullet]
+        """Lessons that serve mission bullet `bullet` (in their mission link or `also_serves`), in order."""
+        return [
+            lesson
+            for _, lesson in sorted(self.lessons.items())
+            if lesson.mission == bullet or bullet in lesson.also_serves
+        ]
 
 
 def index_lessons(docs_dir: Path) -> LessonIndex:
@@ -196,8 +212,9 @@ def check_mission_link(lesson: Lesson, markdown: str, bullets: tuple[str, ...]) 
     Raises:
         LessonError: the bullet does not exist, or the line does not quote it or name its place.
     """
-    if not 1 <= lesson.mission <= len(bullets):
-        raise LessonError(f"{lesson.src_path}: `mission: {lesson.mission}` names no bullet; there are {len(bullets)}")
+    for number in (lesson.mission, *lesson.also_serves):
+        if not 1 <= number <= len(bullets):
+            raise LessonError(f"{lesson.src_path}: mission bullet {number} does not exist; there are {len(bullets)}")
     line = next(line for line in markdown.splitlines() if line.startswith(SECTIONS[0][1]))
     # The home page's list ends each bullet with a full stop; a quote may leave it off.
     bullet = bullets[lesson.mission - 1].rstrip(".")

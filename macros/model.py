@@ -70,6 +70,21 @@ def model_state_bytes(parameters: int, state: str = "all") -> int:
     return per_parameter * parameters
 
 
+def copy_bytes(parameters: int, precision: str) -> int:
+    """Bytes of one value per parameter in `precision`: 4Ψ for an fp32 copy, say.
+
+    ZeRO §3.2 counts one such copy, a fused fp32 gradient buffer, as 6 GB for 1.5B parameters.
+
+    Raises:
+        KeyError: `precision` is not one of `BYTES_PER_VALUE`.
+    """
+    _check_count("parameters", parameters)
+    try:
+        return BYTES_PER_VALUE[precision] * parameters
+    except KeyError:
+        raise KeyError(f"unknown precision {precision!r}; known: {', '.join(BYTES_PER_VALUE)}") from None
+
+
 def activation_values(hidden: int, batch: int, sequence: int, layers: int) -> int:
     """Activation values kept for the backward pass of a transformer, without checkpointing.
 

@@ -24,10 +24,11 @@ def _pages(site_dir: Path) -> list[Path]:
 def test_home_quotes_the_seeds_bullet_and_links_its_lessons(site_dir: Path) -> None:
     bullets = soup(site_dir / "index.html").select("#success-looks-like + ol > li")
     assert len(bullets) == 5
-    fourth = bullets[3]
+    third, fourth = bullets[2], bullets[3]
     assert " ".join(fourth.get_text().split()).startswith(SEED_BULLET)
     assert [a["href"] for a in fourth.select("a")] == [f"{LESSON_7}/", f"{LESSON_8}/"]
-    for other in (bullets[0], bullets[1], bullets[2], bullets[4]):
+    assert [a["href"] for a in third.select("a")] == [f"{LESSON_7}/"]
+    for other in (bullets[0], bullets[1], bullets[4]):
         assert "No lesson published for this yet." in other.get_text()
 
 

@@ -73,7 +73,7 @@ def test_a_mission_link_must_name_the_bullets_place() -> None:
 def test_a_mission_number_past_the_list_is_refused() -> None:
     lesson = parse_lesson("x.md", _lesson(mission=9))
     assert lesson is not None
-    with pytest.raises(LessonError, match="`mission: 9` names no bullet; there are 2"):
+    with pytest.raises(LessonError, match="mission bullet 9 does not exist; there are 2"):
         check_mission_link(lesson, WELL_FORMED, BULLETS)
 
 
@@ -121,3 +121,21 @@ def test_two_lessons_with_one_number_are_refused(tmp_path: Path) -> None:
 def test_front_matter_is_read_from_the_top_only() -> None:
     assert read_front_matter("---\nlesson: 3\n---\n# L") == {"lesson": 3}
     assert read_front_matter("# L\n---\nlesson: 3\n---\n") == {}
+
+
+def test_a_lesson_serves_its_mission_bullet_and_those_it_also_serves(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(
+        "---\ntitle: A\nlesson: 7\nstage: 4\nprerequisites: []\nmission: 3\nalso_serves: [4]\n---\n"
+    )
+    _write(tmp_path, "b.md", 8, [7])  # mission 1
+    index = index_lessons(tmp_path)
+    assert [lesson.number for lesson in index.serving(3)] == [7]
+    assert [lesson.number for lesson in index.serving(4)] == [7]
+    assert [lesson.number for lesson in index.serving(1)] == [8]
+
+
+def test_a_lesson_cannot_also_serve_a_bullet_that_does_not_exist() -> None:
+    lesson = parse_lesson("x.md", {**_lesson(), "also_serves": [5]})
+    assert lesson is not None
+    with pytest.raises(LessonError, match="mission bullet 5 does not exist"):
+        check_mission_link(lesson, WELL_FORMED, BULLETS)

@@ -97,3 +97,13 @@ def test_an_allreduce_needs_two_devices() -> None:
 def test_an_unknown_model_state_names_the_known_ones() -> None:
     with pytest.raises(KeyError, match="fp16_parameters, fp16_gradients"):
         model.state_bytes_per_parameter("bf16_parameters")
+
+
+def test_a_fused_fp32_buffer_of_gpt2_is_the_papers_6_gb() -> None:
+    # ZeRO §3.2: "for a model with 1.5B parameters, a flattened fp32 buffer would required 6 GB of memory"
+    assert model.copy_bytes(GPT2_PARAMETERS, "fp32") == 6 * 10**9
+
+
+def test_an_unknown_precision_names_the_known_ones() -> None:
+    with pytest.raises(KeyError, match="fp16, bf16, fp32"):
+        model.copy_bytes(GPT2_PARAMETERS, "fp8")
