@@ -1,0 +1,176 @@
+"""The figure diff over small, hand-written figures logs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tools.figure_diff import diff_figures, main, parse_records, render_markdown
+
+PAGE = "stage-4/lesson-08-why-data-parallelism-alone-runs-out-of-memory.md"
+URL = "stage-4/lesson-08-why-data-parallelism-alone-runs-out-of-memory/"
+
+
+def record(figure_id: str, value: float, display: str, unit: str = "B", page: str = PAGE) -> dict[str, Any]:
+    """One record as FigureLog writes it; the fields the diff does not read are filled in too."""
+    return {
+        "page": page,
+        "url": URL,
+        "id": figure_id,
+        "value": value,
+        "unit": unit,
+        "display": display,
+        "formula": "16 B × parameters",
+        "explanation": "16 bytes × 1.5 billion parameters",
+        "inputs": [],
+    }
+
+
+BASE = [
+    record("model-states/gpt2-1.5b", 24_000_000_000, "24 GB"),
+    record("bytes-per-parameter/all", 16, "16"),
+    record("bytes-per-parameter/all", 16, "16 bytes"),
+    record("allreduce-seconds/gpt2-ring-pcie", 0.1640625, "164 ms", unit="s"),
+]
+
+
+def report(base: list[dict[str, Any]], new: list[dict[str, Any]], site_url: str | None = None) -> str:
+    return render_markdown(diff_figures(parse_records(base, "base"), parse_records(new, "pr")), site_url)
+
+
+def test_nothing_changed_gives_an_empty_report() -> None:
+    assert report(BASE, list(reversed(BASE))) == ""
+
+
+def test_a_changed_value_shows_old_and_new_with_page_and_id() -> None:
+    new = [record("model-states/gpt2-1.5b", 25_600_000_000, "25.6 GB"), *BASE[1:]]
+    text = report(BASE, new)
+    assert text.startswith("**1 figure changed, 0 added, 0 removed.**")
+    row = next(line for line in text.splitlines() if "model-states/gpt2-1.5b" in line)
+    assert f"`{PAGE}`" in row
+    assert "`24 GB` → `25.6 GB`" in row
+    assert "`24,000,000,000 B` → `25,600,000,000 B`" in row
+
+
+def test_a_changed_value_with_the_same_display_is_reported() -> None:
+    new = [record("model-states/gpt2-1.5b", 24_000_000_001, "24 GB"), *BASE[1:]]
+    row = next(line for line in report(BASE, new).splitlines() if "model-states" in line)
+    assert "`24 GB` → `24 GB`" in row
+    assert "`24,000,000,000 B` → `24,000,000,001 B`" in row
+
+
+def test_a_changed_display_alone_is_reported_with_the_value_unchanged() -> None:
+    new = [record("allreduce-seconds/gpt2-ring-pcie", 0.1640625, "0.164 s", unit="s"), *BASE[:3]]
+    row = next(line for line in report(BASE, new).splitlines() if "allreduce-seconds" in line)
+    assert "`164 ms` → `0.164 s`" in row
+    assert "`0.1640625 s` (unchanged)" in row
+
+
+def test_one_figure_shown_in_several_words_compares_the_set_of_displays() -> None:
+    # The page stops writing "16" on its own, but still writes "16 bytes".
+    new = [BASE[0], BASE[2], BASE[3]]
+    row = next(line for line in report(BASE, new).splitlines() if "bytes-per-parameter/all" in line)
+    assert "`16`, `16 bytes` → `16 bytes`" in row
+
+
+def test_an_added_figure_is_listed_under_added() -> None:
+    new = [*BASE, record("model-states/example-7b", 112_000_000_000, "112 GB")]
+    text = report(BASE, new)
+    assert text.startswith("**0 figures changed, 1 added, 0 removed.**")
+    added = text.split("Added:", 1)[1]
+    assert "`model-states/example-7b` | `112 GB` | `112,000,000,000 B` |" in added
+
+
+def test_a_removed_figure_is_listed_under_removed() -> None:
+    text = report(BASE, BASE[1:])
+    assert text.startswith("**0 figures changed, 0 added, 1 removed.**")
+    removed = text.split("Removed:", 1)[1]
+    assert "`model-states/gpt2-1.5b` | `24 GB` | `24,000,000,000 B` |" in removed
+
+
+def test_the_same_figure_on_another_page_is_added_not_changed() -> None:
+    moved = record("model-states/gpt2-1.5b", 24_000_000_000, "24 GB", page="stage-4/other.md")
+    diff = diff_figures(parse_records(BASE, "base"), parse_records([moved, *BASE[1:]], "pr"))
+    assert ([s.page for s in diff.added], [s.page for s in diff.removed], diff.changed) == (
+        ["stage-4/other.md"],
+        [PAGE],
+        (),
+    )
+
+
+@pytest.mark.parametrize(
+    ("display", "cell"),
+    [
+        ("1 | 2 GB", r"`1 \| 2 GB`"),
+        ("`a`|b", r"`` `a`\|b ``"),
+        (
+            "<!-- sbn-preview --> @someone [x](https://example.com)",
+            "`<!-- sbn-preview --> @someone [x](https://example.com)`",
+        ),
+        ("two\nlines", "`two lines`"),
+    ],
+)
+def test_text_from_the_files_is_a_code_span_with_pipes_escaped(display: str, cell: str) -> None:
+    new = [record("model-states/gpt2-1.5b", 24_000_000_000, display), *BASE[1:]]
+    row = next(line for line in report(BASE, new).splitlines() if "model-states" in line)
+    assert f"`24 GB` → {cell} |" in row
+    # Every unescaped | is a cell border: the row keeps its five.
+    assert row.replace(r"\|", "").count("|") == 5
+
+
+def test_pages_link_to_the_preview_only_for_a_plain_relative_url() -> None:
+    new = [record("model-states/gpt2-1.5b", 1, "1 B"), *BASE[1:]]
+    linked = report(BASE, new, site_url="https://example.github.io/course/pr-5/")
+    assert f"[`{PAGE}`](https://example.github.io/course/pr-5/{URL})" in linked
+    new[0]["url"] = "https://elsewhere.example/"
+    assert f"| `{PAGE}` |" in report(BASE, new, site_url="https://example.github.io/course/pr-5/")
+
+
+@pytest.mark.parametrize(
+    ("records", "message"),
+    [
+        ({"page": PAGE}, "base: expected a JSON list of figure records, got dict"),
+        (["x"], "base: record 0: expected an object, got str"),
+        ([{k: v for k, v in BASE[0].items() if k != "display"}], "base: record 0: missing field 'display'"),
+        ([{**BASE[0], "value": "24 GB"}], "base: record 0: field 'value' has the wrong type: '24 GB'"),
+        ([{**BASE[0], "value": True}], "base: record 0: field 'value' has the wrong type: True"),
+    ],
+)
+def test_a_malformed_log_is_rejected_naming_record_and_field(records: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        parse_records(records, "base")
+
+
+def write(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text(json.dumps(records), encoding="utf-8")
+    return path
+
+
+def test_the_command_prints_nothing_and_exits_0_when_nothing_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = write(tmp_path / "base.json", BASE)
+    assert main([str(base), str(base)]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_the_command_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = write(tmp_path / "base.json", BASE)
+    new = write(tmp_path / "pr.json", BASE[1:])
+    assert main([str(base), str(new)]) == 0
+    assert "Removed:" in capsys.readouterr().out
+
+
+def test_the_command_exits_2_naming_a_file_that_is_not_a_figures_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = write(tmp_path / "base.json", BASE)
+    broken = tmp_path / "pr.json"
+    broken.write_text("{", encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(base), str(broken)])
+    assert exit_info.value.code == 2
+    assert f"{broken}: cannot read a figures log" in capsys.readouterr().err

@@ -1,0 +1,257 @@
+"""The figure diff: which figures a pull request changed, as a Markdown report.
+
+Compares two `figures.json` files, as `macros.figures.FigureLog` writes them: the base
+branch's and the pull request's. A record says that one page showed one figure in one
+display text; a page may show the same figure several times in different words ("16" and
+"16 bytes"), one record each. So records are grouped by page and figure id, and a group
+changed when its set of exact values, its unit or its set of display texts differs. A group
+only in the pull request is added; one only in the base is removed. A figure whose formula,
+explanation or inputs changed while every number it shows stayed the same is not reported:
+the report is about what a reader sees.
+
+The report is Markdown for a pull-request comment. Everything in it that comes from the
+files is untrusted (a pull request's build writes its own `figures.json`), so each such text
+is shown as a code span, where GitHub renders no link, mention, image or HTML, with `|`
+escaped for the table it sits in.
+
+Run it as `python -m tools.figure_diff BASE PR [--site-url URL]`: it prints the report, or
+nothing when no figure changed, and exits 0 either way; 2 when a file is not a figures log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+#: An exact value as `figures.json` stores it.
+Value = int | float
+#: A group of records: the page's source path and the figure's id.
+Key = tuple[str, str]
+
+#: The fields every record must have, with their type.
+_REQUIRED: Mapping[str, type | tuple[type, ...]] = {
+    "page": str,
+    "url": str,
+    "id": str,
+    "value": (int, float),
+    "unit": str,
+    "display": str,
+}
+#: A page URL as MkDocs writes it, relative to the site: safe to append to a trusted base URL.
+_RELATIVE_URL = re.compile(r"(?:[A-Za-z0-9_~-][A-Za-z0-9._~/-]*)?")
+#: A text longer than this is cut in the report, so one odd record cannot flood a comment.
+_MAX_TEXT = 120
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What one page showed of one figure: its exact values and display texts, deduplicated and sorted."""
+
+    page: str
+    url: str
+    id: str
+    unit: str
+    values: tuple[Value, ...]
+    displays: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One page's figure as the base showed it and as the pull request shows it."""
+
+    old: Shown
+    new: Shown
+
+
+@dataclass(frozen=True)
+class FigureDiff:
+    """Changed, added and removed figures, each ordered by page, then figure id."""
+
+    changed: tuple[Change, ...]
+    added: tuple[Shown, ...]
+    removed: tuple[Shown, ...]
+
+    def __bool__(self) -> bool:
+        return bool(self.changed or self.added or self.removed)
+
+
+def parse_records(records: object, origin: str) -> dict[Key, Shown]:
+    """Group a figures log's records by (page, figure id).
+
+    `origin` names the file in error messages. Raises `ValueError` when `records` is not a
+    list of objects with the fields FigureLog writes (page, url, id, value, unit, display),
+    naming the record and the field; other fields (formula, inputs, printed…) are not read.
+    """
+    if not isinstance(records, list):
+        raise ValueError(f"{origin}: expected a JSON list of figure records, got {type(records).__name__}")
+    grouped: dict[Key, list[Mapping[str, object]]] = {}
+    for index, record in enumerate(records):
+        where = f"{origin}: record {index}"
+        if not isinstance(record, dict):
+            raise ValueError(f"{where}: expected an object, got {type(record).__name__}")
+        for field, kind in _REQUIRED.items():
+            if field not in record:
+                raise ValueError(f"{where}: missing field {field!r}")
+            value = record[field]
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise ValueError(f"{where}: field {field!r} has the wrong type: {value!r}")
+        grouped.setdefault((record["page"], record["id"]), []).append(record)
+    return {key: _shown(key, group) for key, group in grouped.items()}
+
+
+def _shown(key: Key, group: Sequence[Mapping[str, object]]) -> Shown:
+    page, figure_id = key
+    units = sorted({str(record["unit"]) for record in group})
+    return Shown(
+        page=page,
+        url=str(group[0]["url"]),
+        id=figure_id,
+        unit=" or ".join(units),
+        values=tuple(sorted({_value(record) for record in group})),
+        displays=tuple(sorted({str(record["display"]) for record in group})),
+    )
+
+
+def _value(record: Mapping[str, object]) -> Value:
+    value = record["value"]
+    assert isinstance(value, int | float)  # checked by parse_records
+    return value
+
+
+def load_figures(path: Path) -> dict[Key, Shown]:
+    """Read a `figures.json` file and group its records; `ValueError` if it is not one."""
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: cannot read a figures log: {error}") from error
+    return parse_records(records, str(path))
+
+
+def diff_figures(base: Mapping[Key, Shown], new: Mapping[Key, Shown]) -> FigureDiff:
+    """What changed from `base` to `new`: a figure's values, unit or display texts on one page."""
+    changed = tuple(
+        Change(base[key], new[key])
+        for key in sorted(base.keys() & new.keys())
+        if (base[key].values, base[key].unit, base[key].displays) != (new[key].values, new[key].unit, new[key].displays)
+    )
+    added = tuple(new[key] for key in sorted(new.keys() - base.keys()))
+    removed = tuple(base[key] for key in sorted(base.keys() - new.keys()))
+    return FigureDiff(changed, added, removed)
+
+
+def code(text: str) -> str:
+    """`text` as one Markdown code span for a table cell: one line, `|` escaped, cut if long.
+
+    In a code span GitHub renders no link, mention, emphasis or HTML, so untrusted text shows
+    as it is; GitHub's tables take `\\|` as a literal pipe, inside code spans too.
+    """
+    text = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    if len(text) > _MAX_TEXT:
+        text = text[: _MAX_TEXT - 1] + "…"
+    if not text:
+        return "(empty)"
+    fence = "`" * (1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    padding = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{padding}{text.replace('|', chr(92) + '|')}{padding}{fence}"
+
+
+def _number(value: Value) -> str:
+    """An exact value with its digits grouped: 24,000,000,000, or 0.0175."""
+    if isinstance(value, int):
+        return f"{value:,}"
+    return repr(value)
+
+
+def _exact(shown: Shown) -> str:
+    return code(", ".join(_number(v) for v in shown.values) + f" {shown.unit}")
+
+
+def _displays(shown: Shown) -> str:
+    return ", ".join(code(display) for display in shown.displays)
+
+
+def _page(shown: Shown, site_url: str | None) -> str:
+    """The page's source path, linked to the page on `site_url` when its URL is a plain relative path."""
+    cell = code(shown.page)
+    if site_url and _RELATIVE_URL.fullmatch(shown.url) and "//" not in shown.url and ".." not in shown.url:
+        return f"[{cell}]({site_url.rstrip('/')}/{shown.url})"
+    return cell
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def _count(number: int, singular: str) -> str:
+    return f"{number} {singular}" if number == 1 else f"{number} {singular}s"
+
+
+def render_markdown(diff: FigureDiff, site_url: str | None = None) -> str:
+    """The report: a summary line and a table each of changed, added and removed figures.
+
+    Empty when nothing changed. With `site_url` (trusted: the preview's address), each page
+    of the pull request links to its preview.
+    """
+    if not diff:
+        return ""
+    summary = ", ".join(
+        [
+            _count(len(diff.changed), "figure") + " changed",
+            f"{len(diff.added)} added",
+            f"{len(diff.removed)} removed",
+        ]
+    )
+    lines = [f"**{summary}.**"]
+    if diff.changed:
+        lines += ["", "Changed, old → new:", ""]
+        lines += _table(
+            ["page", "figure", "shown as", "exact value"],
+            (
+                [
+                    _page(change.new, site_url),
+                    code(change.new.id),
+                    f"{_displays(change.old)} → {_displays(change.new)}",
+                    f"{_exact(change.old)} → {_exact(change.new)}"
+                    if (change.old.values, change.old.unit) != (change.new.values, change.new.unit)
+                    else f"{_exact(change.new)} (unchanged)",
+                ]
+                for change in diff.changed
+            ),
+        )
+    for title, group, link in (("Added", diff.added, site_url), ("Removed", diff.removed, None)):
+        if group:
+            lines += ["", f"{title}:", ""]
+            lines += _table(
+                ["page", "figure", "shown as", "exact value"],
+                ([_page(shown, link), code(shown.id), _displays(shown), _exact(shown)] for shown in group),
+            )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the figure diff of two `figures.json` files; see the module's docstring."""
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.figure_diff",
+        description="Print, as Markdown, the figures whose value or display text changed between two builds.",
+    )
+    parser.add_argument("base", type=Path, help="figures.json of the base branch's build")
+    parser.add_argument("new", type=Path, metavar="pr", help="figures.json of the pull request's build")
+    parser.add_argument("--site-url", help="where the pull request's build is published, to link its pages")
+    arguments = parser.parse_args(argv)
+    try:
+        diff = diff_figures(load_figures(arguments.base), load_figures(arguments.new))
+    except ValueError as error:
+        parser.error(str(error))
+    sys.stdout.write(render_markdown(diff, arguments.site_url))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
