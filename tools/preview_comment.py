@@ -10,12 +10,15 @@ preview is gone.
 
 Commands, for the workflows (each prints to standard output):
 
+    python -m tools.preview_comment url --number N [--config mkdocs.yml]
     python -m tools.preview_comment body --preview-url URL --head-sha SHA [--diff FILE]
     python -m tools.preview_comment removed
     python -m tools.preview_comment find --author LOGIN < comments.json
 
-`find` reads a JSON list of issue comments, or of pages of them (`gh api --paginate
---slurp`), and prints the id of the comment to edit, or nothing.
+`url` prints where pull request N's preview is published: `pr-N/` under the `site_url` of
+mkdocs.yml, the one place the course's address is configured. `find` reads a JSON list of
+issue comments, or of pages of them (`gh api --paginate --slurp`), and prints the id of the
+comment to edit, or nothing.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ DIFF_BUDGET = 60_000
 BOT = "github-actions[bot]"
 
 _SHA = re.compile(r"[0-9a-f]{40}")
+_SITE_URL = re.compile(r"^site_url:[ \t]*['\"]?(?P<url>[^'\"\s#]+)", re.MULTILINE)
 
 
 def _check_preview_url(url: str) -> str:
@@ -51,6 +55,21 @@ def _check_sha(sha: str) -> str:
     if not _SHA.fullmatch(sha):
         raise ValueError(f"the head commit must be 40 lowercase hexadecimal digits, got {sha!r}")
     return sha
+
+
+def preview_url(site_url: str, number: int) -> str:
+    """Where pull request `number`'s preview is published: `pr-N/` under the site's URL."""
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise ValueError(f"a pull request number is a positive whole number, got {number!r}")
+    return _check_preview_url(f"{site_url.rstrip('/')}/pr-{number}/")
+
+
+def site_url_of(config: str) -> str:
+    """The `site_url` of a mkdocs.yml's text, read without a YAML library; `ValueError` if it has none."""
+    found = _SITE_URL.search(config)
+    if not found:
+        raise ValueError("mkdocs.yml has no site_url: line")
+    return found.group("url")
 
 
 def _cut(diff: str, budget: int) -> str:
@@ -129,6 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Print a comment body, or the id of the comment to edit; see the module's docstring."""
     parser = argparse.ArgumentParser(prog="python -m tools.preview_comment", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
+    url = commands.add_parser("url", help="where a pull request's preview is published")
+    url.add_argument("--number", type=int, required=True)
+    url.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
     body = commands.add_parser("body", help="the comment for a published preview")
     body.add_argument("--preview-url", required=True)
     body.add_argument("--head-sha", required=True)
@@ -139,7 +161,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     find.add_argument("--author", default=BOT)
     arguments = parser.parse_args(argv)
     try:
-        if arguments.command == "body":
+        if arguments.command == "url":
+            print(preview_url(site_url_of(arguments.config.read_text(encoding="utf-8")), arguments.number))
+        elif arguments.command == "body":
             diff = arguments.diff.read_text(encoding="utf-8") if arguments.diff else None
             sys.stdout.write(comment_body(arguments.preview_url, arguments.head_sha, diff, arguments.base_branch))
         elif arguments.command == "removed":

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROOT
 from tools.preview_comment import (
     BOT,
     GITHUB_COMMENT_LIMIT,
@@ -15,7 +16,9 @@ from tools.preview_comment import (
     comment_body,
     find_comment,
     main,
+    preview_url,
     removed_body,
+    site_url_of,
 )
 
 URL = "https://scale-by-the-numbers.github.io/course/pr-5/"
@@ -115,3 +118,26 @@ def test_the_body_command_exits_2_on_a_bad_commit(capsys: pytest.CaptureFixture[
         main(["body", "--preview-url", URL, "--head-sha", "HEAD"])
     assert exit_info.value.code == 2
     assert "40 lowercase hexadecimal digits" in capsys.readouterr().err
+
+
+def test_the_preview_is_a_folder_under_the_site_url() -> None:
+    assert preview_url("https://scale-by-the-numbers.github.io/course/", 5) == URL
+    assert preview_url("https://scale-by-the-numbers.github.io/course", 5) == URL
+
+
+@pytest.mark.parametrize("number", [0, -3, True])
+def test_a_preview_needs_a_pull_request_number(number: int) -> None:
+    with pytest.raises(ValueError, match="positive whole number"):
+        preview_url("https://example.github.io/course/", number)
+
+
+def test_the_site_url_is_read_from_mkdocs_yml() -> None:
+    assert site_url_of("site_name: x\nsite_url: 'https://a.example/b/' # the site\n") == "https://a.example/b/"
+    with pytest.raises(ValueError, match="no site_url"):
+        site_url_of("site_name: x\n")
+
+
+def test_the_url_command_reads_the_courses_own_mkdocs_yml(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["url", "--number", "5", "--config", str(ROOT / "mkdocs.yml")]) == 0
+    printed = capsys.readouterr().out.strip()
+    assert printed.startswith("https://") and printed.endswith("/pr-5/")
