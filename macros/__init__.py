@@ -2,7 +2,8 @@
 
 `define_env` only registers: each macro is a thin adapter (`build.Build`) from
 a page to a pure function of `figures`, `course` or `lessons`, none of which
-imports MkDocs. The two hooks after it check lessons and write figures.json.
+imports MkDocs. The hooks after it check lessons, check question ids and write
+figures.json. The quiz blocks are a Markdown extension, `macros.quiz`.
 """
 
 from __future__ import annotations
@@ -49,5 +50,7 @@ def on_pre_page_macros(env: MacrosPlugin) -> None:
 
 
 def on_post_build(env: MacrosPlugin) -> None:
-    """Write figures.json beside the built site."""
-    env.course_build.write_figures(Path(env.conf["site_dir"]))
+    """Check that question ids are unique on the site, and write figures.json."""
+    site_dir = Path(env.conf["site_dir"])
+    env.course_build.check_question_ids(site_dir)
+    env.course_build.write_figures(site_dir)

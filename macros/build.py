@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from mkdocs.exceptions import PluginError
 
-from . import figures, lessons
+from . import figures, lessons, quiz
 from .catalog import Catalog, CatalogError, load_catalog
 from .quantities import format_quantity
 
@@ -98,6 +98,16 @@ class Build:
                 lessons.check_mission_link(lesson, self.env.markdown, self.catalog.mission)
         except lessons.LessonError as error:
             raise PluginError(str(error)) from error
+
+    def check_question_ids(self, site_dir: Path) -> None:
+        """Fail the build when two questions or reps share an id anywhere on the site."""
+        pages = {
+            path.relative_to(site_dir).as_posix(): path.read_text(encoding="utf-8") for path in site_dir.rglob("*.html")
+        }
+        duplicates = quiz.duplicate_ids(pages)
+        if duplicates:
+            listed = "; ".join(f"{question_id!r} on {', '.join(where)}" for question_id, where in duplicates.items())
+            raise PluginError(f"question ids must be unique on the site, so that progress is kept apart: {listed}")
 
     def write_figures(self, site_dir: Path) -> None:
         """Write figures.json at the site root."""

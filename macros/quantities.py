@@ -145,3 +145,26 @@ def _format_parameters(value: Number, digits: int, *, short: bool, adjective: bo
             scale = letter if short else joiner + word
             return f"{number}{scale}{joiner}{noun}"
     return f"{_plain(value, digits)}{joiner}{noun}"
+
+
+def display_scale(value: Number, unit: str) -> tuple[Number, str]:
+    """The factor and name of the unit that `format_quantity` shows `value` in.
+
+    >>> display_scale(112 * 10**9, "B")
+    (1000000000, 'GB')
+
+    A quiz reads a bare answer such as "112" in this unit.
+    """
+    text = format_quantity(value, unit)
+    symbol = text.split(" ", 1)[1] if " " in text else ""
+    if unit == "B" and symbol in ("byte", "bytes"):
+        return 1, "bytes"
+    for factor, name in _SCALES.get(unit, ()):
+        if name == symbol:
+            return factor, name
+    if unit == "param":
+        for factor, word, _ in _WORD_SCALES:
+            if symbol.startswith(word):
+                return factor, word
+        return 1, "parameters"
+    return 1, ""

@@ -45,7 +45,8 @@ def lesson_body(page: BeautifulSoup) -> Tag:
 def bare_figures(article: Tag) -> list[str]:
     """Numbers with a unit in `article`'s text that no `.fig` element carries."""
     article = BeautifulSoup(str(article), "html.parser")
-    for element in article.select(".fig, code, pre, .headerlink, script, style"):
+    # A quiz's hint states its tolerance ("within 5% counts"): quiz settings, not prose.
+    for element in article.select(".fig, code, pre, .headerlink, script, style, .sbn-quiz__hint"):
         element.decompose()
     text = article.get_text(" ")
     return [match.group(0).strip() for match in BARE_FIGURE.finditer(text)]

@@ -52,15 +52,6 @@ def test_a_figure_explains_itself_on_keyboard_focus(page: Page, base_url: str) -
     expect(tooltip).to_contain_text("16 bytes × 1.5 billion parameters")
 
 
-def test_a_practice_answer_opens_with_the_keyboard(page: Page, base_url: str) -> None:
-    page.goto(base_url + LESSON_8 + "/")
-    answer = page.locator("details", has_text="112 GB")
-    expect(answer.locator("p").first).to_be_hidden()
-    answer.locator("summary").focus()
-    page.keyboard.press("Enter")
-    expect(answer.locator("p").first).to_be_visible()
-
-
 def test_the_palette_toggle_cycles_system_light_dark(page: Page, base_url: str) -> None:
     page.emulate_media(color_scheme="dark")
     page.goto(base_url + LESSON_8 + "/")

@@ -103,3 +103,20 @@ def test_a_typed_figure_fails_the_tests(course_copy: Path, edit: Edit) -> None:
     assert result.returncode == 0, result.stderr
     article = lesson_body(soup(course_copy / "site" / LESSON_8 / "index.html"))
     assert bare_figures(article) == ["99 GB"]
+
+
+def test_a_malformed_quiz_fails_the_build_naming_page_and_fix(course_copy: Path, edit: Edit) -> None:
+    edit(course_copy / LESSON_8_MD, "//// option | correct\nEvery device", "//// option\nEvery device")
+    result = build_copy(course_copy)
+    assert result.returncode != 0
+    assert f"Error reading page '{LESSON_8}.md'" in result.stderr
+    assert "a single-choice quiz needs exactly one `//// option | correct`" in result.stderr
+
+
+def test_a_question_id_used_on_two_pages_fails_the_build(course_copy: Path, edit: Edit) -> None:
+    lesson_7 = course_copy / "docs/stage-4/lesson-07-how-data-parallelism-keeps-every-copy-identical.md"
+    edit(lesson_7, "id: l7-warmup-1", "id: l8-warmup-1")
+    result = build_copy(course_copy)
+    assert result.returncode != 0
+    assert "question ids must be unique on the site" in result.stderr
+    assert "'l8-warmup-1' on stage-4/lesson-07" in result.stderr
