@@ -93,13 +93,16 @@ def comment_body(preview_url: str, head_sha: str, figure_diff: str | None, base_
     """The comment for a published preview.
 
     `figure_diff` is `tools.figure_diff`'s Markdown ("" when no figure changed), or None when
-    the base branch's figures could not be had. Raises `ValueError` for a preview URL that is
+    there is none: the base branch's or the pull request's figures could not be read. Raises `ValueError` for a preview URL that is
     not a plain https URL or a head commit that is not a full SHA.
     """
     _check_preview_url(preview_url)
     _check_sha(head_sha)
     if figure_diff is None:
-        figures = f"The figures of `{base_branch}` could not be built, so there is no figure diff this time."
+        figures = (
+            f"No figure diff this time: the figures of `{base_branch}` or of this pull request could not be read;"
+            " the workflow run's log says why."
+        )
     elif figure_diff.strip():
         figures = _cut(figure_diff.strip() + "\n", DIFF_BUDGET).rstrip("\n")
     else:

@@ -42,7 +42,7 @@ def test_an_empty_diff_says_that_no_figure_changed() -> None:
 
 
 def test_a_missing_base_says_there_is_no_diff() -> None:
-    assert "could not be built, so there is no figure diff" in comment_body(URL, SHA, None)
+    assert "No figure diff this time" in comment_body(URL, SHA, None)
 
 
 def test_a_huge_diff_is_cut_to_fit_a_github_comment() -> None:
