@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 # about this site, and an author should not learn to ignore warnings.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test lint bench lock clean
+.PHONY: serve build test lint github bench lock clean
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,14 +29,24 @@ serve: $(STAMP)
 build: $(STAMP)
 	$(BIN)/mkdocs build --strict
 
-## test: lint, strict build, every test
-test: $(STAMP) lint
+## test: lint, .github checks, strict build, every test
+test: $(STAMP) lint github
 	$(BIN)/mkdocs build --strict
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+## github: workflows, Dependabot and issue forms against GitHub's schemas; zizmor's audit
+# The schemas ship inside check-jsonschema and zizmor runs --offline: no network needed.
+ISSUE_FORMS := $(filter-out %/config.yml,$(wildcard .github/ISSUE_TEMPLATE/*.yml))
+github: $(STAMP)
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+	$(BIN)/check-jsonschema --builtin-schema vendor.dependabot .github/dependabot.yml
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-issue-forms $(ISSUE_FORMS)
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-issue-config .github/ISSUE_TEMPLATE/config.yml
+	$(BIN)/zizmor --offline --strict-collection --quiet .
 
 ## bench: median time of several full builds
 bench: $(STAMP)
