@@ -54,11 +54,11 @@ def test_a_single_choice_answers_with_the_chosen_options_feedback(lesson: Page) 
     quiz = _quiz(lesson, "l8-practice-2")
     quiz.get_by_label("a) Communication bandwidth").check()
     quiz.get_by_role("button", name="Check").click()
-    expect(quiz.get_by_role("status")).to_contain_text("✗ Not quite. a) Not this one. A real cost")
+    expect(quiz.get_by_role("status")).to_contain_text("✗ Not quite. a) A real cost, but it limits speed")
     expect(quiz).to_have_attribute("data-result", "wrong")
     quiz.get_by_label("b) Every device holds").check()
     quiz.get_by_role("button", name="Check").click()
-    expect(quiz.get_by_role("status")).to_contain_text("✓ Right. b) Right. The model states are copied")
+    expect(quiz.get_by_role("status")).to_contain_text("✓ Right. b) The model states are copied")
     expect(quiz).to_have_attribute("data-result", "right")
 
 
