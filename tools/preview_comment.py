@@ -93,8 +93,9 @@ def comment_body(preview_url: str, head_sha: str, figure_diff: str | None, base_
     """The comment for a published preview.
 
     `figure_diff` is `tools.figure_diff`'s Markdown ("" when no figure changed), or None when
-    there is none: the base branch's or the pull request's figures could not be read. Raises `ValueError` for a preview URL that is
-    not a plain https URL or a head commit that is not a full SHA.
+    there is none: the base branch's or the pull request's figures could not be read.
+    Raises `ValueError` for a preview URL that is not a plain https URL or a head commit
+    that is not a full SHA.
     """
     _check_preview_url(preview_url)
     _check_sha(head_sha)
