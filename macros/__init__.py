@@ -42,6 +42,8 @@ def define_env(env: MacrosPlugin) -> None:
     env.macro(build.page_macro(course.mission_markdown), "mission")
     env.macro(build.page_macro(course.syllabus_markdown), "syllabus")
     env.macro(build.source_link, "source")
+    env.macro(build.term, "term")
+    env.macro(build.glossary_page, "glossary")
 
 
 def on_pre_page_macros(env: MacrosPlugin) -> None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from mkdocs.exceptions import PluginError
 
-from . import figures, lessons, quiz
+from . import figures, glossary, lessons, quiz
 from .catalog import Catalog, CatalogError, load_catalog
 from .quantities import format_quantity
 
@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from mkdocs_macros.plugin import MacrosPlugin
 
 log = logging.getLogger("mkdocs.plugins.macros.course")
+
+#: The one source of terms, and the page generated from it.
+GLOSSARY_FILE = Path(__file__).parent.parent / "glossary" / "terms.yml"
+GLOSSARY_PAGE = "glossary.md"
 
 
 class FigureError(ValueError):
@@ -37,11 +41,19 @@ class Build:
             self.catalog = load_catalog()
         except CatalogError as error:
             raise PluginError(f"macros/catalog: {error}") from error
+        docs_dir = Path(env.conf["docs_dir"])
         try:
-            self.lessons = lessons.index_lessons(Path(env.conf["docs_dir"]))
+            self.lessons = lessons.index_lessons(docs_dir)
         except lessons.LessonError as error:
             raise PluginError(str(error)) from error
+        try:
+            self.glossary = glossary.load_glossary(GLOSSARY_FILE, self.catalog.sources)
+        except glossary.GlossaryError as error:
+            raise PluginError(str(error)) from error
+        self.term_usages = glossary.usages(docs_dir, self.glossary)
         self.figure_log = figures.FigureLog()
+        # The glossary entries each page has linked already: only a term's first use links.
+        self.linked_terms: dict[str, set[str]] = {}
 
     @property
     def page_path(self) -> str:
@@ -77,6 +89,25 @@ class Build:
 
         macro.__doc__ = render.__doc__
         return macro
+
+    def term(self, name: str, link: bool | None = None) -> str:
+        """A term from the glossary: linked to its entry, with its definition as tooltip, where first used.
+
+        `link=True` links a later use too; `link=False` never links.
+        """
+        try:
+            entry = self.glossary.lookup(name)
+        except glossary.GlossaryError as error:
+            raise FigureError(f"{self.page_path}: {{{{ term({name!r}) }}}}: {error}") from None
+        linked = self.linked_terms.setdefault(self.page_path, set())
+        if link is False or (link is None and entry.id in linked):
+            return name
+        linked.add(entry.id)
+        return glossary.term_link(entry, name, self.page_path, GLOSSARY_PAGE)
+
+    def glossary_page(self) -> str:
+        """The glossary page's entries, as Markdown."""
+        return glossary.glossary_markdown(self.glossary, self.term_usages, self.lessons, self.page_path)
 
     def source_link(self, source_id: str) -> str:
         """A Markdown link to a catalog source: its title, authors' citation and URL."""

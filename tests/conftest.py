@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LESSON_7 = "stage-4/lesson-07-how-data-parallelism-keeps-every-copy-identical"
 LESSON_8 = "stage-4/lesson-08-why-data-parallelism-alone-runs-out-of-memory"
 # What a copy of the course needs to build.
-_PROJECT_FILES = ("mkdocs.yml", "docs", "macros", "overrides")
+_PROJECT_FILES = ("mkdocs.yml", "docs", "macros", "overrides", "glossary")
 
 
 class _Collect(logging.Handler):

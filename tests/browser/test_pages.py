@@ -8,6 +8,9 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
+from macros.build import GLOSSARY_FILE
+from macros.catalog import load_catalog
+from macros.glossary import load_glossary
 from tests.conftest import LESSON_7, LESSON_8
 
 PAGES = ["", f"{LESSON_7}/", f"{LESSON_8}/"]
@@ -85,3 +88,18 @@ def test_axe_finds_no_accessibility_violation(page: Page, base_url: str, path: s
     page.goto(base_url + path)
     results = Axe().run(page, options={"runOnly": WCAG_AA})
     assert results.violations_count == 0, results.generate_report()
+
+
+@pytest.mark.parametrize("how", ["hover", "focus"])
+def test_a_term_shows_its_definition_on_hover_and_on_focus(page: Page, base_url: str, how: str) -> None:
+    page.goto(f"{base_url}{LESSON_8}/")
+    term = page.locator("a.sbn-term", has_text="model states").first
+    term.scroll_into_view_if_needed()
+    if how == "hover":
+        term.hover()
+    else:
+        term.focus()
+    tooltip = page.locator(".md-tooltip2--active")
+    expect(tooltip).to_be_visible()
+    definition = load_glossary(GLOSSARY_FILE, load_catalog().sources).lookup("model states").tooltip
+    expect(tooltip).to_have_text(definition)

@@ -98,7 +98,7 @@ def test_a_malformed_lesson_fails_the_build(course_copy: Path, edit: Edit, old: 
 
 
 def test_a_typed_figure_fails_the_tests(course_copy: Path, edit: Edit) -> None:
-    edit(course_copy / LESSON_8_MD, "just for these model states", "just for these model states (99 GB with buffers)")
+    edit(course_copy / LESSON_8_MD, "well above the", "(99 GB with buffers) well above the")
     result = build_copy(course_copy)
     assert result.returncode == 0, result.stderr
     article = lesson_body(soup(course_copy / "site" / LESSON_8 / "index.html"))
@@ -120,3 +120,10 @@ def test_a_question_id_used_on_two_pages_fails_the_build(course_copy: Path, edit
     assert result.returncode != 0
     assert "question ids must be unique on the site" in result.stderr
     assert "'l8-warmup-1' on stage-4/lesson-07" in result.stderr
+
+
+def test_an_unknown_term_fails_the_build_naming_page_and_nearest(course_copy: Path, edit: Edit) -> None:
+    edit(course_copy / LESSON_8_MD, '{{ term("ZeRO") }}', '{{ term("ZeR0") }}')
+    result = build_copy(course_copy)
+    assert result.returncode != 0
+    assert f"{LESSON_8}.md: {{{{ term('ZeR0') }}}}: unknown term 'ZeR0'. Nearest: zero" in result.stderr

@@ -1,0 +1,108 @@
+"""The glossary loader, its checks, look-ups, and the page it writes."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from macros.catalog import load_catalog
+from macros.glossary import GlossaryError, glossary_markdown, load_glossary, term_link, usages
+from macros.lessons import LessonIndex
+
+SOURCES = load_catalog().sources
+GOOD = """
+all-reduce:
+  term: all-reduce
+  aliases: [all-reduces, allreduce]
+  definition: A collective in which every device ends with the *sum* of all devices' data.
+  related: [ring-all-reduce]
+  source: nccl-tests
+  where: Bus bandwidth
+ring-all-reduce:
+  term: ring all-reduce
+  aliases: []
+  definition: An all-reduce that passes chunks around a ring.
+  related: [all-reduce]
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "terms.yml"
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def test_a_term_is_found_by_its_name_or_an_alias_in_any_case(tmp_path: Path) -> None:
+    glossary = load_glossary(write(tmp_path, GOOD), SOURCES)
+    assert glossary.lookup("All-reduces").id == "all-reduce"
+    assert glossary.lookup("allreduce").id == "all-reduce"
+    assert glossary.lookup("Ring all-reduce").id == "ring-all-reduce"
+
+
+def test_an_unknown_term_names_the_nearest(tmp_path: Path) -> None:
+    glossary = load_glossary(write(tmp_path, GOOD), SOURCES)
+    with pytest.raises(GlossaryError, match=r"unknown term 'all-reduced'\. Nearest: all-reduce"):
+        glossary.lookup("all-reduced")
+
+
+def test_the_tooltip_is_the_definition_as_plain_text(tmp_path: Path) -> None:
+    entry = load_glossary(write(tmp_path, GOOD), SOURCES).lookup("all-reduce")
+    assert entry.tooltip == "A collective in which every device ends with the sum of all devices' data."
+
+
+def test_a_term_links_to_its_anchor_relative_to_the_page(tmp_path: Path) -> None:
+    entry = load_glossary(write(tmp_path, GOOD), SOURCES).lookup("all-reduce")
+    link = term_link(entry, "all-reduces", "stage-4/lesson-07.md", "glossary.md")
+    assert link == f'[all-reduces](../glossary.md#all-reduce "{entry.tooltip}"){{ .sbn-term }}'
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            GOOD + "gradient:\n  term: gradient\n  aliases: [allreduce]\n  definition: d\n  related: []\n",
+            r"gradient: the name 'allreduce' is also all-reduce's",
+        ),
+        (
+            GOOD + "x:\n  term: All-Reduce\n  aliases: []\n  definition: d\n  related: []\n",
+            r"x: the name 'All-Reduce' is also all-reduce's",
+        ),
+        (
+            GOOD.replace("related: [ring-all-reduce]", "related: [ring]"),
+            r"all-reduce\.related: there is no entry 'ring'",
+        ),
+        (GOOD.replace("source: nccl-tests", "source: nccl"), r"all-reduce\.source: 'nccl' is not in macros/catalog"),
+        (GOOD.replace("  where: Bus bandwidth\n", ""), "give `source` and `where` together"),
+        (GOOD.replace("aliases: []", "aliases: []\n  plural: rings"), r"unknown field\(s\) plural"),
+        (
+            GOOD.replace("  definition: An all-reduce that passes chunks around a ring.\n", ""),
+            r"missing field\(s\) definition",
+        ),
+        (GOOD.replace("the *sum*", 'the "sum"'), "use “ ” rather than the double quote"),
+        (GOOD.replace("ring-all-reduce:\n", "Ring_All_Reduce:\n"), "ids are lower-case words joined by hyphens"),
+    ],
+)
+def test_a_bad_glossary_is_refused_with_the_fix(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(GlossaryError, match=message):
+        load_glossary(write(tmp_path, text), SOURCES)
+
+
+def test_usages_find_the_pages_that_name_each_term(tmp_path: Path) -> None:
+    glossary = load_glossary(write(tmp_path, GOOD), SOURCES)
+    docs = tmp_path / "docs"
+    (docs / "stage-4").mkdir(parents=True)
+    (docs / "index.md").write_text("{{ term('allreduce') }}")
+    (docs / "stage-4" / "l7.md").write_text('An {{ term("all-reduce") }} and {{ term("All-reduces", link=true) }}.')
+    assert usages(docs, glossary) == {"all-reduce": ["index.md", "stage-4/l7.md"], "ring-all-reduce": []}
+
+
+def test_the_page_lists_entries_alphabetically_with_anchors_related_source_and_users(tmp_path: Path) -> None:
+    glossary = load_glossary(write(tmp_path, GOOD), SOURCES)
+    page = glossary_markdown(glossary, {"all-reduce": ["index.md"]}, LessonIndex({}), "glossary.md")
+    assert page.index("## all-reduce {#all-reduce}") < page.index("## ring all-reduce {#ring-all-reduce}")
+    assert "*Also written:* all-reduces, allreduce" in page
+    assert "*Related:* [ring all-reduce](#ring-all-reduce)" in page
+    assert "*Source:* [NCCL tests: performance reported](https://github.com" in page
+    assert "*Used in:* [Home](index.md)" in page
