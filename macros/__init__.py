@@ -44,11 +44,12 @@ def define_env(env: MacrosPlugin) -> None:
     env.macro(build.source_link, "source")
     env.macro(build.term, "term")
     env.macro(build.glossary_page, "glossary")
+    env.macro(build.issue_link, "issue_link")
 
 
 def on_pre_page_macros(env: MacrosPlugin) -> None:
-    """Check a lesson's sections and mission link in its source, before its macros run."""
-    env.course_build.check_page()
+    """Check a lesson's source before its macros run, and give it its issue links."""
+    env.course_build.prepare_page()
 
 
 def on_post_build(env: MacrosPlugin) -> None:

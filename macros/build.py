@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from mkdocs.exceptions import PluginError
 
-from . import figures, glossary, lessons, quiz
+from . import figures, glossary, issues, lessons, quiz
 from .catalog import Catalog, CatalogError, load_catalog
 from .quantities import format_quantity
 
@@ -51,6 +51,7 @@ class Build:
         except glossary.GlossaryError as error:
             raise PluginError(str(error)) from error
         self.term_usages = glossary.usages(docs_dir, self.glossary)
+        self.commit = issues.built_commit(Path(env.conf["config_file_path"]).parent)
         self.figure_log = figures.FigureLog()
         # The glossary entries each page has linked already: only a term's first use links.
         self.linked_terms: dict[str, set[str]] = {}
@@ -120,15 +121,39 @@ class Build:
         title = f'"{source.title}"'
         return f"[{title}]({source.url}), {source.cite}" if source.url else f"{title}, {source.cite}"
 
-    def check_page(self) -> None:
-        """If the page is a lesson, check the sections and mission link of its source Markdown."""
+    def prepare_page(self) -> None:
+        """Before a page's macros run: if it is a lesson, check its source and give it its issue links.
+
+        The lesson's own link goes into `page.meta.issue_url`, for the footer the
+        theme override shows; its questions' link goes into a first line that the
+        quiz extension reads.
+        """
         try:
             lesson = lessons.parse_lesson(self.page_path, self.env.page.meta)
-            if lesson is not None:
-                lessons.check_sections(self.page_path, self.env.markdown)
-                lessons.check_mission_link(lesson, self.env.markdown, self.catalog.mission)
+            if lesson is None:
+                return
+            lessons.check_sections(self.page_path, self.env.markdown)
+            lessons.check_mission_link(lesson, self.env.markdown, self.catalog.mission)
         except lessons.LessonError as error:
             raise PluginError(str(error)) from error
+        self.env.page.meta["issue_url"] = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {lesson.title}"})
+        question_base = self.issue_url(issues.QUIZ_FORM, {})
+        self.env.markdown = f"{quiz.issue_line(question_base)}\n{self.env.markdown}"
+
+    def issue_url(self, form: str, fields: dict[str, str]) -> str:
+        """A new issue on the course repository, with this page's context filled in."""
+        config = self.env.conf
+        context = issues.PageContext(
+            lesson=self.env.page.meta.get("title", self.page_path),
+            page_url=f"{config['site_url'] or ''}{self.env.page.url}",
+            source_file=f"docs/{self.page_path}",
+            commit=self.commit,
+        )
+        return issues.new_issue_url(config["repo_url"], form, context, fields)
+
+    def issue_link(self, text: str) -> str:
+        """A Markdown link that opens an issue about this page."""
+        return f"[{text}]({self.env.page.meta['issue_url']})"
 
     def check_question_ids(self, site_dir: Path) -> None:
         """Fail the build when two questions or reps share an id anywhere on the site."""

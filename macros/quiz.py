@@ -36,9 +36,11 @@ from typing import Any
 
 from markdown import Markdown
 from markdown.postprocessors import Postprocessor
+from markdown.preprocessors import Preprocessor
 from pymdownx.blocks import BlocksExtension, BlocksProcessor
 from pymdownx.blocks.block import Block
 
+from .issues import QUIZ_FORM, query
 from .quantities import display_scale
 
 KINDS = ("single", "multiple", "numeric", "free")
@@ -48,6 +50,9 @@ _TOLERANCE = re.compile(r"^(\d+(?:\.\d+)?)\s*%$")
 _LEFTOVER = re.compile(r"(?m)(?:^|>)\s*/{3,}\s*(quiz|checklist|option|answer)\b")
 _CODE = re.compile(r"<pre\b.*?</pre>", re.DOTALL)
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
+#: The line through which the course's macros tell this extension how to report a question:
+#: a new-issue URL of the quiz form with the page's fields filled in.
+_ISSUE_LINE = re.compile(r"^<!-- sbn-question-issue: (https://\S+) -->$")
 
 
 class QuizError(ValueError):
@@ -187,6 +192,21 @@ class QuizBlock(_StrictBlock):
         details.append(answer)
         if kind == "free":
             _self_mark(block)
+        self._issue_link(block)
+
+    def _issue_link(self, form: etree.Element) -> None:
+        """A link to report this question, when the page says where (see `_IssueLine`)."""
+        base = getattr(self.md, "sbn_question_issue", None)
+        if base is None:
+            return
+        quiz_id = self.options["id"]
+        if QUIZ_FORM not in base:
+            raise QuizError(f"the question issue link {base!r} does not use the {QUIZ_FORM} form")
+        report = etree.SubElement(form, "p", {"class": "sbn-quiz__report"})
+        link = etree.SubElement(
+            report, "a", {"href": f"{base}&{query({'title': f'Quiz answer: {quiz_id}', 'question-id': quiz_id})}"}
+        )
+        link.text = "Report a problem with this question"
 
     def _choices(self, fieldset: etree.Element, options: list[etree.Element], where: str) -> etree.Element:
         if len(options) < 2:
@@ -417,6 +437,29 @@ def duplicate_ids(pages: Mapping[str, str]) -> dict[str, list[str]]:
     return {question_id: where for question_id, where in seen.items() if len(where) > 1}
 
 
+class _IssueLine(Preprocessor):
+    """Takes the page's question-issue line out of the Markdown and keeps its URL for the quizzes."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        self.md.sbn_question_issue = None  # type: ignore[attr-defined]
+        kept = []
+        for line in lines:
+            match = _ISSUE_LINE.match(line)
+            if match:
+                self.md.sbn_question_issue = match.group(1)  # type: ignore[attr-defined]
+            else:
+                kept.append(line)
+        return kept
+
+
+def issue_line(url: str) -> str:
+    """The line a page's Markdown starts with to give its quizzes their report link."""
+    line = f"<!-- sbn-question-issue: {url} -->"
+    if not _ISSUE_LINE.match(line):
+        raise QuizError(f"a question issue URL must be https and have no spaces, got {url!r}")
+    return line
+
+
 class _LeftoverCheck(Postprocessor):
     """Fails on a quiz block that pymdownx could not parse (invalid YAML options leave it as text)."""
 
@@ -437,6 +480,8 @@ class QuizExtension(BlocksExtension):
         for block in (QuizBlock, OptionBlock, AnswerBlock, ChecklistBlock):
             block_mgr.register(block, {})
         md.postprocessors.register(_LeftoverCheck(md), "sbn-quiz-leftovers", 0)
+        # Before the raw-HTML preprocessor (20) stashes the line as a comment.
+        md.preprocessors.register(_IssueLine(md), "sbn-question-issue", 25)
 
 
 def makeExtension(**kwargs: Any) -> QuizExtension:

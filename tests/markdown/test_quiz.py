@@ -8,7 +8,7 @@ import markdown
 import pytest
 from bs4 import BeautifulSoup
 
-from macros.quiz import QuizError, duplicate_ids
+from macros.quiz import QuizError, duplicate_ids, issue_line
 
 FIGURE = (
     '<span class="fig" data-fig-id="model-states/example-7b" data-value="112000000000" data-unit="B"'
@@ -171,3 +171,20 @@ def test_duplicate_ids_name_every_page_they_are_on() -> None:
         "b/index.html": '<form data-quiz-id="q-1"></form><form data-quiz-id="q-2"></form>',
     }
     assert duplicate_ids(pages) == {"q-1": ["a/index.html", "b/index.html"]}
+
+
+def test_a_question_gets_its_report_link_from_the_pages_issue_line() -> None:
+    base = "https://github.com/o/r/issues/new?template=quiz-answer-wrong.yml&lesson=Lesson%208"
+    form = render(issue_line(base) + "\n\n" + quiz("free", FREE)).form
+    link = form.select_one(".sbn-quiz__report a")
+    assert link.get_text() == "Report a problem with this question"
+    assert link["href"] == f"{base}&title=Quiz%20answer%3A%20l8-practice-1&question-id=l8-practice-1"
+
+
+def test_without_an_issue_line_a_question_has_no_report_link() -> None:
+    assert render(quiz("free", FREE)).select_one(".sbn-quiz__report") is None
+
+
+def test_an_issue_line_must_be_a_plain_https_url() -> None:
+    with pytest.raises(QuizError, match="must be https and have no spaces"):
+        issue_line("javascript:alert(1)")
