@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from .quantities import Number, check_unit
+from .validation import key_problem
 
 CATALOG_DIR = Path(__file__).parent / "catalog"
 #: libyaml's safe loader where PyYAML was built with it: ten times faster.
@@ -139,12 +140,9 @@ def _unknown(what: str, name: str, known: list[str]) -> str:
 def _check_fields(where: str, data: Any, fields: Mapping[str, Any], required: tuple[str, ...]) -> None:
     if not isinstance(data, dict):
         raise CatalogError(f"{where}: expected a mapping of fields, got {data!r}")
-    unknown = sorted(set(data) - set(fields))
-    if unknown:
-        raise CatalogError(f"{where}: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(fields)}")
-    missing = [name for name in required if name not in data]
-    if missing:
-        raise CatalogError(f"{where}: missing field(s) {', '.join(missing)}")
+    problem = key_problem(data, fields, required)
+    if problem:
+        raise CatalogError(f"{where}: {problem}")
 
 
 def _check_value(where: str, name: str, value: Any, kind: Any, refs: Mapping[str, Mapping[str, Any]]) -> None:

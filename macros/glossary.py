@@ -19,6 +19,7 @@ import yaml
 
 from .catalog import SAFE_LOADER, Source
 from .lessons import LessonIndex, relative_link
+from .validation import key_problem
 
 _FIELDS = ("term", "aliases", "definition", "related", "source", "where")
 _REQUIRED = ("term", "aliases", "definition", "related")
@@ -77,12 +78,9 @@ def _check_entry(entry_id: str, data: Any, sources: Mapping[str, Source]) -> Ent
         raise GlossaryError(f"{where}: ids are lower-case words joined by hyphens, like all-reduce")
     if not isinstance(data, dict):
         raise GlossaryError(f"{where}: expected the fields {', '.join(_REQUIRED)}")
-    unknown = sorted(set(data) - set(_FIELDS))
-    if unknown:
-        raise GlossaryError(f"{where}: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(_FIELDS)}")
-    missing = [name for name in _REQUIRED if name not in data]
-    if missing:
-        raise GlossaryError(f"{where}: missing field(s) {', '.join(missing)}")
+    problem = key_problem(data, _FIELDS, _REQUIRED)
+    if problem:
+        raise GlossaryError(f"{where}: {problem}")
     for name in ("term", "definition"):
         if not isinstance(data[name], str) or not data[name].strip():
             raise GlossaryError(f"{where}.{name}: expected text")

@@ -42,6 +42,7 @@ from pymdownx.blocks.block import Block
 
 from .issues import QUIZ_FORM, query
 from .quantities import display_scale
+from .validation import key_problem
 
 KINDS = ("single", "multiple", "numeric", "free")
 #: Quiz and checklist ids: lower case, digits and hyphens, as in `l8-practice-1`.
@@ -96,12 +97,9 @@ class _StrictBlock(Block):
 
     def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
         where = f"/// {self.NAME}" + (f" | {arg}" if arg else "")
-        unknown = sorted(set(options) - set(self.OPTIONS))
-        if unknown:
-            raise QuizError(f"{where}: unknown option(s) {', '.join(unknown)}; allowed: {', '.join(self.OPTIONS)}")
-        missing = [name for name in self.REQUIRED if name not in options]
-        if missing:
-            raise QuizError(f"{where}: add the option(s) {', '.join(missing)} (indented by 4 spaces under the header)")
+        problem = key_problem(options, self.OPTIONS, self.REQUIRED, noun="option")
+        if problem:
+            raise QuizError(f"{where}: {problem} (options are indented by 4 spaces under the header)")
         for name, value in options.items():
             try:
                 self.OPTIONS[name][1](value)

@@ -144,7 +144,7 @@ def test_a_checklist_gives_each_item_a_labelled_checkbox_and_its_id() -> None:
         (quiz("free", FREE + CHOICE), "only single and multiple choice take `//// option` blocks"),
         (quiz("single", CHOICE.replace("It limits speed, not fit.", "")), "then its feedback"),
         (quiz("single", CHOICE.replace("option | correct", "option | right")), "the only word allowed after | is"),
-        ("/// quiz | P\n    kind: free\n\nWhy?\n///\n", r"add the option\(s\) id"),
+        ("/// quiz | P\n    kind: free\n\nWhy?\n///\n", r"missing option\(s\) id"),
         ("/// quiz | P\n    id: Practice 1\n    kind: free\n\nWhy?\n///\n", "id 'Practice 1' should be lower-case"),
         ("/// quiz\n    id: p-1\n    kind: free\n\nWhy?\n///\n", "the argument after | is required"),
         ("//// option\nText\n\nFeedback\n////\n", "//// option belongs inside a /// quiz block"),

@@ -1,0 +1,24 @@
+"""Checks shared by every data file and block the course reads: which keys it may have."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+
+def key_problem(
+    data: Mapping[str, Any], allowed: Iterable[str], required: Iterable[str], noun: str = "field"
+) -> str | None:
+    """What is wrong with the keys of `data`: unknown ones, else missing ones; None when nothing is.
+
+    >>> key_problem({"nmae": 1}, ["name"], ["name"])
+    'unknown field(s) nmae; allowed: name'
+    """
+    allowed = list(allowed)
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        return f"unknown {noun}(s) {', '.join(unknown)}; allowed: {', '.join(allowed)}"
+    missing = [name for name in required if name not in data]
+    if missing:
+        return f"missing {noun}(s) {', '.join(missing)}"
+    return None
