@@ -7,6 +7,7 @@ page. This is the only module that touches the mkdocs-macros environment.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -28,8 +29,8 @@ GLOSSARY_FILE = Path(__file__).parent.parent / "glossary" / "terms.yml"
 GLOSSARY_PAGE = "glossary.md"
 
 
-class FigureError(ValueError):
-    """A figure macro was called wrongly; the message names the page, the call and the fix."""
+class MacroError(ValueError):
+    """A macro was called wrongly; the message names the page, the call and the fix."""
 
 
 class Build:
@@ -50,6 +51,14 @@ class Build:
             self.glossary = glossary.load_glossary(GLOSSARY_FILE, self.catalog.sources)
         except glossary.GlossaryError as error:
             raise PluginError(str(error)) from error
+        unknown_stages = sorted({lesson.stage for lesson in self.lessons.lessons.values()} - set(self.catalog.stages))
+        if unknown_stages:
+            raise PluginError(
+                f"lessons name stage(s) {unknown_stages} that macros/catalog/course.yml does not title; "
+                f"known stages: {sorted(self.catalog.stages)}"
+            )
+        if not str(env.conf.get("repo_url") or "").startswith("https://"):
+            raise PluginError("mkdocs.yml: set repo_url to the course repository's https URL; issue links need it")
         self.term_usages = glossary.usages(docs_dir, self.glossary)
         self.commit = issues.built_commit(Path(env.conf["config_file_path"]).parent)
         self.figure_log = figures.FigureLog()
@@ -64,14 +73,21 @@ class Build:
     def figure_macro(self, name: str, compute: Callable[..., figures.Figure]) -> Callable[..., str]:
         """A macro that computes a figure, logs it for figures.json and returns its element."""
 
+        parameters = list(inspect.signature(compute).parameters.values())[1:]  # after the catalog
+        usage = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default!r}" for p in parameters)
+
         def macro(*args: Any, **display: Any) -> str:
             call = f"{name}({', '.join(map(repr, args))}{''.join(f', {k}={v!r}' for k, v in display.items())})"
+            if not len([p for p in parameters if p.default is p.empty]) <= len(args) <= len(parameters):
+                raise MacroError(
+                    f"{self.page_path}: {{{{ {call} }}}}: call it as {name}({usage}), then display options"
+                )
             try:
                 figure = compute(self.catalog, *args)
                 text = format_quantity(figure.value, figure.unit, **display)
             except (KeyError, ValueError, TypeError) as error:
                 message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
-                raise FigureError(
+                raise MacroError(
                     f"{self.page_path}: {{{{ {call} }}}}: {message.rstrip('.')}. "
                     f"Figures take catalog ids from macros/catalog/*.yml and the display options"
                     f" digits=1..6, short=, adjective=, bare= and scale=."
@@ -99,7 +115,7 @@ class Build:
         try:
             entry = self.glossary.lookup(name)
         except glossary.GlossaryError as error:
-            raise FigureError(f"{self.page_path}: {{{{ term({name!r}) }}}}: {error}") from None
+            raise MacroError(f"{self.page_path}: {{{{ term({name!r}) }}}}: {error}") from None
         linked = self.linked_terms.setdefault(self.page_path, set())
         if link is False or (link is None and entry.id in linked):
             return name
@@ -115,7 +131,7 @@ class Build:
         try:
             source = self.catalog.sources[source_id]
         except KeyError:
-            raise FigureError(
+            raise MacroError(
                 f"{self.page_path}: unknown source {source_id!r}; known: {', '.join(self.catalog.sources)}"
             ) from None
         title = f"[{source.title}]({source.url})" if source.url else source.title
@@ -125,7 +141,7 @@ class Build:
         """Before a page's macros run: if it is a lesson, check its source and give it its issue links.
 
         The lesson's own link goes into `page.meta.issue_url`, for the footer the
-        theme override shows; its questions' link goes into a first line that the
+        theme override shows; its questions' link goes into a last line that the
         quiz extension reads.
         """
         try:
@@ -138,7 +154,8 @@ class Build:
             raise PluginError(str(error)) from error
         self.env.page.meta["issue_url"] = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {lesson.title}"})
         question_base = self.issue_url(issues.QUIZ_FORM, {})
-        self.env.markdown = f"{quiz.issue_line(question_base)}\n{self.env.markdown}"
+        # At the end, so that Jinja's line numbers in error messages stay the file's own.
+        self.env.markdown = f"{self.env.markdown}\n\n{quiz.issue_line(question_base)}\n"
 
     def issue_url(self, form: str, fields: dict[str, str]) -> str:
         """A new issue on the course repository, with this page's context filled in."""
@@ -153,6 +170,8 @@ class Build:
 
     def issue_link(self, text: str) -> str:
         """A Markdown link that opens an issue about this page."""
+        if "issue_url" not in self.env.page.meta:
+            raise MacroError(f"{self.page_path}: {{{{ issue_link({text!r}) }}}} works on lesson pages only")
         return f"[{text}]({self.env.page.meta['issue_url']})"
 
     def check_question_ids(self, site_dir: Path) -> None:

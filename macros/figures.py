@@ -210,7 +210,8 @@ def value_text(value: Number) -> str:
         return str(exact.numerator)
     with localcontext() as context:
         context.prec = 30
-        return format(Decimal(exact.numerator) / Decimal(exact.denominator), "f").rstrip("0")
+        text = format(Decimal(exact.numerator) / Decimal(exact.denominator), "f")
+        return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def render_html(figure: Figure, display: str) -> str:

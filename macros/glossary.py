@@ -9,12 +9,14 @@ glossary page's Markdown. It never imports MkDocs.
 from __future__ import annotations
 
 import difflib
+import html
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import markdown
 import yaml
 
 from .catalog import SAFE_LOADER, Source
@@ -26,7 +28,7 @@ _REQUIRED = ("term", "aliases", "definition", "related")
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: How a page names a term: {{ term("all-reduce") }}, in either quotes.
 TERM_CALL = re.compile(r"""\bterm\(\s*(["'])(.+?)\1""")
-_MARKUP = re.compile(r"[*_`]")
+_TAG = re.compile(r"<[^>]+>")
 
 
 class GlossaryError(ValueError):
@@ -47,8 +49,9 @@ class Entry:
 
     @property
     def tooltip(self) -> str:
-        """The definition as plain text, for a link's title."""
-        return " ".join(_MARKUP.sub("", self.definition).split())
+        """The definition as plain text, for a link's title: its Markdown rendered, then its tags dropped."""
+        text = html.unescape(_TAG.sub("", markdown.markdown(self.definition)))
+        return " ".join(text.split())
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("Not landing?", "## Not landing?"),
 )
 
-_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?\n)---\s*\n", re.DOTALL)
+# MkDocs closes front matter with --- or ... (mkdocs/utils/meta.py); so do we.
+_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?\n)(?:---|\.\.\.)\s*\n", re.DOTALL)
 _FIELDS = {
     "title": str,
     "lesson": int,
@@ -65,12 +66,19 @@ class Lesson:
     also_serves: tuple[int, ...] = ()
 
 
-def read_front_matter(text: str) -> dict[str, Any]:
-    """The YAML front matter of a Markdown text, or {} when it has none."""
+def read_front_matter(text: str, src_path: str = "") -> dict[str, Any]:
+    """The YAML front matter of a Markdown text, or {} when it has none.
+
+    Raises:
+        LessonError: the front matter is not valid YAML.
+    """
     match = _FRONT_MATTER.match(text)
     if not match:
         return {}
-    data = yaml.load(match.group(1), Loader=SAFE_LOADER) or {}
+    try:
+        data = yaml.load(match.group(1), Loader=SAFE_LOADER) or {}
+    except yaml.YAMLError as error:
+        raise LessonError(f"{src_path}: the front matter is not valid YAML: {error}") from None
     return data if isinstance(data, dict) else {}
 
 
@@ -148,7 +156,7 @@ def index_lessons(docs_dir: Path) -> LessonIndex:
     lessons: dict[int, Lesson] = {}
     for path in sorted(docs_dir.rglob("*.md")):
         src_path = path.relative_to(docs_dir).as_posix()
-        lesson = parse_lesson(src_path, read_front_matter(path.read_text(encoding="utf-8")))
+        lesson = parse_lesson(src_path, read_front_matter(path.read_text(encoding="utf-8"), src_path))
         if lesson is None:
             continue
         if lesson.number in lessons:

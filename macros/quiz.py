@@ -31,6 +31,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as etree
 from collections.abc import Mapping
+from decimal import Decimal
+from fractions import Fraction
 from html.parser import HTMLParser
 from typing import Any
 
@@ -49,7 +51,7 @@ KINDS = ("single", "multiple", "numeric", "free")
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _TOLERANCE = re.compile(r"^(\d+(?:\.\d+)?)\s*%$")
 _LEFTOVER = re.compile(r"(?m)(?:^|>)\s*/{3,}\s*(quiz|checklist|option|answer)\b")
-_CODE = re.compile(r"<pre\b.*?</pre>", re.DOTALL)
+_CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.DOTALL)
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 #: The line through which the course's macros tell this extension how to report a question:
 #: a new-issue URL of the quiz form with the page's fields filled in.
@@ -259,12 +261,16 @@ class QuizBlock(_StrictBlock):
             )
         value, unit = key["data-value"], key["data-unit"]
         factor, name = display_scale(float(value), unit)
+        factor = Fraction(factor)
+        percent = f"{tolerance * 100:g}"
         form.attrib.update(
             {
                 "data-key-value": value,
                 "data-key-unit": unit,
-                "data-key-scale": str(factor),
+                # Scales are powers of ten (10**9 for GB, 1/1000 for ms), exact as decimals.
+                "data-key-scale": format(Decimal(factor.numerator) / Decimal(factor.denominator), "f"),
                 "data-tolerance": f"{tolerance:g}",
+                "data-tolerance-percent": percent,
             }
         )
         input_id = f"quiz-{self.options['id']}-answer"
@@ -285,7 +291,7 @@ class QuizBlock(_StrictBlock):
         )
         hint = etree.SubElement(field, "span", {"class": "sbn-quiz__hint", "id": f"{input_id}-hint"})
         unit_words = f" (a bare number counts as {name})" if name else ""
-        hint.text = f"A number with its unit{unit_words}; within {tolerance:.0%} counts."
+        hint.text = f"A number with its unit{unit_words}; within {percent}% counts."
 
     def _free(self, fieldset: etree.Element, answer: etree.Element) -> None:
         input_id = f"quiz-{self.options['id']}-answer"
@@ -451,7 +457,7 @@ class _IssueLine(Preprocessor):
 
 
 def issue_line(url: str) -> str:
-    """The line a page's Markdown starts with to give its quizzes their report link."""
+    """The line a page's Markdown carries to give its quizzes their report link."""
     line = f"<!-- sbn-question-issue: {url} -->"
     if not _ISSUE_LINE.match(line):
         raise QuizError(f"a question issue URL must be https and have no spaces, got {url!r}")

@@ -13,8 +13,12 @@ import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
+from mkdocs.config import load_config
+
+from tests.conftest import ROOT
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # Without these, Chromium tries to reach Google's services at start-up.
@@ -27,19 +31,31 @@ CHROMIUM_ARGS = [
 ]
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
+# Served under the path of site_url (/course/), as on GitHub Pages, so that
+# whatever depends on the site's base path is tested as readers meet it.
+SITE_PATH = urlsplit(load_config(str(ROOT / "mkdocs.yml")).site_url).path
+
+
+class _SiteHandler(SimpleHTTPRequestHandler):
+    """Serves the built site under SITE_PATH, and nothing outside it."""
+
+    def translate_path(self, path: str) -> str:
+        if not path.startswith(SITE_PATH):
+            return str(Path(self.directory) / "__outside_the_site__")  # no such file: a 404
+        return super().translate_path("/" + path[len(SITE_PATH) :])
+
     def log_message(self, format: str, *args: object) -> None:
         pass
 
 
 @pytest.fixture(scope="session")
 def base_url(site_dir: Path) -> Iterator[str]:
-    """The built site, served over HTTP on 127.0.0.1 at a port the OS picks."""
-    handler = functools.partial(_QuietHandler, directory=str(site_dir))
+    """The built site, served over HTTP on 127.0.0.1 at a port the OS picks, under site_url's path."""
+    handler = functools.partial(_SiteHandler, directory=str(site_dir))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/"
+    yield f"http://127.0.0.1:{server.server_port}{SITE_PATH}"
     server.shutdown()
 
 

@@ -136,8 +136,8 @@ def test_progress_is_stored_per_question_under_the_sites_base_path(lesson: Page,
     lesson.goto(f"{base_url}{LESSON_7}/")
     _answer_numeric(lesson, "l7-practice-1", "5.9 GB")
     keys = lesson.evaluate(OUR_KEYS)
-    assert keys == ["sbn:/:l7-practice-1", "sbn:/:l8-practice-1"]
-    stored = json.loads(lesson.evaluate("localStorage.getItem('sbn:/:l8-practice-1')"))
+    assert keys == ["sbn:/course/:l7-practice-1", "sbn:/course/:l8-practice-1"]
+    stored = json.loads(lesson.evaluate("localStorage.getItem('sbn:/course/:l8-practice-1')"))
     assert stored["answer"] == "112 GB"
 
 
@@ -156,10 +156,10 @@ def test_the_reset_control_clears_this_pages_progress(lesson: Page) -> None:
 def test_corrupt_storage_does_not_break_the_page(lesson: Page) -> None:
     lesson.evaluate(
         """() => {
-        localStorage.setItem('sbn:/:l8-practice-1', '{not json');
-        localStorage.setItem('sbn:/:l8-practice-2', JSON.stringify({v: 1, chosen: 'b'}));
-        localStorage.setItem('sbn:/:l8-warmup-1', JSON.stringify([1, 2]));
-        localStorage.setItem('sbn:/:l8-rep-estimate', 'null');
+        localStorage.setItem('sbn:/course/:l8-practice-1', '{not json');
+        localStorage.setItem('sbn:/course/:l8-practice-2', JSON.stringify({v: 1, chosen: 'b'}));
+        localStorage.setItem('sbn:/course/:l8-warmup-1', JSON.stringify([1, 2]));
+        localStorage.setItem('sbn:/course/:l8-rep-estimate', 'null');
     }"""
     )
     errors: list[str] = []

@@ -95,6 +95,14 @@ def test_a_numeric_quiz_takes_its_key_from_the_answers_figure() -> None:
     assert form.select_one("details .fig")["data-fig-id"] == "model-states/example-7b"
 
 
+def test_a_numeric_key_in_milliseconds_reads_a_bare_number_as_ms() -> None:
+    seconds = FIGURE.replace('data-value="112000000000" data-unit="B"', 'data-value="0.1640625" data-unit="s"')
+    form = render(quiz("numeric", NUMERIC.replace(FIGURE, seconds), "    tolerance: 2.5%")).form
+    assert (form["data-key-unit"], form["data-key-scale"]) == ("s", "0.001")
+    assert form["data-tolerance-percent"] == "2.5"
+    assert "a bare number counts as ms); within 2.5% counts." in form.select_one(".sbn-quiz__hint").get_text()
+
+
 def test_a_free_quiz_has_a_textarea_a_model_answer_and_self_marks() -> None:
     form = render(quiz("free", FREE)).form
     assert form.select_one("textarea#quiz-l8-practice-1-answer") is not None
@@ -160,9 +168,9 @@ def test_a_malformed_quiz_is_refused_with_the_fix(source: str, message: str) -> 
         render(source)
 
 
-def test_quiz_syntax_shown_in_a_code_block_is_not_a_leftover() -> None:
-    page = render("```\n/// quiz | Example\n```\n")
-    assert "/// quiz" in page.get_text()
+@pytest.mark.parametrize("source", ["```\n/// quiz | Example\n```\n", "Write `/// quiz | Title` to ask.\n"])
+def test_quiz_syntax_shown_as_code_is_not_a_leftover(source: str) -> None:
+    assert "/// quiz" in render(source).get_text()
 
 
 def test_duplicate_ids_name_every_page_they_are_on() -> None:

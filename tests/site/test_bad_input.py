@@ -47,6 +47,11 @@ Edit = Callable[[Path, str, str], None]
             '{{ model_states("gpt2-1.5b", digit=2) }}',
             "unexpected keyword argument 'digit'",
         ),
+        (
+            '{{ model_states("gpt2-1.5b") }}',
+            '{{ model_states("gpt2-1.5b", "fp16_parameters", 3) }}',
+            "call it as model_states(entry, state='all'), then display options",
+        ),
         ("{{ bytes_per_parameter() }}", "{{ bytes_per_paramter() }}", "'bytes_per_paramter' is undefined"),
     ],
 )
@@ -127,3 +132,17 @@ def test_an_unknown_term_fails_the_build_naming_page_and_nearest(course_copy: Pa
     result = build_copy(course_copy)
     assert result.returncode != 0
     assert f"{LESSON_8}.md: {{{{ term('ZeR0') }}}}: unknown term 'ZeR0'. Nearest: zero" in result.stderr
+
+
+def test_issue_link_outside_a_lesson_fails_with_a_clear_message(course_copy: Path, edit: Edit) -> None:
+    edit(course_copy / "docs/index.md", "## Syllabus", '{{ issue_link("report") }}\n\n## Syllabus')
+    result = build_copy(course_copy)
+    assert result.returncode != 0
+    assert "index.md: {{ issue_link('report') }} works on lesson pages only" in result.stderr
+
+
+def test_a_lesson_in_an_untitled_stage_fails_the_build(course_copy: Path, edit: Edit) -> None:
+    edit(course_copy / LESSON_8_MD, "stage: 4", "stage: 9")
+    result = build_copy(course_copy)
+    assert result.returncode != 0
+    assert "lessons name stage(s) [9] that macros/catalog/course.yml does not title" in result.stderr

@@ -60,7 +60,8 @@ def test_figures_json_describes_every_element(site_dir: Path, records: list[dict
             record = on_page[(element["data-fig-id"], element.get_text())]
             assert Decimal(element["data-value"]) == Decimal(record["value"])
             assert element["data-unit"] == record["unit"]
-            assert record["formula"] and record["inputs"] is not None
+            assert record["formula"] and record["explanation"].startswith(element["title"][:20])
+            assert all(entry["source"] and entry["where"] for entry in record["inputs"])
 
 
 def test_no_template_syntax_survives(site_dir: Path) -> None:

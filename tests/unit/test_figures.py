@@ -71,7 +71,14 @@ def test_the_element_escapes_what_it_shows() -> None:
 
 
 @pytest.mark.parametrize(
-    ("value", "text"), [(24 * 10**9, "24000000000"), (Fraction(21, 128), "0.1640625"), (Fraction(4, 2), "2")]
+    ("value", "text"),
+    [
+        (24 * 10**9, "24000000000"),
+        (Fraction(21, 128), "0.1640625"),
+        (Fraction(4, 2), "2"),
+        (Fraction(25, 2), "12.5"),
+        (Fraction(10**31, 3), "3333333333333333333333333333330"),
+    ],
 )
 def test_value_text_is_exact(value: Fraction, text: str) -> None:
     assert figures.value_text(value) == text

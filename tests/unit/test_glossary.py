@@ -52,6 +52,12 @@ def test_the_tooltip_is_the_definition_as_plain_text(tmp_path: Path) -> None:
     assert entry.tooltip == "A collective in which every device ends with the sum of all devices' data."
 
 
+def test_the_tooltip_keeps_underscores_in_code(tmp_path: Path) -> None:
+    text = GOOD.replace("An all-reduce that passes chunks around a ring.", "Skipped inside `no_sync()`, *all* of it.")
+    entry = load_glossary(write(tmp_path, text), SOURCES).lookup("ring all-reduce")
+    assert entry.tooltip == "Skipped inside no_sync(), all of it."
+
+
 def test_a_term_links_to_its_anchor_relative_to_the_page(tmp_path: Path) -> None:
     entry = load_glossary(write(tmp_path, GOOD), SOURCES).lookup("all-reduce")
     link = term_link(entry, "all-reduces", "stage-4/lesson-07.md", "glossary.md")

@@ -118,6 +118,15 @@ def test_two_lessons_with_one_number_are_refused(tmp_path: Path) -> None:
         index_lessons(tmp_path)
 
 
+def test_front_matter_may_close_with_dots_as_in_mkdocs() -> None:
+    assert read_front_matter("---\nlesson: 3\n...\n# L") == {"lesson": 3}
+
+
+def test_front_matter_that_is_not_yaml_names_its_file() -> None:
+    with pytest.raises(LessonError, match=r"x.md: the front matter is not valid YAML"):
+        read_front_matter("---\nlesson: [3\n---\n", "x.md")
+
+
 def test_front_matter_is_read_from_the_top_only() -> None:
     assert read_front_matter("---\nlesson: 3\n---\n# L") == {"lesson": 3}
     assert read_front_matter("# L\n---\nlesson: 3\n---\n") == {}

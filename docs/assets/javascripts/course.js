@@ -94,7 +94,7 @@
   }
 
   function checkNumeric(form, state) {
-    const { keyValue, keyUnit, keyScale, tolerance } = form.dataset;
+    const { keyValue, keyUnit, keyScale, tolerance, tolerancePercent } = form.dataset;
     const key = Number(keyValue);
     const read = readNumber(state.answer, keyUnit, Number(keyScale));
     if (read.problem === "unreadable") {
@@ -113,7 +113,7 @@
     }
     const off = Math.abs(read.value - key) / key;
     if (off <= Number(tolerance)) {
-      return { ok: true, answered: true, text: `✓ Correct: within ${Math.round(tolerance * 100)}% of the key.` };
+      return { ok: true, answered: true, text: `✓ Correct: within ${tolerancePercent}% of the key.` };
     }
     const direction = read.value > key ? "too high" : "too low";
     const text = `✗ Not quite: ${direction}, by ${Math.round(off * 100)}%. Try again, or open the answer.`;
