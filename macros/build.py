@@ -134,8 +134,7 @@ class Build:
             raise MacroError(
                 f"{self.page_path}: unknown source {source_id!r}; known: {', '.join(self.catalog.sources)}"
             ) from None
-        title = f"[{source.title}]({source.url})" if source.url else source.title
-        return f'"{title}", {source.cite}'
+        return f'"{source.title_markdown}", {source.cite}'
 
     def prepare_page(self) -> None:
         """Before a page's macros run: if it is a lesson, check its source and give it its issue links.

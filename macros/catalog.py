@@ -42,6 +42,8 @@ _QUANTITY_TABLES: Mapping[str, Mapping[str, str | type]] = {
 #: Every entry of a quantity table also says where its values come from.
 _PROVENANCE = {"source": "sources", "where": str, "quote": str}
 _REQUIRED = ("name", "source", "where")
+#: Fields a table's entries need beyond those, for the figures computed from them.
+_TABLE_REQUIRED: Mapping[str, tuple[str, ...]] = {"workloads": ("model",)}
 
 _SOURCE_FIELDS = {"title": str, "authors": str, "cite": str, "year": int, "url": str}
 _PRINTED_FIELDS = {"value": "number", "unit": str, "text": str, "source": "sources", "where": str, "rounding": "number"}
@@ -62,6 +64,12 @@ class Source:
     cite: str
     year: int
     url: str | None = None
+
+    @property
+    def title_markdown(self) -> str:
+        """The title as Markdown, linked to the source where it has a URL."""
+        title = self.title.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+        return f"[{title}](<{self.url}>)" if self.url else title
 
 
 @dataclass(frozen=True)
@@ -201,7 +209,7 @@ def load_catalog(directory: Path = CATALOG_DIR) -> Catalog:
             where = f"{table}.yml: {entry_id}"
             if entry_id in entries:
                 raise CatalogError(f"{where}: the id is already used in {tables[entry_id]}.yml; ids are catalog-wide")
-            _check_fields(where, data, fields, _REQUIRED)
+            _check_fields(where, data, fields, _REQUIRED + _TABLE_REQUIRED.get(table, ()))
             for name, value in data.items():
                 _check_value(where, name, value, fields[name], refs)
             entries[entry_id], tables[entry_id] = data, table

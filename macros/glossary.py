@@ -21,11 +21,10 @@ import yaml
 
 from .catalog import SAFE_LOADER, Source
 from .lessons import LessonIndex, relative_link
-from .validation import key_problem
+from .validation import SLUG, key_problem
 
 _FIELDS = ("term", "aliases", "definition", "related", "source", "where")
 _REQUIRED = ("term", "aliases", "definition", "related")
-_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: How a page names a term: {{ term("all-reduce") }}, in either quotes.
 TERM_CALL = re.compile(r"""\bterm\(\s*(["'])(.+?)\1""")
 _TAG = re.compile(r"<[^>]+>")
@@ -77,7 +76,7 @@ class Glossary:
 
 def _check_entry(entry_id: str, data: Any, sources: Mapping[str, Source]) -> Entry:
     where = f"glossary/terms.yml: {entry_id}"
-    if not _ID.match(entry_id):
+    if not SLUG.match(entry_id):
         raise GlossaryError(f"{where}: ids are lower-case words joined by hyphens, like all-reduce")
     if not isinstance(data, dict):
         raise GlossaryError(f"{where}: expected the fields {', '.join(_REQUIRED)}")
@@ -164,8 +163,7 @@ def glossary_markdown(glossary: Glossary, used: Mapping[str, list[str]], lessons
             links = ", ".join(f"[{glossary.entries[r].term}](#{r})" for r in entry.related)
             lines.append(f"*Related:* {links}  ")
         if entry.source is not None:
-            title = f"[{entry.source.title}]({entry.source.url})" if entry.source.url else entry.source.title
-            lines.append(f"*Source:* {title}, {entry.source.cite}, {entry.where}  ")
+            lines.append(f"*Source:* {entry.source.title_markdown}, {entry.source.cite}, {entry.where}  ")
         pages = used.get(entry.id, [])
         if pages:
             links = ", ".join(f"[{titles.get(p, p)}]({relative_link(page, p)})" for p in pages)

@@ -44,8 +44,12 @@ _FIELDS = {
     "mission": int,
     "also_serves": list,
     "description": str,
+    # Material's own page settings, which it reads from the same front matter.
+    "hide": list,
+    "search": dict,
+    "tags": list,
 }
-_OPTIONAL = ("also_serves", "description")
+_OPTIONAL = ("also_serves", "description", "hide", "search", "tags")
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 
 

@@ -44,11 +44,10 @@ from pymdownx.blocks.block import Block
 
 from .issues import QUIZ_FORM, query
 from .quantities import display_scale
-from .validation import key_problem
+from .validation import SLUG, key_problem
 
 KINDS = ("single", "multiple", "numeric", "free")
 #: Quiz and checklist ids: lower case, digits and hyphens, as in `l8-practice-1`.
-_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _TOLERANCE = re.compile(r"^(\d+(?:\.\d+)?)\s*%$")
 _LEFTOVER = re.compile(r"(?m)(?:^|>)\s*/{3,}\s*(quiz|checklist|option|answer)\b")
 _CODE = re.compile(r"<(pre|code)\b.*?</\1>", re.DOTALL)
@@ -64,7 +63,7 @@ class QuizError(ValueError):
 
 def check_id(value: Any) -> str:
     """A quiz id: lower-case words and digits joined by hyphens, such as `l8-practice-1`."""
-    if not isinstance(value, str) or not _ID.match(value):
+    if not isinstance(value, str) or not SLUG.match(value):
         raise QuizError(f"id {value!r} should be lower-case words and digits joined by hyphens, like l8-practice-1")
     return value
 

@@ -105,3 +105,17 @@ def test_a_missing_file_is_named(catalog_copy: Path) -> None:
     (catalog_copy / "gpus.yml").unlink()
     with pytest.raises(CatalogError, match=r"missing: \['gpus'\]"):
         load_catalog(catalog_copy)
+
+
+def test_a_workload_needs_its_model(catalog_copy: Path) -> None:
+    _append(catalog_copy / "workloads.yml", "bad:\n  name: x\n  devices: 8\n  source: zero\n  where: x\n")
+    with pytest.raises(CatalogError, match=r"workloads.yml: bad: missing field\(s\) model"):
+        load_catalog(catalog_copy)
+
+
+def test_a_source_title_is_escaped_and_linked_in_markdown() -> None:
+    source = load_catalog().sources["zero"]
+    assert source.title_markdown == (
+        "[ZeRO: Memory Optimizations Toward Training Trillion Parameter Models](<https://arxiv.org/abs/1910.02054v3>)"
+    )
+    assert load_catalog().sources["course"].title_markdown.startswith("Scale by the Numbers")

@@ -110,5 +110,5 @@ def test_the_page_lists_entries_alphabetically_with_anchors_related_source_and_u
     assert page.index("## all-reduce {#all-reduce}") < page.index("## ring all-reduce {#ring-all-reduce}")
     assert "*Also written:* all-reduces, allreduce" in page
     assert "*Related:* [ring all-reduce](#ring-all-reduce)" in page
-    assert "*Source:* [NCCL tests: performance reported](https://github.com" in page
+    assert "*Source:* [NCCL tests: performance reported](<https://github.com" in page
     assert "*Used in:* [Home](index.md)" in page

@@ -148,3 +148,7 @@ def test_a_lesson_cannot_also_serve_a_bullet_that_does_not_exist() -> None:
     assert lesson is not None
     with pytest.raises(LessonError, match="mission bullet 5 does not exist"):
         check_mission_link(lesson, WELL_FORMED, BULLETS)
+
+
+def test_a_lesson_may_carry_materials_page_settings() -> None:
+    assert parse_lesson("x.md", {**_lesson(), "hide": ["toc"], "search": {"boost": 2}}) is not None
