@@ -33,6 +33,12 @@ class MacroError(ValueError):
     """A macro was called wrongly; the message names the page, the call and the fix."""
 
 
+def _call(name: str, args: tuple[Any, ...], options: dict[str, Any]) -> str:
+    """A macro call as the author wrote it, for an error: {{ name('a', b=1) }}."""
+    written = [repr(arg) for arg in args] + [f"{key}={value!r}" for key, value in options.items()]
+    return f"{{{{ {name}({', '.join(written)}) }}}}"
+
+
 class Build:
     """The catalog, lessons and figure log of one MkDocs build."""
 
@@ -77,18 +83,16 @@ class Build:
         usage = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default!r}" for p in parameters)
 
         def macro(*args: Any, **display: Any) -> str:
-            call = f"{name}({', '.join(map(repr, args))}{''.join(f', {k}={v!r}' for k, v in display.items())})"
+            call = _call(name, args, display)
             if not len([p for p in parameters if p.default is p.empty]) <= len(args) <= len(parameters):
-                raise MacroError(
-                    f"{self.page_path}: {{{{ {call} }}}}: call it as {name}({usage}), then display options"
-                )
+                raise MacroError(f"{self.page_path}: {call}: call it as {name}({usage}), then display options")
             try:
                 figure = compute(self.catalog, *args)
                 text = format_quantity(figure.value, figure.unit, **display)
             except (KeyError, ValueError, TypeError) as error:
                 message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
                 raise MacroError(
-                    f"{self.page_path}: {{{{ {call} }}}}: {message.rstrip('.')}. "
+                    f"{self.page_path}: {call}: {message.rstrip('.')}. "
                     f"Figures take catalog ids from macros/catalog/*.yml and the display options"
                     f" digits=1..6, short=, adjective=, bare= and scale=."
                 ) from None
@@ -115,7 +119,7 @@ class Build:
         try:
             entry = self.glossary.lookup(name)
         except glossary.GlossaryError as error:
-            raise MacroError(f"{self.page_path}: {{{{ term({name!r}) }}}}: {error}") from None
+            raise MacroError(f"{self.page_path}: {_call('term', (name,), {})}: {error}") from None
         linked = self.linked_terms.setdefault(self.page_path, set())
         if link is False or (link is None and entry.id in linked):
             return name
@@ -143,10 +147,11 @@ class Build:
         theme override shows; its questions' link goes into a last line that the
         quiz extension reads.
         """
+        # The index read every lesson's front matter once, at the start of the build.
+        lesson = self.lessons.at(self.page_path)
+        if lesson is None:
+            return
         try:
-            lesson = lessons.parse_lesson(self.page_path, self.env.page.meta)
-            if lesson is None:
-                return
             lessons.check_sections(self.page_path, self.env.markdown)
             lessons.check_mission_link(lesson, self.env.markdown, self.catalog.mission)
         except lessons.LessonError as error:
@@ -170,7 +175,7 @@ class Build:
     def issue_link(self, text: str) -> str:
         """A Markdown link that opens an issue about this page."""
         if "issue_url" not in self.env.page.meta:
-            raise MacroError(f"{self.page_path}: {{{{ issue_link({text!r}) }}}} works on lesson pages only")
+            raise MacroError(f"{self.page_path}: {_call('issue_link', (text,), {})} works on lesson pages only")
         return f"[{text}]({self.env.page.meta['issue_url']})"
 
     def check_question_ids(self, site_dir: Path) -> None:

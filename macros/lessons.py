@@ -127,11 +127,9 @@ class LessonIndex:
 
     lessons: Mapping[int, Lesson]
 
-    def get(self, number: int, page: str) -> Lesson:
-        """Lesson `number`; `page` names who asked, for the error."""
-        if number not in self.lessons:
-            raise LessonError(f"{page}: there is no Lesson {number}; lessons are {sorted(self.lessons)}")
-        return self.lessons[number]
+    def at(self, src_path: str) -> Lesson | None:
+        """The lesson whose source is `src_path`, or None when that page is not a lesson."""
+        return next((lesson for lesson in self.lessons.values() if lesson.src_path == src_path), None)
 
     def by_stage(self) -> dict[int, list[Lesson]]:
         """Lessons grouped by stage, each group in lesson order."""
