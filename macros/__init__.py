@@ -1,9 +1,11 @@
 """The course's macros for mkdocs-macros (`module_name: macros`).
 
-`define_env` only registers: each macro is a thin adapter (`build.Build`) from
-a page to a pure function of `figures`, `course` or `lessons`, none of which
-imports MkDocs. The hooks after it check lessons, check question ids and write
-figures.json. The quiz blocks are a Markdown extension, `macros.quiz`.
+`define_env` only registers: every figure kind of `macros.kinds` becomes a
+macro of its name, and a few page macros follow, each a thin adapter
+(`build.Build`) to a pure function of `course`, `glossary` or `tables`, none of
+which imports MkDocs. Pages are rendered by the course itself, call by call
+(`macros.calls`), in `on_pre_page_macros`: mkdocs.yml sets
+`render_by_default: false`, so mkdocs-macros runs no Jinja over the pages.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import course, figures
+from . import course
 from .build import Build
+from .kinds import KINDS
 from .reloading import reimport_if_changed, source_stamps
 
 if TYPE_CHECKING:
@@ -31,14 +34,9 @@ def define_env(env: MacrosPlugin) -> None:
     build = Build(env)
     env.course_build = build
 
-    env.macro(build.figure_macro("value", figures.catalog_value), "value")
-    env.macro(build.figure_macro("bytes_per_parameter", figures.bytes_per_parameter), "bytes_per_parameter")
-    env.macro(build.figure_macro("model_states", figures.model_states), "model_states")
-    env.macro(build.figure_macro("one_copy", figures.one_copy), "one_copy")
-    env.macro(build.figure_macro("memory_left", figures.memory_left), "memory_left")
-    env.macro(build.figure_macro("activations", figures.activations), "activations")
-    env.macro(build.figure_macro("allreduce_bytes", figures.allreduce_bytes), "allreduce_bytes")
-    env.macro(build.figure_macro("allreduce_seconds", figures.allreduce_seconds), "allreduce_seconds")
+    for name, kind in KINDS.items():
+        env.macro(build.figure_macro(kind), name)
+    env.macro(build.table, "table")
     env.macro(build.page_macro(course.mission_markdown), "mission")
     env.macro(build.page_macro(course.syllabus_markdown), "syllabus")
     env.macro(build.source_link, "source")
@@ -48,12 +46,10 @@ def define_env(env: MacrosPlugin) -> None:
 
 
 def on_pre_page_macros(env: MacrosPlugin) -> None:
-    """Check a lesson's source before its macros run, and give it its issue links."""
-    env.course_build.prepare_page()
+    """Check a page, then render its macro calls, before its Markdown is converted."""
+    env.course_build.start_page()
 
 
 def on_post_build(env: MacrosPlugin) -> None:
     """Check that question ids are unique on the site, and write figures.json."""
-    site_dir = Path(env.conf["site_dir"])
-    env.course_build.check_question_ids(site_dir)
-    env.course_build.write_figures(site_dir)
+    env.course_build.finish(Path(env.conf["site_dir"]))

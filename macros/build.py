@@ -1,115 +1,244 @@
-"""One build's state and the adapters between MkDocs pages and the pure modules.
+"""One build's state, and the adapters between MkDocs pages and the pure modules.
 
-`Build` holds what a build shares across pages (the catalog, the lesson index,
-the figures shown) and wraps each pure function as a macro that knows its
-page. This is the only module that touches the mkdocs-macros environment.
+`Build` holds what a build shares across pages (configuration, catalog, lessons,
+glossary, the figures shown) and the page being rendered. It renders a page's
+macro calls (`macros.calls`), gives the quiz extension what it asks of its host,
+checks every page's HTML for typed figures, and reports every problem once, as
+`docs/<page>.md:<line>: <what> ...`, in the terminal and in the page where it
+happened. A strict build fails on any of them. This is the only module that
+touches MkDocs or mkdocs-macros.
 """
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from markdown import Extension, Markdown
+from markdown.postprocessors import Postprocessor
 from mkdocs.exceptions import PluginError
 
-from . import figures, glossary, issues, lessons, quiz
+from . import glossary, issues, lessons
+from .calls import CallError, render_calls
 from .catalog import Catalog, CatalogError, load_catalog
-from .quantities import format_quantity
+from .config import ConfigError, CourseConfig, course_config
+from .figures import FigureLog, render_html
+from .kinds import KINDS, FigureKind, FigureKindError, check_printed
+from .markup import source_citation
+from .quantities import check_display_options, display_quantity
+from .quiz import KeyFigure, QuizExtension
+from .tables import TableError, figure_table
+from .typed_figures import typed_figures
 
 if TYPE_CHECKING:
     from mkdocs_macros.plugin import MacrosPlugin
 
 log = logging.getLogger("mkdocs.plugins.macros.course")
 
-#: The one source of terms, and the page generated from it.
-GLOSSARY_FILE = Path(__file__).parent.parent / "glossary" / "terms.yml"
-GLOSSARY_PAGE = "glossary.md"
+#: Data files read by a build, kept between `mkdocs serve` rebuilds while they are unchanged.
+_CACHE: dict[tuple[Any, ...], Any] = {}
 
 
-class MacroError(ValueError):
-    """A macro was called wrongly; the message names the page, the call and the fix."""
+def _cached(paths: list[Path], load: Callable[[], Any]) -> Any:
+    """`load()`, or what it returned last time if no file of `paths` changed since."""
+    key = tuple((str(path), path.stat().st_mtime_ns, path.stat().st_size) for path in sorted(paths))
+    if key not in _CACHE:
+        _CACHE.clear()  # one version of the data is enough
+        _CACHE[key] = load()
+    return _CACHE[key]
 
 
-def _call(name: str, args: tuple[Any, ...], options: dict[str, Any]) -> str:
-    """A macro call as the author wrote it, for an error: {{ name('a', b=1) }}."""
-    written = [repr(arg) for arg in args] + [f"{key}={value!r}" for key, value in options.items()]
-    return f"{{{{ {name}({', '.join(written)}) }}}}"
+@dataclass
+class PageState:
+    """The page being rendered: where it comes from, and what it has shown and reported so far."""
+
+    src_path: str
+    url: str
+    title: str
+    source: str
+    #: The file's line number of the Markdown's first line, after the front matter.
+    first_line: int
+    lesson: lessons.Lesson | None
+    linked_terms: set[str] = field(default_factory=set)
+    question_ids: list[str] = field(default_factory=list)
+
+    def line_of(self, text: str | None) -> int | None:
+        """The first line of the page's source that contains `text`."""
+        if not text:
+            return None
+        for number, line in enumerate(self.source.splitlines(), start=1):
+            if text in line:
+                return number
+        return None
 
 
 class Build:
-    """The catalog, lessons and figure log of one MkDocs build."""
+    """The course's state for one MkDocs build."""
 
     def __init__(self, env: MacrosPlugin) -> None:
         self.env = env
         try:
-            self.catalog = load_catalog()
-        except CatalogError as error:
-            raise PluginError(f"macros/catalog: {error}") from error
-        docs_dir = Path(env.conf["docs_dir"])
-        try:
-            self.lessons = lessons.index_lessons(docs_dir)
-        except lessons.LessonError as error:
-            raise PluginError(str(error)) from error
-        try:
-            self.glossary = glossary.load_glossary(GLOSSARY_FILE, self.catalog.sources)
-        except glossary.GlossaryError as error:
-            raise PluginError(str(error)) from error
+            self.config: CourseConfig = course_config(env.conf)
+            catalog_files = sorted(self.config.catalog_dir.glob("*.yml"))
+            self.catalog: Catalog = _cached(catalog_files, lambda: self._load_catalog())
+            self.lessons = lessons.index_lessons(self.config.docs_dir)
+            self.glossary = _cached(
+                [*catalog_files, self.config.glossary_file],
+                lambda: glossary.load_glossary(
+                    self.config.glossary_file, self.catalog.sources, self.config.relative(self.config.glossary_file)
+                ),
+            )
+        except (ConfigError, CatalogError, FigureKindError, lessons.LessonError, glossary.GlossaryError) as error:
+            raise PluginError(str(error)) from None
         unknown_stages = sorted({lesson.stage for lesson in self.lessons.lessons.values()} - set(self.catalog.stages))
         if unknown_stages:
             raise PluginError(
-                f"lessons name stage(s) {unknown_stages} that macros/catalog/course.yml does not title; "
+                f"lessons name stage(s) {unknown_stages} that {self.catalog_file('course')} does not title; "
                 f"known stages: {sorted(self.catalog.stages)}"
             )
-        if not str(env.conf.get("repo_url") or "").startswith("https://"):
-            raise PluginError("mkdocs.yml: set repo_url to the course repository's https URL; issue links need it")
-        self.term_usages = glossary.usages(docs_dir, self.glossary)
-        self.commit = issues.built_commit(Path(env.conf["config_file_path"]).parent)
-        self.figure_log = figures.FigureLog()
-        # The glossary entries each page has linked already: only a term's first use links.
-        self.linked_terms: dict[str, set[str]] = {}
+        self.term_usages = glossary.usages(self.config.docs_dir, self.glossary)
+        self.commit = issues.built_commit(self.config.project_dir)
+        self.figure_log = FigureLog()
+        self.page: PageState | None = None
+        self.problems: list[str] = []
+        self.question_pages: dict[str, list[str]] = {}
+        # Like mkdocstrings, give the Markdown extensions that need the page an instance that knows the build.
+        env.conf["markdown_extensions"].extend([QuizExtension(host=_QuizHost(self)), _ChecksExtension(self)])
 
-    @property
-    def page_path(self) -> str:
-        """Source path of the page being rendered, relative to docs/."""
-        return self.env.page.file.src_path
+    def _load_catalog(self) -> Catalog:
+        catalog = load_catalog(self.config.catalog_dir)
+        try:
+            check_printed(catalog, KINDS)
+        except FigureKindError as error:
+            raise CatalogError(f"{self.config.relative(self.config.catalog_dir)}/{error}") from None
+        return catalog
 
-    def figure_macro(self, name: str, compute: Callable[..., figures.Figure]) -> Callable[..., str]:
-        """A macro that computes a figure, logs it for figures.json and returns its element."""
+    def catalog_file(self, name: str) -> str:
+        """A catalog file as the repository names it, for messages."""
+        return f"{self.config.relative(self.config.catalog_dir)}/{name}.yml"
 
-        parameters = list(inspect.signature(compute).parameters.values())[1:]  # after the catalog
-        usage = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default!r}" for p in parameters)
+    # ------------------------------------------------------------------ problems
+
+    def report(self, message: str, line: int | None = None) -> str:
+        """Log a problem with the current page once, naming its file and line; return a box that shows it."""
+        where = f"docs/{self.page.src_path}" if self.page else "docs"
+        text = f"{where}:{line}: {message}" if line else f"{where}: {message}"
+        if text not in self.problems:
+            self.problems.append(text)
+            log.error(text)
+        escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return f'<span class="sbn-build-error" role="alert">{escaped}</span>'
+
+    # --------------------------------------------------------------------- pages
+
+    def start_page(self) -> None:
+        """Before a page's Markdown is converted: check it if it is a lesson, and render its macro calls."""
+        page = self.env.page
+        source = page.file.content_string
+        markdown = self.env.markdown
+        offset = source[: len(source) - len(markdown)].count("\n") if source.endswith(markdown) else 0
+        self.page = PageState(
+            src_path=page.file.src_path,
+            url=page.url,
+            title=str(page.meta.get("title") or page.title or page.file.src_path),
+            source=source,
+            first_line=offset + 1,
+            lesson=self.lessons.at(page.file.src_path),
+        )
+        if self.page.lesson is not None:
+            lesson = self.page.lesson
+            try:
+                lessons.check_sections(lesson.src_path, markdown, self.page.first_line)
+                lessons.check_mission_link(lesson, markdown, self.catalog.mission, self.page.first_line)
+            except lessons.LessonError as error:
+                self.report(error.detail, error.line)
+            page.meta["issue_url"] = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {lesson.title}"})
+        self.env.markdown = render_calls(markdown, self.env.macros, self._report_call, self.page.first_line)
+
+    def _report_call(self, line: int, message: str) -> str:
+        return self.report(message, line)
+
+    def check_html(self, html: str) -> str:
+        """After a page is converted: report every typed figure in it, with the line it was typed on."""
+        for found in typed_figures(html):
+            line = self.page.line_of(found.text) if self.page else None
+            origin = "" if line else " (it is not typed in this file: it comes from data a macro inserted)"
+            self.report(
+                f"{found.text!r} in {found.where} is a typed figure{origin}: compute it with a figure macro, such as"
+                ' {{ value("gpt2-1.5b", "parameters") }}, or add the input to the catalog',
+                line,
+            )
+        return html
+
+    # ------------------------------------------------- the quiz extension's host
+
+    def find_figure(self, figure_id: str) -> KeyFigure | None:
+        """A figure this page rendered, for a numeric question's key."""
+        if self.page is None:
+            return None
+        for record in self.figure_log.on_page(self.page.src_path):
+            if record["id"] == figure_id:
+                return KeyFigure(record["value"], record["unit"], record["display_factor"], record["display_unit"])
+        return None
+
+    def issue_url(self, form: str, fields: dict[str, str]) -> str | None:
+        """A new issue on the course repository about this page, or None off a lesson."""
+        if self.page is None or self.page.lesson is None:
+            return None
+        context = issues.PageContext(
+            lesson=self.page.title,
+            page_url=f"{self.config.site_url}{self.page.url}",
+            source_file=f"docs/{self.page.src_path}",
+            commit=self.commit,
+        )
+        return issues.new_issue_url(self.config.repo_url, form, context, fields)
+
+    # --------------------------------------------------------------------- macros
+
+    def figure_macro(self, kind: FigureKind) -> Callable[..., str]:
+        """A macro that computes a figure of `kind`, logs it for figures.json and returns its element."""
 
         def macro(*args: Any, **display: Any) -> str:
-            call = _call(name, args, display)
-            if not len([p for p in parameters if p.default is p.empty]) <= len(args) <= len(parameters):
-                raise MacroError(f"{self.page_path}: {call}: call it as {name}({usage}), then display options")
             try:
-                figure = compute(self.catalog, *args)
-                text = format_quantity(figure.value, figure.unit, **display)
+                figure = kind.figure(self.catalog, *args)
+                shown = display_quantity(
+                    figure.value, figure.unit, **check_display_options({**figure.computed.display, **display})
+                )
+            except FigureKindError as error:
+                raise CallError(str(error)) from None
             except (KeyError, ValueError, TypeError) as error:
-                message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
-                raise MacroError(
-                    f"{self.page_path}: {call}: {message.rstrip('.')}. "
-                    f"Figures take catalog ids from macros/catalog/*.yml and the display options"
-                    f" digits=1..6, short=, adjective=, bare= and scale=."
+                message = error.args[0] if error.args else str(error)
+                raise CallError(
+                    f"{str(message).rstrip('.')}. Call it as {kind.usage}; figures take catalog ids from"
+                    f" {self.config.relative(self.config.catalog_dir)}/*.yml"
                 ) from None
-            self.figure_log.add(self.page_path, self.env.page.url, figure, text)
-            return figures.render_html(figure, text)
+            if self.page is not None:
+                self.figure_log.add(self.page.src_path, self.page.url, figure, shown)
+            return render_html(figure, shown)
 
-        macro.__doc__ = compute.__doc__
+        macro.__doc__ = kind.compute.__doc__
         return macro
 
     def page_macro(self, render: Callable[[Catalog, lessons.LessonIndex, str], str]) -> Callable[[], str]:
         """A macro that renders Markdown from the catalog and lessons for the current page."""
 
         def macro() -> str:
-            return render(self.catalog, self.lessons, self.page_path)
+            return render(self.catalog, self.lessons, self.page.src_path if self.page else "index.md")
 
         macro.__doc__ = render.__doc__
         return macro
+
+    def table(self, kind: str, **layout: Any) -> str:
+        """A table of figures of one kind (see `macros.tables`), each cell a figure element."""
+        if kind not in KINDS:
+            raise CallError(f"there is no figure kind {kind!r}; kinds: {', '.join(KINDS)}")
+        try:
+            return figure_table(KINDS[kind], self.figure_macro(KINDS[kind]), self.catalog, **layout)
+        except TableError as error:
+            raise CallError(str(error)) from None
 
     def term(self, name: str, link: bool | None = None) -> str:
         """A term from the glossary: linked to its entry, with its definition as tooltip, where first used.
@@ -119,76 +248,84 @@ class Build:
         try:
             entry = self.glossary.lookup(name)
         except glossary.GlossaryError as error:
-            raise MacroError(f"{self.page_path}: {_call('term', (name,), {})}: {error}") from None
-        linked = self.linked_terms.setdefault(self.page_path, set())
-        if link is False or (link is None and entry.id in linked):
+            raise CallError(str(error)) from None
+        if self.page is None or link is False or (link is None and entry.id in self.page.linked_terms):
             return name
-        linked.add(entry.id)
-        return glossary.term_link(entry, name, self.page_path, GLOSSARY_PAGE)
+        self.page.linked_terms.add(entry.id)
+        return glossary.term_link(entry, name, self.page.src_path, self.config.glossary_page)
 
     def glossary_page(self) -> str:
         """The glossary page's entries, as Markdown."""
-        return glossary.glossary_markdown(self.glossary, self.term_usages, self.lessons, self.page_path)
+        page = self.page.src_path if self.page else self.config.glossary_page
+        return glossary.glossary_markdown(self.glossary, self.term_usages, self.lessons, page)
 
     def source_link(self, source_id: str) -> str:
         """A Markdown link to a catalog source: its title, authors' citation and URL."""
         try:
-            source = self.catalog.sources[source_id]
-        except KeyError:
-            raise MacroError(
-                f"{self.page_path}: unknown source {source_id!r}; known: {', '.join(self.catalog.sources)}"
-            ) from None
-        return f'"{source.title_markdown}", {source.cite}'
-
-    def prepare_page(self) -> None:
-        """Before a page's macros run: if it is a lesson, check its source and give it its issue links.
-
-        The lesson's own link goes into `page.meta.issue_url`, for the footer the
-        theme override shows; its questions' link goes into a last line that the
-        quiz extension reads.
-        """
-        # The index read every lesson's front matter once, at the start of the build.
-        lesson = self.lessons.at(self.page_path)
-        if lesson is None:
-            return
-        try:
-            lessons.check_sections(self.page_path, self.env.markdown)
-            lessons.check_mission_link(lesson, self.env.markdown, self.catalog.mission)
-        except lessons.LessonError as error:
-            raise PluginError(str(error)) from error
-        self.env.page.meta["issue_url"] = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {lesson.title}"})
-        question_base = self.issue_url(issues.QUIZ_FORM, {})
-        # At the end, so that Jinja's line numbers in error messages stay the file's own.
-        self.env.markdown = f"{self.env.markdown}\n\n{quiz.issue_line(question_base)}\n"
-
-    def issue_url(self, form: str, fields: dict[str, str]) -> str:
-        """A new issue on the course repository, with this page's context filled in."""
-        config = self.env.conf
-        context = issues.PageContext(
-            lesson=self.env.page.meta.get("title", self.page_path),
-            page_url=f"{config['site_url'] or ''}{self.env.page.url}",
-            source_file=f"docs/{self.page_path}",
-            commit=self.commit,
-        )
-        return issues.new_issue_url(config["repo_url"], form, context, fields)
+            return source_citation(self.catalog.sources[source_id])
+        except (KeyError, TypeError):
+            raise CallError(f"unknown source {source_id!r}; known: {', '.join(self.catalog.sources)}") from None
 
     def issue_link(self, text: str) -> str:
         """A Markdown link that opens an issue about this page."""
-        if "issue_url" not in self.env.page.meta:
-            raise MacroError(f"{self.page_path}: {_call('issue_link', (text,), {})} works on lesson pages only")
-        return f"[{text}]({self.env.page.meta['issue_url']})"
+        url = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {self.page.title}"}) if self.page else None
+        if url is None:
+            raise CallError("works on lesson pages only")
+        return f"[{text}](<{url}>)"
 
-    def check_question_ids(self, site_dir: Path) -> None:
-        """Fail the build when two questions or reps share an id anywhere on the site."""
-        pages = {
-            path.relative_to(site_dir).as_posix(): path.read_text(encoding="utf-8") for path in site_dir.rglob("*.html")
-        }
-        duplicates = quiz.duplicate_ids(pages)
-        if duplicates:
-            listed = "; ".join(f"{question_id!r} on {', '.join(where)}" for question_id, where in duplicates.items())
-            raise PluginError(f"question ids must be unique on the site, so that progress is kept apart: {listed}")
+    # ---------------------------------------------------------------- whole site
 
-    def write_figures(self, site_dir: Path) -> None:
-        """Write figures.json at the site root."""
+    def add_question(self, question_id: str) -> None:
+        """Note that the current page asks question (or rep) `question_id`."""
+        if self.page is not None:
+            self.question_pages.setdefault(question_id, []).append(self.page.src_path)
+
+    def finish(self, site_dir: Path) -> None:
+        """After the last page: check that question ids are unique on the site, and write figures.json."""
+        self.page = None
+        for question_id, pages in sorted(self.question_pages.items()):
+            if len(pages) > 1:
+                self.report(
+                    f"the question id {question_id!r} is used on {', '.join(pages)}: ids must be unique on the site,"
+                    " so that progress is kept apart"
+                )
         self.figure_log.write(site_dir / "figures.json")
         log.info("figures.json: %s figures", len(self.figure_log.records()))
+
+
+class _QuizHost:
+    """What the quiz extension asks of its host, answered by the build (see `macros.quiz.QuizHost`)."""
+
+    def __init__(self, build: Build) -> None:
+        self.find_figure = build.find_figure
+        self.issue_url = build.issue_url
+        self.add_question = build.add_question
+        self.build = build
+
+    def report(self, message: str, near: str | None) -> None:
+        """A problem with a quiz block, reported at the line where the block starts."""
+        page = self.build.page
+        self.build.report(message, page.line_of(near) if page else None)
+
+
+class _HtmlCheck(Postprocessor):
+    """Runs the build's check of a page's finished HTML."""
+
+    def __init__(self, md: Markdown, build: Build) -> None:
+        super().__init__(md)
+        self.build = build
+
+    def run(self, text: str) -> str:
+        return self.build.check_html(text)
+
+
+class _ChecksExtension(Extension):
+    """The page-level checks that need the whole converted page: typed figures."""
+
+    def __init__(self, build: Build) -> None:
+        super().__init__()
+        self.build = build
+
+    def extendMarkdown(self, md: Markdown) -> None:
+        # After the raw HTML is put back (30), before anything else of ours.
+        md.postprocessors.register(_HtmlCheck(md, self.build), "sbn-typed-figures", 5)

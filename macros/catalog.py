@@ -1,57 +1,55 @@
-"""The catalog of facts: models, hardware, workloads and what sources print.
+"""The catalog of facts: sources, models, hardware, workloads, claims, and what sources print.
 
-Every value the course computes with lives once, in the YAML files of
-`macros/catalog/`, beside the source it comes from. This module loads them,
-rejects anything malformed (naming the file, the entry and the fix) and answers
-look-ups. It never imports MkDocs.
+Every value the course computes with lives once, in the YAML files of the
+catalog folder (`extra.course.catalog` in mkdocs.yml), beside the source it
+comes from. This module reads them strictly (`macros.schema`), turns each
+entry into a typed record (a workload's `.model` is its `Model`), and answers
+look-ups by id. It never imports MkDocs.
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .quantities import Number, check_unit
-from .validation import key_problem
-
-CATALOG_DIR = Path(__file__).parent / "catalog"
-#: libyaml's safe loader where PyYAML was built with it: ten times faster.
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-#: What each table's entries may hold: a unit for a quantity, `str` for text,
-#: or the name of another table that the value must refer to.
-_QUANTITY_TABLES: Mapping[str, Mapping[str, str | type]] = {
-    "models": {"name": str, "parameters": "param", "layers": "1", "hidden": "1"},
-    "gpus": {"name": str, "memory": "B"},
-    "interconnects": {"name": str, "bandwidth_per_direction": "B/s"},
-    "workloads": {
-        "name": str,
-        "model": "models",
-        "sequence": "1",
-        "batch": "1",
-        "devices": "1",
-        "interconnect": "interconnects",
-    },
-    "claims": {"name": str, "parameters": "param", "memory": "B"},
-}
-#: Every entry of a quantity table also says where its values come from.
-_PROVENANCE = {"source": "sources", "where": str, "quote": str}
-_REQUIRED = ("name", "source", "where")
-#: Fields a table's entries need beyond those, for the figures computed from them.
-_TABLE_REQUIRED: Mapping[str, tuple[str, ...]] = {"workloads": ("model",)}
-
-_SOURCE_FIELDS = {"title": str, "authors": str, "cite": str, "year": int, "url": str}
-_PRINTED_FIELDS = {"value": "number", "unit": str, "text": str, "source": "sources", "where": str, "rounding": "number"}
-_COURSE_FIELDS = {"mission": list, "stages": dict}
+from .schema import (
+    CATALOG_ID,
+    Field,
+    SchemaError,
+    check_record,
+    integer,
+    list_of,
+    load_yaml,
+    optional,
+    positive_amount,
+    positive_count,
+    reference,
+    text,
+    unknown,
+    web_url,
+)
 
 
 class CatalogError(ValueError):
     """A catalog file is malformed; the message names the file, the entry and the fix."""
+
+
+def capacity(value: Any) -> int:
+    """A memory capacity in binary units as the hardware has it, "32 GiB", in bytes.
+
+    >>> capacity("32 GiB")
+    34359738368
+    """
+    match = re.fullmatch(r"\s*(\d+)\s*(KiB|MiB|GiB|TiB)\s*", value) if isinstance(value, str) else None
+    if match is None:
+        raise ValueError(
+            f"got {value!r}; expected a capacity in binary units, like 32 GiB (what a vendor sells as 32 GB)"
+        )
+    return int(match.group(1)) * 2 ** (10 * ("KMGT".index(match.group(2)[0]) + 1))
 
 
 @dataclass(frozen=True)
@@ -65,16 +63,150 @@ class Source:
     year: int
     url: str | None = None
 
-    @property
-    def title_markdown(self) -> str:
-        """The title as Markdown, linked to the source where it has a URL."""
-        title = self.title.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
-        return f"[{title}](<{self.url}>)" if self.url else title
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where an entry's values come from: a source, the place in it, and its words when quoted."""
+
+    source: Source
+    where: str
+    quote: str | None = None
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model's shape: parameters, and where published, layers, hidden size and attention heads."""
+
+    id: str
+    name: str
+    parameters: int
+    provenance: Provenance
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """An accelerator: its memory capacity in bytes (binary, as the hardware has it)."""
+
+    id: str
+    name: str
+    memory: int
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class Interconnect:
+    """A link between devices, with its bandwidth in each direction in bytes per second."""
+
+    id: str
+    name: str
+    bandwidth_per_direction: Number
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A model run a lesson computes with: the model, and as needed batch, sequence, devices and link."""
+
+    id: str
+    name: str
+    model: Model
+    provenance: Provenance
+    sequence: int | None = None
+    batch: int | None = None
+    devices: int | None = None
+    interconnect: Interconnect | None = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A result a source states in its own terms, such as "1.4B parameters on GPUs with 32 GB"."""
+
+    id: str
+    name: str
+    provenance: Provenance
+    parameters: int | None = None
+    memory: Number | None = None
+
+
+Record = Model | Gpu | Interconnect | Workload | Claim
+
+
+@dataclass(frozen=True)
+class Column:
+    """A field of a catalog table: its type function, and its unit when it is a quantity."""
+
+    check: Callable[[Any], Any]
+    unit: str | None = None
+    required: bool = False
+    #: How a quantity displays by default: a GPU's memory as the vendor names it.
+    display: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Table:
+    """One catalog file of entries: the record type each entry becomes, and its columns."""
+
+    record: type[Record]
+    columns: Mapping[str, Column]
+    #: Columns that refer to entries of another table, by that table's name.
+    references: Mapping[str, str] = field(default_factory=dict)
+
+
+#: The catalog's tables, in an order in which references point backwards.
+TABLES: Mapping[str, Table] = {
+    "models": Table(
+        Model,
+        {
+            "name": Column(text, required=True),
+            "parameters": Column(positive_count, "param", required=True),
+            "layers": Column(positive_count, "1"),
+            "hidden": Column(positive_count, "1"),
+            "heads": Column(positive_count, "1"),
+        },
+    ),
+    "gpus": Table(
+        Gpu,
+        {
+            "name": Column(text, required=True),
+            "memory": Column(capacity, "B", required=True, display={"nominal": True}),
+        },
+    ),
+    "interconnects": Table(
+        Interconnect,
+        {
+            "name": Column(text, required=True),
+            "bandwidth_per_direction": Column(positive_amount, "B/s", required=True),
+        },
+    ),
+    "workloads": Table(
+        Workload,
+        {
+            "name": Column(text, required=True),
+            "model": Column(text, required=True),
+            "sequence": Column(positive_count, "1"),
+            "batch": Column(positive_count, "1"),
+            "devices": Column(positive_count, "1"),
+            "interconnect": Column(text),
+        },
+        references={"model": "models", "interconnect": "interconnects"},
+    ),
+    "claims": Table(
+        Claim,
+        {
+            "name": Column(text, required=True),
+            "parameters": Column(positive_count, "param"),
+            "memory": Column(positive_amount, "B"),
+        },
+    ),
+}
 
 
 @dataclass(frozen=True)
 class Quantity:
-    """One catalog value with its unit and provenance."""
+    """One catalog value with its unit, how it displays by default, and its provenance."""
 
     entry: str
     field: str
@@ -83,6 +215,7 @@ class Quantity:
     label: str
     source: Source
     where: str
+    display: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -99,147 +232,194 @@ class Printed:
 
 
 @dataclass(frozen=True)
+class Stage:
+    """A stage of the syllabus: its title and what it covers."""
+
+    number: int
+    title: str
+    summary: str
+
+
+@dataclass(frozen=True)
 class Catalog:
-    """All catalog tables, validated. Look-ups raise KeyError with the known names."""
+    """Every catalog table, validated. Look-ups raise KeyError with the nearest known ids."""
 
     sources: Mapping[str, Source]
-    entries: Mapping[str, Mapping[str, Any]]
+    records: Mapping[str, Record]
     tables: Mapping[str, str]
     printed: Mapping[str, Printed]
-    mission: tuple[str, ...] = field(default=())
-    stages: Mapping[int, str] = field(default_factory=dict)
+    mission: tuple[str, ...] = ()
+    stages: Mapping[int, Stage] = field(default_factory=dict)
 
-    def entry(self, entry_id: str, table: str | None = None) -> Mapping[str, Any]:
+    def entry(self, entry_id: Any, table: str | None = None) -> Record:
         """The entry named `entry_id` (in `table`, when given)."""
         if not isinstance(entry_id, str):
             raise KeyError(f'expected a catalog id in quotes, such as "gpt2-1.5b", got {entry_id!r}')
-        if entry_id not in self.entries or (table and self.tables[entry_id] != table):
-            known = sorted(e for e in self.entries if table is None or self.tables[e] == table)
-            raise KeyError(_unknown("catalog entry" if table is None else f"entry of {table}.yml", entry_id, known))
-        return self.entries[entry_id]
+        if entry_id not in self.records or (table and self.tables[entry_id] != table):
+            known = [e for e in self.records if table is None or self.tables[e] == table]
+            raise KeyError(unknown("catalog entry" if table is None else f"entry of {table}.yml", entry_id, known))
+        return self.records[entry_id]
 
-    def quantity(self, entry_id: str, field_name: str) -> Quantity:
-        """The value of `field_name` in entry `entry_id`, with its unit and source."""
-        entry = self.entry(entry_id)
-        schema = _QUANTITY_TABLES[self.tables[entry_id]]
-        unit = schema.get(field_name)
-        if not isinstance(unit, str) or unit in _QUANTITY_TABLES or field_name not in entry:
-            known = sorted(
-                f for f, u in schema.items() if isinstance(u, str) and u not in _QUANTITY_TABLES and f in entry
-            )
-            raise KeyError(_unknown(f"quantity of {entry_id!r}", field_name, known))
+    def model(self, entry_id: Any) -> Model:
+        """The model `entry_id`; a workload or claim id is not one."""
+        record = self.entry(entry_id, "models")
+        assert isinstance(record, Model)
+        return record
+
+    def gpu(self, entry_id: Any) -> Gpu:
+        """The GPU `entry_id`."""
+        record = self.entry(entry_id, "gpus")
+        assert isinstance(record, Gpu)
+        return record
+
+    def workload(self, entry_id: Any) -> Workload:
+        """The workload `entry_id`."""
+        record = self.entry(entry_id, "workloads")
+        assert isinstance(record, Workload)
+        return record
+
+    def quantity(self, entry_id: Any, field_name: Any) -> Quantity:
+        """The value of `field_name` in entry `entry_id`, with its unit and source.
+
+        A workload's model's quantities are its own: `quantity("gpt2-ring-pcie", "parameters")`.
+        """
+        record = self.entry(entry_id)
+        table = TABLES[self.tables[record.id]]
+        column = table.columns.get(field_name) if isinstance(field_name, str) else None
+        value = getattr(record, field_name, None) if column is not None else None
+        if column is None or column.unit is None or value is None:
+            if isinstance(record, Workload) and field_name in TABLES["models"].columns:
+                return self.quantity(record.model.id, field_name)
+            known = [name for name, c in table.columns.items() if c.unit and getattr(record, name) is not None]
+            raise KeyError(unknown(f"quantity of {entry_id!r}", field_name, known))
         return Quantity(
-            entry=entry_id,
+            entry=record.id,
             field=field_name,
-            value=entry[field_name],
-            unit=unit,
-            label=entry["name"],
-            source=self.sources[entry["source"]],
-            where=entry["where"],
+            value=value,
+            unit=column.unit,
+            label=record.name,
+            source=record.provenance.source,
+            where=record.provenance.where,
+            display=column.display,
         )
 
 
-def _unknown(what: str, name: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(name, known, n=3)
-    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-    return f"unknown {what} {name!r}.{hint} Known: {', '.join(known) or 'none'}."
+_SOURCE_FIELDS: Mapping[str, Field | Callable[[Any], Any]] = {
+    "title": text,
+    "authors": text,
+    "cite": text,
+    "year": integer,
+    "url": optional(web_url),
+}
+_COURSE_FIELDS: Mapping[str, Field | Callable[[Any], Any]] = {
+    "mission": list_of(text, empty=False),
+    "stages": lambda value: value,  # checked stage by stage below
+}
+_STAGE_FIELDS: Mapping[str, Field | Callable[[Any], Any]] = {"title": text, "summary": text}
 
 
-def _check_fields(where: str, data: Any, fields: Mapping[str, Any], required: tuple[str, ...]) -> None:
-    if not isinstance(data, dict):
-        raise CatalogError(f"{where}: expected a mapping of fields, got {data!r}")
-    problem = key_problem(data, fields, required)
-    if problem:
-        raise CatalogError(f"{where}: {problem}")
-
-
-def _check_value(where: str, name: str, value: Any, kind: Any, refs: Mapping[str, Mapping[str, Any]]) -> None:
-    if kind in (str, int, list):
-        if not isinstance(value, kind) or isinstance(value, bool):
-            raise CatalogError(f"{where}.{name}: expected {kind.__name__}, got {value!r}")
-    elif kind in refs:
-        if value not in refs[kind]:
-            raise CatalogError(f"{where}.{name}: {_unknown(f'entry of {kind}.yml', str(value), sorted(refs[kind]))}")
-    elif isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise CatalogError(
-            f"{where}.{name}: expected a number, got {value!r}; write large numbers as 1_500_000_000"
-            " (PyYAML reads 1.5e9 as text)"
-        )
-    elif value <= 0:
-        raise CatalogError(f"{where}.{name}: must be positive, got {value!r}")
-
-
-def _read(path: Path) -> dict[str, Any]:
+def _read(directory: Path, name: str) -> dict[str, Any]:
+    where = f"{directory.name}/{name}.yml"
+    path = directory / f"{name}.yml"
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
-    except yaml.YAMLError as error:
-        raise CatalogError(f"{path.name}: not valid YAML: {error}") from error
+        data = load_yaml(path.read_text(encoding="utf-8"), where)
+    except OSError as error:
+        raise CatalogError(f"{where}: cannot be read: {error.strerror}") from None
+    except SchemaError as error:
+        raise CatalogError(str(error)) from None
     if not isinstance(data, dict):
-        raise CatalogError(f"{path.name}: expected a mapping of entries at the top level")
+        raise CatalogError(f"{where}: expected a mapping of entries by id at the top level")
     return data
 
 
-def load_catalog(directory: Path = CATALOG_DIR) -> Catalog:
+def _check_id(where: str, entry_id: Any) -> str:
+    if not isinstance(entry_id, str) or not CATALOG_ID.match(entry_id):
+        raise CatalogError(f"{where}: the id {entry_id!r} should be lower-case words and digits joined by - or .")
+    return entry_id
+
+
+def load_catalog(directory: Path) -> Catalog:
     """Read and validate every catalog file in `directory`.
 
     Raises:
-        CatalogError: a file is missing, malformed, or refers to an unknown entry.
+        CatalogError: a file is missing or malformed, or an entry refers to an unknown one.
     """
-    expected = {"sources", "printed", "course", *_QUANTITY_TABLES}
+    expected = {"sources", "printed", "course", *TABLES}
     found = {path.stem for path in directory.glob("*.yml")}
     if found != expected:
         raise CatalogError(
-            f"expected exactly the files {', '.join(sorted(expected))}.yml; "
+            f"{directory.name}/: expected exactly the files {', '.join(sorted(expected))}.yml; "
             f"missing: {sorted(expected - found) or 'none'}, unexpected: {sorted(found - expected) or 'none'}"
         )
-    raw = {name: _read(directory / f"{name}.yml") for name in expected}
+    try:
+        return _load(directory)
+    except SchemaError as error:
+        raise CatalogError(str(error)) from None
 
-    for source_id, data in raw["sources"].items():
-        _check_fields(f"sources.yml: {source_id}", data, _SOURCE_FIELDS, ("title", "authors", "cite", "year"))
-        for name, value in data.items():
-            _check_value(f"sources.yml: {source_id}", name, value, _SOURCE_FIELDS[name], {})
-    sources = {source_id: Source(id=source_id, **data) for source_id, data in raw["sources"].items()}
 
-    refs: dict[str, Mapping[str, Any]] = {"sources": sources}
-    entries: dict[str, Mapping[str, Any]] = {}
+def _load(directory: Path) -> Catalog:
+    folder = directory.name
+    sources = {}
+    for source_id, data in _read(directory, "sources").items():
+        where = f"{folder}/sources.yml: {_check_id(f'{folder}/sources.yml', source_id)}"
+        sources[source_id] = Source(id=source_id, **check_record(where, data, _SOURCE_FIELDS))
+    provenance = {"source": reference(sources, "source"), "where": text, "quote": optional(text)}
+
+    records: dict[str, Record] = {}
     tables: dict[str, str] = {}
-    for table in _QUANTITY_TABLES:  # ordered so that references point backwards
-        fields = {**_QUANTITY_TABLES[table], **_PROVENANCE}
-        for entry_id, data in raw[table].items():
-            where = f"{table}.yml: {entry_id}"
-            if entry_id in entries:
+    for name, table in TABLES.items():
+        columns = {
+            column_name: column.check if column.required else optional(column.check)
+            for column_name, column in table.columns.items()
+        }
+        for entry_id, data in _read(directory, name).items():
+            where = f"{folder}/{name}.yml: {_check_id(f'{folder}/{name}.yml', entry_id)}"
+            if entry_id in records:
                 raise CatalogError(f"{where}: the id is already used in {tables[entry_id]}.yml; ids are catalog-wide")
-            _check_fields(where, data, fields, _REQUIRED + _TABLE_REQUIRED.get(table, ()))
-            for name, value in data.items():
-                _check_value(where, name, value, fields[name], refs)
-            entries[entry_id], tables[entry_id] = data, table
-        refs[table] = raw[table]
+            clean = check_record(where, data, {**columns, **provenance})
+            for column_name, target in table.references.items():
+                if clean[column_name] is not None:
+                    refer = reference(
+                        {i: r for i, r in records.items() if tables[i] == target}, f"entry of {target}.yml"
+                    )
+                    try:
+                        clean[column_name] = records[refer(clean[column_name])]
+                    except ValueError as error:
+                        raise CatalogError(f"{where}.{column_name}: {error}") from None
+            origin = Provenance(sources[clean.pop("source")], clean.pop("where"), clean.pop("quote"))
+            records[entry_id] = table.record(id=entry_id, provenance=origin, **clean)
+            tables[entry_id] = name
 
+    printed_fields = {
+        "value": positive_amount,
+        "unit": check_unit,
+        "text": text,
+        "source": reference(sources, "source"),
+        "where": text,
+        "rounding": positive_amount,
+    }
     printed = {}
-    for figure_id, data in raw["printed"].items():
-        where = f"printed.yml: {figure_id}"
-        _check_fields(where, data, _PRINTED_FIELDS, tuple(_PRINTED_FIELDS))
-        for name, kind in _PRINTED_FIELDS.items():
-            _check_value(where, name, data[name], kind, refs)
-        try:
-            check_unit(data["unit"])
-        except ValueError as error:
-            raise CatalogError(f"{where}.unit: {error}") from None
-        printed[figure_id] = Printed(figure_id=figure_id, **{**data, "source": sources[data["source"]]})
+    for figure_id, data in _read(directory, "printed").items():
+        clean = check_record(f"{folder}/printed.yml: {figure_id}", data, printed_fields)
+        printed[str(figure_id)] = Printed(figure_id=str(figure_id), **{**clean, "source": sources[clean["source"]]})
 
-    course = raw["course"]
-    _check_fields("course.yml", course, _COURSE_FIELDS, tuple(_COURSE_FIELDS))
-    bullets, stages = course["mission"], course["stages"]
-    if not bullets or not all(isinstance(bullet, str) and bullet.strip() for bullet in bullets):
-        raise CatalogError("course.yml: mission must be a non-empty list of sentences")
-    if not all(isinstance(n, int) and isinstance(title, str) for n, title in stages.items()):
-        raise CatalogError("course.yml: stages maps a stage number to its title, like `4: Data parallelism`")
+    course = check_record(f"{folder}/course.yml", _read(directory, "course"), _COURSE_FIELDS)
+    if not isinstance(course["stages"], dict) or not course["stages"]:
+        raise CatalogError(f"{folder}/course.yml.stages: expected stage numbers, each with a title and a summary")
+    stages = {}
+    for number, data in course["stages"].items():
+        where = f"{folder}/course.yml: stages.{number}"
+        try:
+            positive_count(number)
+        except ValueError as error:
+            raise CatalogError(f"{where}: a stage is numbered: {error}") from None
+        stages[number] = Stage(number=number, **check_record(where, data, _STAGE_FIELDS))
 
     return Catalog(
         sources=sources,
-        entries=entries,
+        records=records,
         tables=tables,
         printed=printed,
-        mission=tuple(bullets),
-        stages=dict(stages),
+        mission=course["mission"],
+        stages=dict(sorted(stages.items())),
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .catalog import Catalog
 from .lessons import LessonIndex, relative_link
+from .markup import markdown_text
 
 
 def mission_markdown(catalog: Catalog, lessons: LessonIndex, page: str) -> str:
@@ -18,22 +19,25 @@ def mission_markdown(catalog: Catalog, lessons: LessonIndex, page: str) -> str:
         serving = lessons.serving(number)
         if serving:
             links = ", ".join(f"[Lesson {lesson.number}]({relative_link(page, lesson.src_path)})" for lesson in serving)
-            items.append(f"{number}. {bullet}  \n   *Lessons:* {links}")
+            items.append(f"{number}. {markdown_text(bullet)}  \n   *Lessons:* {links}")
         else:
-            items.append(f"{number}. {bullet}  \n   *No lesson published for this yet.*")
+            stages = [s for s in catalog.stages.values() if s.number not in lessons.by_stage()]
+            coming = f" in Stage {stages[0].number}" if stages else ""
+            items.append(f"{number}. {markdown_text(bullet)}  \n   *Its lessons are being written{coming}.*")
     return "\n".join(items)
 
 
 def syllabus_markdown(catalog: Catalog, lessons: LessonIndex, page: str) -> str:
-    """One section per stage that has lessons, listing them; then the stages still to come."""
+    """One section per stage, in order: what it covers, then its lessons, or that they are being written."""
     parts = []
     published = lessons.by_stage()
-    for stage, stage_lessons in published.items():
-        title = catalog.stages.get(stage, "")
-        lines = [f"### Stage {stage}: {title}", ""]
-        lines += [f"- [{lesson.title}]({relative_link(page, lesson.src_path)})" for lesson in stage_lessons]
+    for stage in catalog.stages.values():
+        lines = [f"### Stage {stage.number}: {markdown_text(stage.title)}", "", markdown_text(stage.summary), ""]
+        if stage.number in published:
+            lines += [
+                f"- [{lesson.title}]({relative_link(page, lesson.src_path)})" for lesson in published[stage.number]
+            ]
+        else:
+            lines.append("*Being written.*")
         parts.append("\n".join(lines))
-    upcoming = [f"Stage {stage}, *{title}*" for stage, title in catalog.stages.items() if stage not in published]
-    if upcoming:
-        parts.append(f"Still being written: {' and '.join(upcoming)}.")
     return "\n\n".join(parts)

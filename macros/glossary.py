@@ -1,33 +1,32 @@
 """The glossary: one file of terms, looked up from lessons and listed on one page.
 
-`glossary/terms.yml` holds each term with its definition, aliases, related
-terms and the source that defines it. This module loads and checks it, finds
-the term an author names, finds which pages use which terms, and writes the
-glossary page's Markdown. It never imports MkDocs.
+The glossary file (`extra.course.glossary` in mkdocs.yml) holds each term with
+its definition, aliases, related terms and the source that defines it. This
+module loads and checks it, finds the term an author names, finds which pages
+use which terms, and writes the glossary page's Markdown. It never imports
+MkDocs.
 """
 
 from __future__ import annotations
 
 import difflib
-import html
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import markdown
-import yaml
 
-from .catalog import SAFE_LOADER, Source
+from .catalog import Source
 from .lessons import LessonIndex, relative_link
-from .validation import SLUG, key_problem
+from .markup import link_title, markdown_text, source_citation
+from .schema import SchemaError, check_record, list_of, load_yaml, optional, reference, slug, text, unknown
+from .typed_figures import find_in_text
 
-_FIELDS = ("term", "aliases", "definition", "related", "source", "where")
-_REQUIRED = ("term", "aliases", "definition", "related")
 #: How a page names a term: {{ term("all-reduce") }}, in either quotes.
 TERM_CALL = re.compile(r"""\bterm\(\s*(["'])(.+?)\1""")
-_TAG = re.compile(r"<[^>]+>")
 
 
 class GlossaryError(ValueError):
@@ -36,21 +35,17 @@ class GlossaryError(ValueError):
 
 @dataclass(frozen=True)
 class Entry:
-    """One term of the glossary."""
+    """One term of the glossary, with its definition as Markdown and as plain text."""
 
     id: str
     term: str
     aliases: tuple[str, ...]
     definition: str
     related: tuple[str, ...]
+    #: The definition as plain text, for a tooltip: its Markdown rendered, then its tags dropped.
+    tooltip: str
     source: Source | None = None
     where: str | None = None
-
-    @property
-    def tooltip(self) -> str:
-        """The definition as plain text, for a link's title: its Markdown rendered, then its tags dropped."""
-        text = html.unescape(_TAG.sub("", markdown.markdown(self.definition)))
-        return " ".join(text.split())
 
 
 @dataclass(frozen=True)
@@ -60,7 +55,7 @@ class Glossary:
     entries: Mapping[str, Entry]
     names: Mapping[str, str]
 
-    def lookup(self, name: str) -> Entry:
+    def lookup(self, name: Any) -> Entry:
         """The entry that `name` (a term or an alias, in any case) names.
 
         Raises:
@@ -70,66 +65,91 @@ class Glossary:
         if entry_id is None:
             close = difflib.get_close_matches(str(name).casefold(), list(self.names), n=3, cutoff=0.6)
             hint = f" Nearest: {', '.join(close)}." if close else ""
-            raise GlossaryError(f"unknown term {name!r}.{hint} Add it to glossary/terms.yml, or use a known term.")
+            raise GlossaryError(f"unknown term {name!r}.{hint} Add it to the glossary file, or use a known term.")
         return self.entries[entry_id]
 
 
-def _check_entry(entry_id: str, data: Any, sources: Mapping[str, Source]) -> Entry:
-    where = f"glossary/terms.yml: {entry_id}"
-    if not SLUG.match(entry_id):
-        raise GlossaryError(f"{where}: ids are lower-case words joined by hyphens, like all-reduce")
-    if not isinstance(data, dict):
-        raise GlossaryError(f"{where}: expected the fields {', '.join(_REQUIRED)}")
-    problem = key_problem(data, _FIELDS, _REQUIRED)
-    if problem:
-        raise GlossaryError(f"{where}: {problem}")
-    for name in ("term", "definition"):
-        if not isinstance(data[name], str) or not data[name].strip():
-            raise GlossaryError(f"{where}.{name}: expected text")
-    if '"' in data["definition"]:
-        raise GlossaryError(f"{where}.definition: use “ ” rather than the double quote, which ends a link's title")
-    for name in ("aliases", "related"):
-        if not isinstance(data[name], list) or not all(isinstance(item, str) for item in data[name]):
-            raise GlossaryError(f"{where}.{name}: expected a list of text, like [all-reduces]")
-    source = data.get("source")
-    if source is not None and source not in sources:
-        raise GlossaryError(f"{where}.source: {source!r} is not in macros/catalog/sources.yml")
-    if (source is None) != (data.get("where") is None):
-        raise GlossaryError(f"{where}: give `source` and `where` together, or neither")
-    return Entry(
-        id=entry_id,
-        term=data["term"],
-        aliases=tuple(data["aliases"]),
-        definition=data["definition"].strip(),
-        related=tuple(data["related"]),
-        source=sources[source] if source else None,
-        where=data.get("where"),
-    )
+class _Text(HTMLParser):
+    """The text of an HTML fragment, entities decoded once, tags dropped."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(data)
 
 
-def load_glossary(path: Path, sources: Mapping[str, Source]) -> Glossary:
-    """Read and check the glossary file.
+def plain_text(markdown_source: str, renderer: markdown.Markdown) -> str:
+    """What a reader reads of a piece of Markdown, as one line of plain text (never HTML)."""
+    parser = _Text()
+    parser.feed(renderer.reset().convert(markdown_source))
+    parser.close()
+    return " ".join("".join(parser.parts).split())
+
+
+def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = None) -> Glossary:
+    """Read and check the glossary file; `name` is how messages call it (its path in the repository).
 
     Raises:
-        GlossaryError: a malformed entry, a name used twice, or a related term that does not exist.
+        GlossaryError: a malformed entry, a typed figure in a definition, a name used
+            twice, or a related term that does not exist.
     """
+    name = name or path.name
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
-    except (OSError, yaml.YAMLError) as error:
-        raise GlossaryError(f"glossary/terms.yml: cannot be read: {error}") from error
+        raw = load_yaml(path.read_text(encoding="utf-8"), name)
+    except OSError as error:
+        raise GlossaryError(f"{name}: cannot be read: {error.strerror}") from None
+    except SchemaError as error:
+        raise GlossaryError(str(error)) from None
     if not isinstance(raw, dict) or not raw:
-        raise GlossaryError("glossary/terms.yml: expected a mapping of entries by id")
-    entries = {entry_id: _check_entry(str(entry_id), data, sources) for entry_id, data in raw.items()}
+        raise GlossaryError(f"{name}: expected a mapping of entries by id")
+    fields = {
+        "term": text,
+        "aliases": list_of(text),
+        "definition": text,
+        "related": list_of(text),
+        "source": optional(reference(sources, "source")),
+        "where": optional(text),
+    }
+    renderer = markdown.Markdown()
+    entries: dict[str, Entry] = {}
+    for entry_id, data in raw.items():
+        where = f"{name}: {entry_id}"
+        try:
+            slug(entry_id)
+            clean = check_record(where, data, fields)
+        except ValueError as error:
+            message = str(error) if isinstance(error, SchemaError) else f"{where}: the id {error}"
+            raise GlossaryError(message) from None
+        if (clean["source"] is None) != (clean["where"] is None):
+            raise GlossaryError(f"{where}: give `source` and `where` together, or neither")
+        typed = find_in_text(clean["definition"])
+        if typed:
+            raise GlossaryError(
+                f"{where}.definition: types {', '.join(map(repr, typed))}; a definition holds no figure"
+                " (it shows as a tooltip, where none can be computed): say it in words"
+            )
+        entries[entry_id] = Entry(
+            id=entry_id,
+            term=clean["term"],
+            aliases=clean["aliases"],
+            definition=clean["definition"],
+            related=clean["related"],
+            tooltip=plain_text(clean["definition"], renderer),
+            source=sources[clean["source"]] if clean["source"] else None,
+            where=clean["where"],
+        )
     names: dict[str, str] = {}
     for entry in entries.values():
-        for name in (entry.term, *entry.aliases):
-            key = name.casefold()
+        for term_name in (entry.term, *entry.aliases):
+            key = term_name.casefold()
             if key in names and names[key] != entry.id:
-                raise GlossaryError(f"glossary/terms.yml: {entry.id}: the name {name!r} is also {names[key]}'s")
+                raise GlossaryError(f"{name}: {entry.id}: the name {term_name!r} is also {names[key]}'s")
             names[key] = entry.id
         for related in entry.related:
             if related not in entries:
-                raise GlossaryError(f"glossary/terms.yml: {entry.id}.related: there is no entry {related!r}")
+                raise GlossaryError(f"{name}: {entry.id}.related: {unknown('entry', related, list(entries))}")
     return Glossary(entries=entries, names=names)
 
 
@@ -137,17 +157,17 @@ def usages(docs_dir: Path, glossary: Glossary) -> dict[str, list[str]]:
     """For each entry id, the pages (source paths, sorted) that name it with the `term` macro."""
     used: dict[str, set[str]] = {entry_id: set() for entry_id in glossary.entries}
     for path in sorted(docs_dir.rglob("*.md")):
-        for _, name in TERM_CALL.findall(path.read_text(encoding="utf-8")):
-            entry_id = glossary.names.get(name.casefold())
+        for _, term_name in TERM_CALL.findall(path.read_text(encoding="utf-8")):
+            entry_id = glossary.names.get(term_name.casefold())
             if entry_id:
                 used[entry_id].add(path.relative_to(docs_dir).as_posix())
     return {entry_id: sorted(pages) for entry_id, pages in used.items()}
 
 
-def term_link(entry: Entry, text: str, page: str, glossary_page: str) -> str:
+def term_link(entry: Entry, shown_as: str, page: str, glossary_page: str) -> str:
     """A Markdown link from `page` to the entry's anchor on the glossary page, its definition as title."""
     target = relative_link(page, glossary_page)
-    return f'[{text}]({target}#{entry.id} "{entry.tooltip}"){{ .sbn-term }}'
+    return f'[{markdown_text(shown_as)}]({target}#{entry.id} "{link_title(entry.tooltip)}"){{ .sbn-term }}'
 
 
 def glossary_markdown(glossary: Glossary, used: Mapping[str, list[str]], lessons: LessonIndex, page: str) -> str:
@@ -155,15 +175,15 @@ def glossary_markdown(glossary: Glossary, used: Mapping[str, list[str]], lessons
     titles = {"index.md": "Home"} | {lesson.src_path: f"Lesson {lesson.number}" for lesson in lessons.lessons.values()}
     parts = []
     for entry in sorted(glossary.entries.values(), key=lambda e: e.term.casefold()):
-        lines = [f"## {entry.term} {{#{entry.id}}}", ""]
+        lines = [f"## {markdown_text(entry.term)} {{#{entry.id}}}", ""]
         if entry.aliases:
-            lines += [f"*Also written:* {', '.join(entry.aliases)}", ""]
+            lines += [f"*Also written:* {markdown_text(', '.join(entry.aliases))}", ""]
         lines += [entry.definition, ""]
         if entry.related:
-            links = ", ".join(f"[{glossary.entries[r].term}](#{r})" for r in entry.related)
+            links = ", ".join(f"[{markdown_text(glossary.entries[r].term)}](#{r})" for r in entry.related)
             lines.append(f"*Related:* {links}  ")
-        if entry.source is not None:
-            lines.append(f"*Source:* {entry.source.title_markdown}, {entry.source.cite}, {entry.where}  ")
+        if entry.source is not None and entry.where is not None:
+            lines.append(f"*Source:* {source_citation(entry.source)}, {markdown_text(entry.where)}  ")
         pages = used.get(entry.id, [])
         if pages:
             links = ", ".join(f"[{titles.get(p, p)}]({relative_link(page, p)})" for p in pages)

@@ -1,10 +1,12 @@
 """Lessons: their front matter, their sections, and how they depend on each other.
 
-A lesson is a Markdown page whose front matter has a `lesson` number. This
-module reads every lesson of the docs folder into a `LessonIndex`, and checks
-what DESIGN.md asks of one: its sections in the seed's order, prerequisites
-that exist and form no cycle, and a mission link that quotes the bullet it
-names. It never imports MkDocs.
+A lesson is a Markdown page in a stage folder, `stage-N/`, and every page there
+is one: its front matter must say its `lesson` number, and a page that leaves
+it out (or misspells it) is refused rather than quietly built as a plain page.
+This module reads every lesson of the docs folder into a `LessonIndex`, and
+checks what DESIGN.md asks of one: its sections in the seed's order,
+prerequisites that exist and form no cycle, and a mission link that quotes the
+bullet it names. It never imports MkDocs.
 """
 
 from __future__ import annotations
@@ -16,9 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from .catalog import SAFE_LOADER
+from .schema import SchemaError, check_record, list_of, load_yaml, optional, positive_count, text
+from .typed_figures import find_in_text
 
 #: The sections of a lesson, in order, and the Markdown line that opens each:
 #: a bold lead-in for the three header lines, a level-2 heading for the rest.
@@ -36,25 +37,39 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 
 # MkDocs closes front matter with --- or ... (mkdocs/utils/meta.py); so do we.
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?\n)(?:---|\.\.\.)\s*\n", re.DOTALL)
+#: The folder a stage's lessons live in: `stage-4/`.
+STAGE_FOLDER = re.compile(r"^stage-(\d+)/")
 _FIELDS = {
-    "title": str,
-    "lesson": int,
-    "stage": int,
-    "prerequisites": list,
-    "mission": int,
-    "also_serves": list,
-    "description": str,
+    "title": text,
+    "lesson": positive_count,
+    "stage": positive_count,
+    "prerequisites": list_of(positive_count),
+    "mission": positive_count,
+    "also_serves": optional(list_of(positive_count), ()),
+    "description": optional(text),
     # Material's own page settings, which it reads from the same front matter.
-    "hide": list,
-    "search": dict,
-    "tags": list,
+    "hide": optional(list_of(text)),
+    "search": optional(lambda value: value),
+    "tags": optional(list_of(text)),
 }
-_OPTIONAL = ("also_serves", "description", "hide", "search", "tags")
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 
 
 class LessonError(ValueError):
-    """A lesson breaks the lesson contract; the message names the file and the fix."""
+    """A lesson breaks the lesson contract; the message names the file and the fix.
+
+    `line` is the file's line where there is one, and `detail` the message without the file and line.
+    """
+
+    def __init__(self, message: str, *, line: int | None = None, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+        self.detail = detail or message
+
+
+def _at(src_path: str, line: int | None, detail: str) -> LessonError:
+    """A LessonError at a line of `src_path` (or the file as a whole, when `line` is None)."""
+    return LessonError(f"{src_path}:{line}: {detail}" if line else f"{src_path}: {detail}", line=line, detail=detail)
 
 
 @dataclass(frozen=True)
@@ -68,56 +83,74 @@ class Lesson:
     prerequisites: tuple[int, ...]
     mission: int
     also_serves: tuple[int, ...] = ()
+    description: str | None = None
 
 
 def read_front_matter(text: str, src_path: str = "") -> dict[str, Any]:
     """The YAML front matter of a Markdown text, or {} when it has none.
 
     Raises:
-        LessonError: the front matter is not valid YAML.
+        LessonError: the front matter is not valid YAML, repeats a key, or is not a mapping.
     """
     match = _FRONT_MATTER.match(text)
     if not match:
         return {}
     try:
-        data = yaml.load(match.group(1), Loader=SAFE_LOADER) or {}
-    except yaml.YAMLError as error:
-        raise LessonError(f"{src_path}: the front matter is not valid YAML: {error}") from None
-    return data if isinstance(data, dict) else {}
+        data = load_yaml(match.group(1), f"{src_path} (front matter)") or {}
+    except SchemaError as error:
+        raise LessonError(str(error)) from None
+    if not isinstance(data, dict):
+        raise LessonError(f"{src_path}: the front matter should be a mapping of fields, like `title: ...`")
+    return data
+
+
+def front_matter_lines(text: str) -> int:
+    """How many lines the front matter takes at the top of a Markdown file (0 without one)."""
+    match = _FRONT_MATTER.match(text)
+    return match.group(0).count("\n") if match else 0
 
 
 def parse_lesson(src_path: str, meta: Mapping[str, Any]) -> Lesson | None:
-    """The lesson that `meta` describes, None when the page is not a lesson.
+    """The lesson that `meta` describes; None for a page outside the stage folders.
 
     Raises:
-        LessonError: a field is unknown, missing or of the wrong type.
+        LessonError: the page is in a stage folder but is not a lesson, a field is unknown,
+            missing or of the wrong type, or the stage is not its folder's.
     """
-    if "lesson" not in meta:
+    folder = STAGE_FOLDER.match(src_path)
+    if folder is None:
+        if "lesson" in meta:
+            raise LessonError(f"{src_path}: a lesson lives in its stage's folder, docs/stage-N/; move it there")
         return None
-    unknown = sorted(set(meta) - set(_FIELDS))
-    if unknown:
+    if "lesson" not in meta:
         raise LessonError(
-            f"{src_path}: unknown front-matter field(s) {', '.join(unknown)}; allowed: {', '.join(_FIELDS)}"
+            f"{src_path}: every page in {folder.group(0)} is a lesson; its front matter needs `lesson:` (its number)"
+            " and the other lesson fields (see CONTRIBUTING.md)"
         )
-    for name, kind in _FIELDS.items():
-        if name in _OPTIONAL and name not in meta:
-            continue
-        if name not in meta:
-            raise LessonError(f"{src_path}: front matter needs `{name}:` ({kind.__name__})")
-        if not isinstance(meta[name], kind) or isinstance(meta[name], bool):
-            raise LessonError(f"{src_path}: front matter `{name}: {meta[name]!r}` should be a {kind.__name__}")
-    for name, what in (("prerequisites", "lesson"), ("also_serves", "mission bullet")):
-        numbers = meta.get(name, [])
-        if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
-            raise LessonError(f"{src_path}: `{name}` lists {what} numbers, got {numbers!r}")
+    try:
+        clean = check_record(f"{src_path}: front matter", meta, _FIELDS)
+    except SchemaError as error:
+        raise LessonError(str(error)) from None
+    if clean["stage"] != int(folder.group(1)):
+        raise LessonError(
+            f"{src_path}: `stage: {clean['stage']}` but the lesson is in {folder.group(0)}; make them agree"
+        )
+    for name in ("title", "description"):
+        typed = find_in_text(clean[name] or "")
+        if typed:
+            raise LessonError(
+                f"{src_path}: the front matter's {name} types {', '.join(map(repr, typed))}; "
+                "titles and descriptions show no figures, since they cannot carry a computed one"
+            )
     return Lesson(
         src_path=src_path,
-        number=meta["lesson"],
-        title=meta["title"],
-        stage=meta["stage"],
-        prerequisites=tuple(meta["prerequisites"]),
-        mission=meta["mission"],
-        also_serves=tuple(meta.get("also_serves", ())),
+        number=clean["lesson"],
+        title=clean["title"],
+        stage=clean["stage"],
+        prerequisites=clean["prerequisites"],
+        mission=clean["mission"],
+        also_serves=clean["also_serves"],
+        description=clean["description"],
     )
 
 
@@ -191,7 +224,7 @@ def _check_acyclic(lessons: Mapping[int, Lesson]) -> None:
         visit(number, ())
 
 
-def check_sections(src_path: str, markdown: str) -> None:
+def check_sections(src_path: str, markdown: str, first_line: int = 1) -> None:
     """Check that `markdown` has every lesson section once, in the seed's order.
 
     Raises:
@@ -202,21 +235,23 @@ def check_sections(src_path: str, markdown: str) -> None:
     for name, opener in SECTIONS:
         found = [i for i, line in enumerate(lines) if line == opener or line.startswith(opener + " ")]
         if not found:
-            raise LessonError(f"{src_path}: missing the {name!r} section; start it with a line `{opener}`")
+            raise _at(src_path, None, f"missing the {name!r} section; start it with a line `{opener}`")
         if len(found) > 1:
-            raise LessonError(f"{src_path}: the {name!r} section appears {len(found)} times; keep one")
+            where = ", ".join(str(first_line + i) for i in found)
+            raise _at(src_path, first_line + found[1], f"the {name!r} section appears on lines {where}; keep one")
         positions.append((found[0], name))
-    order = [name for _, name in sorted(positions)]
+    order = sorted(positions)
     expected = [name for name, _ in SECTIONS]
-    if order != expected:
-        first = next(i for i, (a, b) in enumerate(zip(order, expected, strict=True)) if a != b)
-        raise LessonError(
-            f"{src_path}: section {order[first]!r} comes where {expected[first]!r} belongs; "
-            f"the order is: {', '.join(expected)}"
+    if [name for _, name in order] != expected:
+        first = next(i for i, ((_, a), b) in enumerate(zip(order, expected, strict=True)) if a != b)
+        raise _at(
+            src_path,
+            first_line + order[first][0],
+            f"section {order[first][1]!r} comes where {expected[first]!r} belongs; the order is: {', '.join(expected)}",
         )
 
 
-def check_mission_link(lesson: Lesson, markdown: str, bullets: tuple[str, ...]) -> None:
+def check_mission_link(lesson: Lesson, markdown: str, bullets: tuple[str, ...], first_line: int = 1) -> None:
     """Check that the mission link quotes, word for word, the bullet the front matter names.
 
     Raises:
@@ -224,17 +259,25 @@ def check_mission_link(lesson: Lesson, markdown: str, bullets: tuple[str, ...]) 
     """
     for number in (lesson.mission, *lesson.also_serves):
         if not 1 <= number <= len(bullets):
-            raise LessonError(f"{lesson.src_path}: mission bullet {number} does not exist; there are {len(bullets)}")
-    line = next(line for line in markdown.splitlines() if line.startswith(SECTIONS[0][1]))
+            raise _at(lesson.src_path, None, f"mission bullet {number} does not exist; there are {len(bullets)}")
+    number, line = next((n, line) for n, line in enumerate(markdown.splitlines()) if line.startswith(SECTIONS[0][1]))
+    at = first_line + number
     # The home page's list ends each bullet with a full stop; a quote may leave it off.
     bullet = bullets[lesson.mission - 1].rstrip(".")
     if f'"{bullet}"' not in line and f"“{bullet}”" not in line:
-        raise LessonError(
-            f'{lesson.src_path}: the mission link must quote bullet {lesson.mission} word for word: "{bullet}"'
-        )
-    ordinal = _ORDINALS[lesson.mission - 1]
+        raise _at(lesson.src_path, at, f'the mission link must quote bullet {lesson.mission} word for word: "{bullet}"')
+    ordinal = ordinal_word(lesson.mission)
     if f"{ordinal} bullet" not in line:
-        raise LessonError(f"{lesson.src_path}: the mission link should call it the {ordinal} bullet")
+        raise _at(lesson.src_path, at, f"the mission link should call it the {ordinal} bullet")
+
+
+def ordinal_word(number: int) -> str:
+    """ "first", "second", ... for the mission's bullets; "11th" past ten.
+
+    >>> ordinal_word(4), ordinal_word(12)
+    ('fourth', '12th')
+    """
+    return _ORDINALS[number - 1] if 1 <= number <= len(_ORDINALS) else f"{number}th"
 
 
 def relative_link(from_src: str, to_src: str) -> str:

@@ -9,64 +9,124 @@ units are decimal (1 GB = 10**9 bytes).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-
-#: Bytes that one parameter costs in each model state of mixed-precision
-#: training with Adam, as ZeRO §3.1 counts them: 2Ψ + 2Ψ for the fp16
-#: parameters and gradients, then K = 12 bytes of optimizer state (fp32
-#: parameters, momentum and variance, 4Ψ each).
-MIXED_PRECISION_ADAM: Mapping[str, int] = MappingProxyType(
-    {
-        "fp16_parameters": 2,
-        "fp16_gradients": 2,
-        "fp32_parameters": 4,
-        "fp32_momentum": 4,
-        "fp32_variance": 4,
-    }
-)
 
 #: Bytes per value of each floating-point format.
 BYTES_PER_VALUE: Mapping[str, int] = MappingProxyType({"fp16": 2, "bf16": 2, "fp32": 4})
 
+
+@dataclass(frozen=True)
+class Recipe:
+    """What one training recipe keeps per parameter: each model state's bytes, in the order they are counted."""
+
+    name: str
+    #: Bytes per parameter of each model state, by the state's id (`fp16_parameters`).
+    states: Mapping[str, int]
+    #: Who counts it so.
+    counted: str
+
+    @property
+    def bytes_per_parameter(self) -> int:
+        """The recipe's model-state bytes per parameter, all states together."""
+        return sum(self.states.values())
+
+
+#: Training recipes by id. "mixed-adam" is the one ZeRO §3.1 counts: 2Ψ + 2Ψ for
+#: the fp16 parameters and gradients, then K = 12 bytes of optimizer state (fp32
+#: parameters, momentum and variance, 4Ψ each).
+RECIPES: Mapping[str, Recipe] = MappingProxyType(
+    {
+        "mixed-adam": Recipe(
+            "mixed-precision Adam with fp16 gradients",
+            MappingProxyType(
+                {
+                    "fp16_parameters": 2,
+                    "fp16_gradients": 2,
+                    "fp32_parameters": 4,
+                    "fp32_momentum": 4,
+                    "fp32_variance": 4,
+                }
+            ),
+            "as Rajbhandari et al. 2019 count them (§3.1)",
+        ),
+        "bf16-adam": Recipe(
+            "bf16 mixed-precision Adam with fp32 gradients",
+            MappingProxyType(
+                {
+                    "bf16_parameters": 2,
+                    "fp32_gradients": 4,
+                    "fp32_parameters": 4,
+                    "fp32_momentum": 4,
+                    "fp32_variance": 4,
+                }
+            ),
+            "as Megatron-LM keeps them by default for bf16 (gradients reduced in fp32)",
+        ),
+        "fp32-adam": Recipe(
+            "fp32 Adam",
+            MappingProxyType({"fp32_parameters": 4, "fp32_gradients": 4, "fp32_momentum": 4, "fp32_variance": 4}),
+            "as Kingma and Ba 2014's Adam keeps two moments beside each fp32 parameter",
+        ),
+        "fp32-sgd-momentum": Recipe(
+            "fp32 SGD with momentum",
+            MappingProxyType({"fp32_parameters": 4, "fp32_gradients": 4, "fp32_momentum": 4}),
+            "one momentum value beside each fp32 parameter",
+        ),
+    }
+)
+#: The recipe the course's figures assume unless they say otherwise: ZeRO's.
+DEFAULT_RECIPE = "mixed-adam"
+
 #: ZeRO §3.2: a transformer keeps about 12 × hidden × batch × sequence values
 #: of activations per layer.
 ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN = 12
+#: ...which ZeRO §3.2 counts in fp16.
+ACTIVATION_PRECISION = "fp16"
 
 
-def _check_count(name: str, value: float) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
+def _check_count(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float | Fraction):
         raise TypeError(f"{name} must be a number, got {value!r}")
     if value <= 0:
         raise ValueError(f"{name} must be positive, got {value!r}")
 
 
-def state_bytes_per_parameter(component: str) -> int:
-    """Bytes per parameter of one model state of mixed-precision Adam (ZeRO §3.1).
+def recipe(recipe_id: str) -> Recipe:
+    """The recipe `recipe_id`.
 
     Raises:
-        KeyError: `component` is not one of `MIXED_PRECISION_ADAM`.
+        KeyError: no such recipe; the message lists the known ones.
     """
     try:
-        return MIXED_PRECISION_ADAM[component]
-    except KeyError:
-        known = ", ".join(MIXED_PRECISION_ADAM)
-        raise KeyError(f"unknown model state {component!r}; known: {known}") from None
+        return RECIPES[recipe_id]
+    except (KeyError, TypeError):
+        raise KeyError(f"unknown recipe {recipe_id!r}; known: {', '.join(RECIPES)}") from None
 
 
-def model_state_bytes_per_parameter() -> int:
-    """Bytes per parameter of all model states of mixed-precision Adam: 16 (ZeRO §3.1)."""
-    return sum(MIXED_PRECISION_ADAM.values())
+def state_bytes_per_parameter(state: str, recipe_id: str = DEFAULT_RECIPE) -> int:
+    """Bytes per parameter of one model state of a recipe: 2 for ZeRO's fp16 parameters, say.
+
+    Raises:
+        KeyError: `state` is not one of the recipe's states.
+    """
+    states = recipe(recipe_id).states
+    try:
+        return states[state]
+    except (KeyError, TypeError):
+        raise KeyError(f"unknown model state {state!r} of {recipe_id}; known: {', '.join(states)}") from None
 
 
-def model_state_bytes(parameters: int, state: str = "all") -> int:
+def model_state_bytes(parameters: int, state: str = "all", recipe_id: str = DEFAULT_RECIPE) -> int:
     """Bytes of model states that one data-parallel device holds for `parameters` parameters.
 
-    16Ψ for all of them (ZeRO §3.1), or, for one `state` of
-    `MIXED_PRECISION_ADAM`, its share: 2Ψ for the fp16 parameters, say.
+    16Ψ for all of them in ZeRO's recipe (§3.1), or, for one `state`, its share:
+    2Ψ for the fp16 parameters, say.
     """
     _check_count("parameters", parameters)
-    per_parameter = model_state_bytes_per_parameter() if state == "all" else state_bytes_per_parameter(state)
+    chosen = recipe(recipe_id)
+    per_parameter = chosen.bytes_per_parameter if state == "all" else state_bytes_per_parameter(state, recipe_id)
     return per_parameter * parameters
 
 
@@ -81,7 +141,7 @@ def copy_bytes(parameters: int, precision: str) -> int:
     _check_count("parameters", parameters)
     try:
         return BYTES_PER_VALUE[precision] * parameters
-    except KeyError:
+    except (KeyError, TypeError):
         raise KeyError(f"unknown precision {precision!r}; known: {', '.join(BYTES_PER_VALUE)}") from None
 
 
@@ -97,27 +157,31 @@ def activation_values(hidden: int, batch: int, sequence: int, layers: int) -> in
 
 def activation_bytes(hidden: int, batch: int, sequence: int, layers: int) -> int:
     """Bytes of those activations, kept in fp16 as in ZeRO §3.2."""
-    return BYTES_PER_VALUE["fp16"] * activation_values(hidden, batch, sequence, layers)
+    return BYTES_PER_VALUE[ACTIVATION_PRECISION] * activation_values(hidden, batch, sequence, layers)
 
 
-def ring_allreduce_bytes_sent(data_bytes: int, devices: int) -> Fraction:
-    """Bytes each device sends in a ring all-reduce of `data_bytes` over `devices` devices.
+def ring_allreduce_factor(devices: int) -> Fraction:
+    """The share of the data each device sends in a ring all-reduce over `devices` devices: 2(N − 1)/N.
 
     A ring all-reduce is a reduce-scatter then an all-gather, each N - 1 steps
-    of a 1/N chunk, so every device sends (and receives) 2(N - 1)/N × the data
-    (Patarasuk and Yuan, 2009; NCCL's bus-bandwidth definition).
+    of a 1/N chunk (Patarasuk and Yuan, 2009; NCCL's bus-bandwidth definition).
 
     Raises:
         ValueError: fewer than 2 devices, where nothing needs reducing.
     """
-    _check_count("data_bytes", data_bytes)
     _check_count("devices", devices)
     if devices < 2:
         raise ValueError(f"an all-reduce needs at least 2 devices, got {devices!r}")
-    return Fraction(2 * (devices - 1), devices) * data_bytes
+    return Fraction(2 * (devices - 1), devices)
 
 
-def transfer_seconds(data_bytes: float, bytes_per_second: float) -> Fraction:
+def ring_allreduce_bytes_sent(data_bytes: int, devices: int) -> Fraction:
+    """Bytes each device sends (and receives) in a ring all-reduce of `data_bytes`: 2(N − 1)/N × the data."""
+    _check_count("data_bytes", data_bytes)
+    return ring_allreduce_factor(devices) * data_bytes
+
+
+def transfer_seconds(data_bytes: float | Fraction, bytes_per_second: float | Fraction) -> Fraction:
     """Seconds to move `data_bytes` at `bytes_per_second`: the bandwidth term alone, no latency."""
     _check_count("data_bytes", data_bytes)
     _check_count("bytes_per_second", bytes_per_second)

@@ -1,36 +1,90 @@
 """Display text for a quantity in one of the course's base units.
 
-Units are decimal, as in the ZeRO paper: 1 GB = 10**9 bytes. A figure's exact
-value is kept elsewhere; this module only decides how a reader sees it.
+Byte counts are decimal, as in the ZeRO paper: 1 GB = 10**9 bytes. Memory
+capacities are binary, as the hardware has them: a "32 GB" V100 holds 32 GiB =
+32 × 2**30 bytes; `binary=True` shows a value in GiB, and `nominal=True` shows a
+capacity the way a vendor sells it and what it is, "32 GB (32 GiB)". A figure's
+exact value is kept elsewhere; this module only decides how a reader sees it,
+and says in which display unit, so that a quiz can read a bare answer in it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
+from typing import Any
 
 Number = int | float | Fraction
 
-#: The base units a figure may carry (DESIGN.md): bytes, parameters,
-#: floating-point operations, seconds, bytes per second, and 1 for a plain
-#: count or ratio.
-UNITS = ("B", "param", "FLOP", "s", "B/s", "1")
+#: The base units a figure may carry (DESIGN.md): bytes, parameters, floating-point
+#: operations and their rate, seconds, bytes per second, and 1 for a count or ratio.
+UNITS = ("B", "param", "FLOP", "FLOP/s", "s", "B/s", "1")
+
+#: What each base unit measures, in words a reader's error message can use.
+UNIT_WORDS: Mapping[str, str] = {
+    "B": "an amount of memory",
+    "param": "a parameter count",
+    "FLOP": "an amount of computation",
+    "FLOP/s": "a rate of computation",
+    "s": "a time",
+    "B/s": "a rate of transfer",
+    "1": "a plain number",
+}
 
 
-def _si(symbol: str) -> tuple[tuple[Number, str], ...]:
+def _si(symbol: str) -> tuple[tuple[int, str], ...]:
     """The decimal multiples of `symbol`, largest first, down to the symbol itself."""
     prefixes = ((15, "P"), (12, "T"), (9, "G"), (6, "M"), (3, "k"), (0, ""))
     return tuple((10**power, f"{prefix}{symbol}") for power, prefix in prefixes)
 
 
-#: The display units of each scaled base unit, largest first.
-_SCALES: dict[str, tuple[tuple[Number, str], ...]] = {
+#: The display units of each scaled base unit, largest first, with their size in the base unit.
+SCALES: Mapping[str, tuple[tuple[Number, str], ...]] = {
     "B": _si("B"),
     "B/s": _si("B/s"),
     "FLOP": _si("FLOP"),
-    "s": ((1, "s"), (Fraction(1, 10**3), "ms"), (Fraction(1, 10**6), "µs"), (Fraction(1, 10**9), "ns")),
+    "FLOP/s": _si("FLOP/s"),
+    "s": (
+        (86_400, "days"),
+        (3_600, "hours"),
+        (60, "min"),
+        (1, "s"),
+        (Fraction(1, 10**3), "ms"),
+        (Fraction(1, 10**6), "µs"),
+        (Fraction(1, 10**9), "ns"),
+    ),
 }
+#: Binary multiples of bytes, for capacities.
+BINARY_SCALES: tuple[tuple[int, str], ...] = ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"))
 _WORD_SCALES = ((10**12, "trillion", "T"), (10**9, "billion", "B"), (10**6, "million", "M"))
+
+#: The display options every figure macro takes, with what each does.
+DISPLAY_OPTIONS: Mapping[str, str] = {
+    "digits": "significant digits, 1 to 6 (default 3)",
+    "short": "1.4B parameters rather than 1.4 billion parameters",
+    "adjective": "1.5-billion-parameter, 2-byte: to stand before a noun",
+    "bare": "the number alone, unscaled, as the 16 in 16Ψ",
+    "scale": 'a fixed display unit, such as "MB" or "ms"',
+    "binary": "bytes in binary units: 32 GiB",
+    "nominal": "a capacity as sold and as it is: 32 GB (32 GiB)",
+    "percent": "a ratio as a percentage: 76%",
+}
+
+
+@dataclass(frozen=True)
+class Display:
+    """What a reader sees of a quantity, and the display unit it is shown in.
+
+    `factor` is that unit's size in the base unit (10**9 for GB, 1 for a bare
+    number) and `symbol` its name ("GB", "bytes", "billion", "" for none): a
+    quiz reads a bare answer in this unit.
+    """
+
+    text: str
+    factor: Fraction
+    symbol: str
 
 
 def check_unit(unit: str) -> str:
@@ -40,11 +94,26 @@ def check_unit(unit: str) -> str:
     return unit
 
 
-def check_digits(digits: int) -> int:
-    """Return `digits` if it is a sensible count of significant digits (1 to 6)."""
-    if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 6:
-        raise ValueError(f"digits must be a whole number from 1 to 6, got {digits!r}")
-    return digits
+def check_display_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The display options, checked: known names, `digits` 1 to 6, `scale` text, the rest true or false.
+
+    >>> check_display_options({"digit": 2})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown display option 'digit'; the options are digits, short, adjective, ...
+    """
+    for name, value in options.items():
+        if name not in DISPLAY_OPTIONS:
+            raise ValueError(f"unknown display option {name!r}; the options are {', '.join(DISPLAY_OPTIONS)}")
+        if name == "digits":
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+                raise ValueError(f"digits must be a whole number from 1 to 6, got {value!r}")
+        elif name == "scale":
+            if not isinstance(value, str):
+                raise ValueError(f'scale names a display unit in quotes, such as "MB", got {value!r}')
+        elif not isinstance(value, bool):
+            raise ValueError(f"{name} is true or false, got {value!r}")
+    return dict(options)
 
 
 def round_significant(value: Number, digits: int) -> str:
@@ -55,7 +124,7 @@ def round_significant(value: Number, digits: int) -> str:
     >>> round_significant(1234567, 3)
     '1,230,000'
     """
-    exact = Decimal(value.numerator) / Decimal(value.denominator) if isinstance(value, Fraction) else Decimal(value)
+    exact = _decimal(value)
     if exact == 0:
         return "0"
     quantum = Decimal(1).scaleb(exact.adjusted() - digits + 1)
@@ -66,29 +135,37 @@ def round_significant(value: Number, digits: int) -> str:
     return text
 
 
+def _decimal(value: Number) -> Decimal:
+    if isinstance(value, Fraction):
+        return Decimal(value.numerator) / Decimal(value.denominator)
+    return Decimal(value)
+
+
 def _round_to_integer(exact: Decimal, quantum: Decimal) -> Decimal:
     return (exact / quantum).quantize(Decimal(1), rounding=ROUND_HALF_EVEN) * quantum
 
 
-def _scaled(value: Number, unit: str, digits: int, scale: str | None) -> tuple[str, str]:
-    """Mantissa text and display unit: `scale` if given, else the largest that keeps the mantissa at least 1."""
-    scales = _SCALES[unit]
+def _scaled(value: Number, scales: tuple[tuple[Number, str], ...], digits: int, scale: str | None) -> Display:
+    """`value` in the display unit `scale` if given, else the largest that keeps the number at least 1."""
     symbols = [symbol for _, symbol in scales]
     if scale is not None:
         if scale not in symbols:
-            raise ValueError(f"unknown display unit {scale!r} for {unit}; use one of: {', '.join(symbols)}")
+            raise ValueError(f"unknown display unit {scale!r}; use one of: {', '.join(symbols)}")
         index = symbols.index(scale)
     else:
         index = next((i for i, (factor, _) in enumerate(scales) if value >= factor), len(scales) - 1)
-    text = round_significant(Fraction(value) / scales[index][0], digits)
+    scaled = Fraction(value) / Fraction(scales[index][0])
+    # In a unit the author fixed, a whole number shows whole: 1 GiB is 1,073,741,824 B.
+    text = f"{int(scaled):,}" if scale is not None and scaled.denominator == 1 else round_significant(scaled, digits)
     # 999.7 GB rounds to "1,000"; show it as 1 TB instead.
-    if scale is None and index > 0 and Decimal(text.replace(",", "")) >= 1000:
+    next_up = Fraction(scales[index - 1][0]) / Fraction(scales[index][0]) if index > 0 else None
+    if scale is None and next_up is not None and Fraction(Decimal(text.replace(",", ""))) >= next_up:
         index -= 1
-        text = round_significant(Fraction(value) / scales[index][0], digits)
-    return text, symbols[index]
+        text = round_significant(Fraction(value) / Fraction(scales[index][0]), digits)
+    return Display(text, Fraction(scales[index][0]), symbols[index])
 
 
-def format_quantity(
+def display_quantity(
     value: Number,
     unit: str,
     *,
@@ -97,35 +174,62 @@ def format_quantity(
     adjective: bool = False,
     bare: bool = False,
     scale: str | None = None,
-) -> str:
-    """The text a reader sees for `value` in `unit`.
-
-    - `digits`: significant digits kept (trailing zeros dropped).
-    - `short`: "1.4B parameters" rather than "1.4 billion parameters".
-    - `adjective`: "1.5-billion-parameter" or "2-byte", to stand before a noun.
-    - `bare`: the number alone, unscaled ("16" for the 16 in 16Ψ).
-    - `scale`: a fixed display unit ("MB", "ms") instead of the most readable one.
+    binary: bool = False,
+    nominal: bool = False,
+    percent: bool = False,
+) -> Display:
+    """What a reader sees for `value` in `unit`, and in which display unit (see `DISPLAY_OPTIONS`).
 
     Raises:
-        ValueError: an unknown unit, display unit or digits, or a negative value.
+        ValueError: an unknown unit or display unit, bad digits, a negative value,
+            or an option that does not apply to the unit.
     """
     check_unit(unit)
-    check_digits(digits)
+    check_display_options({"digits": digits})
     if value < 0:
         raise ValueError(f"a quantity cannot be negative, got {value!r}")
-    if scale is not None and unit not in _SCALES:
+    if (binary or nominal) and unit != "B":
+        raise ValueError(f"binary= and nominal= show bytes; a figure in {unit!r} takes neither")
+    if percent and unit != "1":
+        raise ValueError(f"percent= shows a ratio; a figure in {unit!r} is not one")
+    if scale is not None and unit not in SCALES:
         raise ValueError(f"{unit!r} has no display units to choose from; leave out scale={scale!r}")
     if bare:
-        return _plain(value, digits)
+        return Display(_plain(value, digits), Fraction(1), "")
+    if percent:
+        return Display(f"{round_significant(Fraction(value) * 100, digits)}%", Fraction(1, 100), "%")
     if unit == "param":
-        return _format_parameters(value, digits, short=short, adjective=adjective)
+        return _parameters(value, digits, short=short, adjective=adjective)
     if unit == "1":
-        return _plain(value, digits)
-    if unit == "B" and value < 1000 and scale in (None, "B"):
+        return Display(_plain(value, digits), Fraction(1), "")
+    if nominal:
+        return _nominal(value)
+    if unit == "B" and value < 1000 and scale in (None, "B") and not binary:
         number = _plain(value, digits)
-        return f"{number}-byte" if adjective else f"{number} {'byte' if number == '1' else 'bytes'}"
-    number, symbol = _scaled(value, unit, digits, scale)
-    return f"{number}-{symbol}" if adjective else f"{number} {symbol}"
+        text = f"{number}-byte" if adjective else f"{number} {'byte' if number == '1' else 'bytes'}"
+        return Display(text, Fraction(1), "bytes")
+    scales = (*BINARY_SCALES, (1, "B")) if binary else SCALES[unit]
+    shown = _scaled(value, scales, digits, scale)
+    joiner = "-" if adjective else " "
+    return Display(f"{shown.text}{joiner}{shown.symbol}", shown.factor, shown.symbol)
+
+
+def format_quantity(value: Number, unit: str, **options: Any) -> str:
+    """The text a reader sees for `value` in `unit`: `display_quantity(...).text`.
+
+    >>> format_quantity(32 * 2**30, "B", nominal=True)
+    '32 GB (32 GiB)'
+    """
+    return display_quantity(value, unit, **options).text
+
+
+def _nominal(value: Number) -> Display:
+    """A capacity in whole binary units, as vendors name it ("32 GB") and as it is ("32 GiB")."""
+    factor, symbol = next(((f, s) for f, s in BINARY_SCALES if value >= f), BINARY_SCALES[-1])
+    if Fraction(value) % factor == 0:
+        number = f"{int(Fraction(value) / factor):,}"
+        return Display(f"{number} {symbol.replace('i', '')} ({number} {symbol})", Fraction(factor), symbol)
+    raise ValueError(f"nominal= shows a capacity of whole KiB, MiB, GiB or TiB; {value!r} bytes is not one")
 
 
 def _plain(value: Number, digits: int) -> str:
@@ -135,7 +239,7 @@ def _plain(value: Number, digits: int) -> str:
     return round_significant(value, digits)
 
 
-def _format_parameters(value: Number, digits: int, *, short: bool, adjective: bool) -> str:
+def _parameters(value: Number, digits: int, *, short: bool, adjective: bool) -> Display:
     """ "1.5 billion parameters", "1.5B parameters", "1.5-billion-parameter" or "1.4B-parameter"."""
     noun = "parameter" if adjective else "parameters"
     joiner = "-" if adjective else " "
@@ -143,28 +247,5 @@ def _format_parameters(value: Number, digits: int, *, short: bool, adjective: bo
         if value >= factor:
             number = round_significant(Fraction(value) / factor, digits)
             scale = letter if short else joiner + word
-            return f"{number}{scale}{joiner}{noun}"
-    return f"{_plain(value, digits)}{joiner}{noun}"
-
-
-def display_scale(value: Number, unit: str) -> tuple[Number, str]:
-    """The factor and name of the unit that `format_quantity` shows `value` in.
-
-    >>> display_scale(112 * 10**9, "B")
-    (1000000000, 'GB')
-
-    A quiz reads a bare answer such as "112" in this unit.
-    """
-    text = format_quantity(value, unit)
-    symbol = text.split(" ", 1)[1] if " " in text else ""
-    if unit == "B" and symbol in ("byte", "bytes"):
-        return 1, "bytes"
-    for factor, name in _SCALES.get(unit, ()):
-        if name == symbol:
-            return factor, name
-    if unit == "param":
-        for factor, word, _ in _WORD_SCALES:
-            if symbol.startswith(word):
-                return factor, word
-        return 1, "parameters"
-    return 1, ""
+            return Display(f"{number}{scale}{joiner}{noun}", Fraction(factor), word)
+    return Display(f"{_plain(value, digits)}{joiner}{noun}", Fraction(1), "parameters")

@@ -1,55 +1,48 @@
-"""Checks of built HTML, written independently of the figure engine.
+"""Checks of built HTML, written independently of the figure engine's formatter.
 
 The parser here reads a figure's display text back into a number on its own
-terms, so a formatting bug in `macros.quantities` cannot hide itself.
+terms, so a formatting bug in `macros.quantities` cannot hide itself. What
+counts as a typed figure is the build's own rule (`macros.typed_figures`),
+applied here again to every page the build wrote.
 """
 
 from __future__ import annotations
 
 import re
 from decimal import Decimal
-from pathlib import Path
 
 from bs4 import BeautifulSoup, Tag
 
-#: Words and symbols that make a number a size, memory, count, time or rate.
-_UNIT_WORDS = (
-    r"[kMGTP]?B(?:/s)?|[KMGT]iB|[kMGT]b/s|bytes?|bits?|"
-    r"[kMGTP]?FLOPS?|FLOPs|"
-    r"(?:thousand|million|billion|trillion)|[KMBT](?=[\s-]|$)|"
-    r"params?|parameters?|layers?|tokens?|samples?|GPUs?|devices?|nodes?|"
-    r"(?:milli|micro|nano)?seconds?|ms|µs|ns|s(?=\W|$)|minutes?|hours?|days?|%"
-)
-#: A number (not part of a word such as fp16 or GPT-2) followed by such a unit.
-BARE_FIGURE = re.compile(rf"(?<![\w.\-/])\d[\d,]*(?:\.\d+)?\s*-?\s*(?:{_UNIT_WORDS})(?![\w])")
+from macros.typed_figures import typed_figures
 
 _SCALE = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15}
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
 _WORDS = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _LETTERS = {"K": 10**3, "M": 10**6, "B": 10**9, "T": 10**12}
-_SUBSECOND = {"s": Decimal(1), "ms": Decimal("1e-3"), "µs": Decimal("1e-6"), "ns": Decimal("1e-9")}
+_TIMES = {
+    "days": Decimal(86400),
+    "hours": Decimal(3600),
+    "min": Decimal(60),
+    "s": Decimal(1),
+    "ms": Decimal("1e-3"),
+    "µs": Decimal("1e-6"),
+    "ns": Decimal("1e-9"),
+}
 _DISPLAY = re.compile(r"^(?P<number>\d[\d,]*(?:\.\d+)?)(?P<rest>.*)$")
-
-
-def soup(path: Path) -> BeautifulSoup:
-    """The parsed HTML of a built file."""
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+#: A capacity as sold and as it is: "32 GB (32 GiB)".
+_NOMINAL = re.compile(r"^(?P<sold>\d[\d,]*) (?P<prefix>[KMGT])B \((?P<number>\d[\d,]*) (?P=prefix)iB\)$")
 
 
 def lesson_body(page: BeautifulSoup) -> Tag:
-    """The article of a built page, where the lesson's own text is."""
+    """The article of a built page, where the page's own text is."""
     article = page.select_one("article.md-content__inner")
     assert article is not None, "no article in the page"
     return article
 
 
 def bare_figures(article: Tag) -> list[str]:
-    """Numbers with a unit in `article`'s text that no `.fig` element carries."""
-    article = BeautifulSoup(str(article), "html.parser")
-    # A quiz's hint states its tolerance ("within 5% counts"): quiz settings, not prose.
-    for element in article.select(".fig, code, pre, .headerlink, script, style, .sbn-quiz__hint"):
-        element.decompose()
-    text = article.get_text(" ")
-    return [match.group(0).strip() for match in BARE_FIGURE.finditer(text)]
+    """Numbers with a unit in `article` (its text, and the titles and alts readers see) that no figure carries."""
+    return [found.text for found in typed_figures(str(article))]
 
 
 def parse_display(display: str, unit: str) -> tuple[Decimal, Decimal]:
@@ -58,6 +51,12 @@ def parse_display(display: str, unit: str) -> tuple[Decimal, Decimal]:
     Raises:
         ValueError: the text does not read as a quantity in `unit`.
     """
+    nominal = _NOMINAL.match(display.strip())
+    if nominal and unit == "B":
+        if nominal.group("sold") != nominal.group("number"):
+            raise ValueError(f"{display!r} sells one capacity and names another")
+        number = Decimal(nominal.group("number").replace(",", ""))
+        return number * _BINARY[nominal.group("prefix") + "i"], Decimal(0)
     match = _DISPLAY.match(display.strip())
     if not match:
         raise ValueError(f"{display!r} does not start with a number")
@@ -72,12 +71,16 @@ def parse_display(display: str, unit: str) -> tuple[Decimal, Decimal]:
 def _factor(rest: str, unit: str, display: str) -> Decimal:
     if rest == "":
         return Decimal(1)  # a bare number is shown unscaled
-    if unit == "B" and re.fullmatch(r"bytes?", rest):
+    if unit == "1" and rest == "%":
+        return Decimal("0.01")
+    if unit == "B" and re.fullmatch(r"bytes?|byte", rest):
         return Decimal(1)
-    if unit in ("B", "B/s", "FLOP") and (m := re.fullmatch(rf"([kMGTP]?){re.escape(unit)}", rest)):
+    if unit == "B" and (m := re.fullmatch(r"([KMGT]i)B", rest)):
+        return Decimal(_BINARY[m.group(1)])
+    if unit in ("B", "B/s", "FLOP", "FLOP/s") and (m := re.fullmatch(rf"([kMGTP]?){re.escape(unit)}", rest)):
         return Decimal(_SCALE[m.group(1)])
-    if unit == "s" and rest in _SUBSECOND:
-        return _SUBSECOND[rest]
+    if unit == "s" and rest in _TIMES:
+        return _TIMES[rest]
     parameters = r"(?:(thousand|million|billion|trillion)|([KMBT]))?[\s-]*parameters?"
     if unit == "param" and (m := re.fullmatch(parameters, rest)):
         word, letter = m.groups()

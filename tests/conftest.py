@@ -1,22 +1,45 @@
-"""Shared fixtures: one strict build of the real site per session, and broken copies."""
+"""Shared fixtures: the course's configuration, one strict build of the real site, and broken copies.
+
+A copy is built in this process, through the MkDocs API, as mkdocstrings' own
+tests build theirs: the macros package is imported once, and each copy's
+mkdocs.yml says where its own catalog, glossary and pages are.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mkdocs.exceptions import Abort, BuildError
+
+from macros.catalog import Catalog, load_catalog
+from macros.config import CourseConfig, course_config
 
 ROOT = Path(__file__).resolve().parent.parent
-LESSON_7 = "stage-4/lesson-07-how-data-parallelism-keeps-every-copy-identical"
-LESSON_8 = "stage-4/lesson-08-why-data-parallelism-alone-runs-out-of-memory"
 # What a copy of the course needs to build.
 _PROJECT_FILES = ("mkdocs.yml", "docs", "macros", "overrides", "glossary")
+os.environ["NO_MKDOCS_2_WARNING"] = "1"
+
+
+@cache
+def course() -> CourseConfig:
+    """The course's configuration, from its mkdocs.yml."""
+    return course_config(load_config(str(ROOT / "mkdocs.yml")))
+
+
+@cache
+def catalog() -> Catalog:
+    """The course's catalog."""
+    return load_catalog(course().catalog_dir)
 
 
 class _Collect(logging.Handler):
@@ -28,23 +51,48 @@ class _Collect(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-@pytest.fixture(scope="session")
-def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The course built once, strictly, through the MkDocs API; no warning allowed."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
+@dataclass(frozen=True)
+class Built:
+    """What building a course did: whether it succeeded, and the warnings and errors it logged, in order."""
 
-    os.environ["NO_MKDOCS_2_WARNING"] = "1"
-    site = tmp_path_factory.mktemp("site")
+    ok: bool
+    messages: list[str]
+    site: Path
+
+    @property
+    def output(self) -> str:
+        """The messages as one text, one per line."""
+        return "\n".join(self.messages)
+
+
+def build_course(project: Path, site: Path) -> Built:
+    """Build the course in `project` strictly, in this process, into `site`."""
     handler = _Collect()
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
     try:
-        build(load_config(str(ROOT / "mkdocs.yml"), site_dir=str(site), strict=True))
+        build(load_config(str(project / "mkdocs.yml"), site_dir=str(site), strict=True))
+        ok = True
+    except (Abort, BuildError) as error:
+        handler.messages.append(str(error))
+        ok = False
     finally:
         logger.removeHandler(handler)
-    assert handler.messages == [], f"the build warned: {handler.messages}"
-    yield site
+    return Built(ok=ok, messages=handler.messages, site=site)
+
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The course built once, strictly, through the MkDocs API; no warning allowed."""
+    built = build_course(ROOT, tmp_path_factory.mktemp("site"))
+    assert built.ok and built.messages == [], f"the build warned: {built.output}"
+    yield built.site
+
+
+@cache
+def soup(path: Path) -> BeautifulSoup:
+    """The parsed HTML of a built file, parsed once per test run."""
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
 @pytest.fixture
@@ -59,17 +107,9 @@ def course_copy(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def build_copy(copy: Path) -> subprocess.CompletedProcess[str]:
-    """Build a course copy with `mkdocs build --strict` in its own process."""
-    environment = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict"],
-        cwd=copy,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def build_copy(copy: Path) -> Built:
+    """Build a course copy strictly, into its own site/ folder."""
+    return build_course(copy, copy / "site")
 
 
 @pytest.fixture
@@ -82,3 +122,21 @@ def edit() -> Callable[[Path, str, str], None]:
         path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
     return replace
+
+
+@cache
+def site_pages() -> tuple[str, ...]:
+    """Every HTML page a build writes, found as MkDocs finds them: each docs page's output, and the 404 page.
+
+    Checks parametrize over these, so that a page added later is checked exactly like the first ones.
+    """
+    from mkdocs.structure.files import get_files
+
+    files = get_files(load_config(str(ROOT / "mkdocs.yml")))
+    return (*sorted(file.dest_uri for file in files.documentation_pages()), "404.html")
+
+
+@cache
+def lesson_pages() -> tuple[str, ...]:
+    """The HTML pages of the lessons: every page of a stage folder."""
+    return tuple(page for page in site_pages() if page.startswith("stage-"))

@@ -26,10 +26,12 @@ import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
-#: An exact value as `figures.json` stores it.
-Value = int | float
+#: An exact value, as `figures.json` stores it: "24000000000", "0.1640625" or "1/3" (older logs: a number).
+Value = Fraction
 #: A group of records: the page's source path and the figure's id.
 Key = tuple[str, str]
 
@@ -38,7 +40,7 @@ _REQUIRED: Mapping[str, type | tuple[type, ...]] = {
     "page": str,
     "url": str,
     "id": str,
-    "value": (int, float),
+    "value": (str, int, float),
     "unit": str,
     "display": str,
 }
@@ -100,6 +102,10 @@ def parse_records(records: object, origin: str) -> dict[Key, Shown]:
             value = record[field]
             if not isinstance(value, kind) or isinstance(value, bool):
                 raise ValueError(f"{where}: field {field!r} has the wrong type: {value!r}")
+        try:
+            _value(record)
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"{where}: field 'value' is not an exact number: {record['value']!r}") from None
         grouped.setdefault((record["page"], record["id"]), []).append(record)
     return {key: _shown(key, group) for key, group in grouped.items()}
 
@@ -119,8 +125,8 @@ def _shown(key: Key, group: Sequence[Mapping[str, object]]) -> Shown:
 
 def _value(record: Mapping[str, object]) -> Value:
     value = record["value"]
-    assert isinstance(value, int | float)  # checked by parse_records
-    return value
+    assert isinstance(value, str | int | float)  # checked by parse_records
+    return Fraction(repr(value) if isinstance(value, float) else value)
 
 
 def load_figures(path: Path) -> dict[Key, Shown]:
@@ -161,10 +167,16 @@ def code(text: str) -> str:
 
 
 def _number(value: Value) -> str:
-    """An exact value with its digits grouped: 24,000,000,000, or 0.0175."""
-    if isinstance(value, int):
-        return f"{value:,}"
-    return repr(value)
+    """An exact value with its digits grouped: 24,000,000,000, 0.0175, or 1/3 where no decimal ends."""
+    if value.denominator == 1:
+        return f"{value.numerator:,}"
+    denominator = value.denominator
+    for prime in (2, 5):
+        while denominator % prime == 0:
+            denominator //= prime
+    if denominator != 1:
+        return f"{value.numerator:,}/{value.denominator:,}"
+    return format(Decimal(value.numerator) / Decimal(value.denominator), "f")
 
 
 def _exact(shown: Shown) -> str:

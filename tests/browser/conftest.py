@@ -16,9 +16,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from mkdocs.config import load_config
 
-from tests.conftest import ROOT
+from macros.lessons import index_lessons
+from tests.conftest import course, site_pages
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # Without these, Chromium tries to reach Google's services at start-up.
@@ -33,7 +33,19 @@ CHROMIUM_ARGS = [
 
 # Served under the path of site_url (/course/), as on GitHub Pages, so that
 # whatever depends on the site's base path is tested as readers meet it.
-SITE_PATH = urlsplit(load_config(str(ROOT / "mkdocs.yml")).site_url).path
+SITE_PATH = urlsplit(course().site_url).path
+
+
+def lesson_url(number: int) -> str:
+    """The address of lesson `number` relative to the site, found through the lesson index: `stage-4/lesson-08-…/`."""
+    return index_lessons(course().docs_dir).lessons[number].src_path.removesuffix(".md") + "/"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Give a test that asks for `path` the address of every page the build writes (but the 404 page)."""
+    if "path" in metafunc.fixturenames:
+        paths = [page.removesuffix("index.html") for page in site_pages() if page != "404.html"]
+        metafunc.parametrize("path", paths)
 
 
 class _SiteHandler(SimpleHTTPRequestHandler):

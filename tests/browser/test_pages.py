@@ -8,12 +8,13 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
-from macros.build import GLOSSARY_FILE
-from macros.catalog import load_catalog
 from macros.glossary import load_glossary
-from tests.conftest import LESSON_7, LESSON_8
+from tests.browser.conftest import lesson_url
+from tests.conftest import catalog, course
 
-PAGES = ["", f"{LESSON_7}/", f"{LESSON_8}/"]
+LESSON_7 = lesson_url(7).rstrip("/")
+LESSON_8 = lesson_url(8).rstrip("/")
+
 PHONE = {"width": 390, "height": 844}
 # The axe rules of WCAG 2.0, 2.1 and 2.2 at levels A and AA.
 WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
@@ -27,7 +28,6 @@ def _hosts_requested(page: Page, base_url: str, path: str) -> set[str]:
     return hosts
 
 
-@pytest.mark.parametrize("path", PAGES)
 def test_a_page_requests_nothing_from_another_host(page: Page, base_url: str, path: str) -> None:
     assert _hosts_requested(page, base_url, path) == {urlsplit(base_url).netloc}
 
@@ -72,7 +72,6 @@ def test_the_palette_toggle_cycles_system_light_dark(page: Page, base_url: str) 
     )
 
 
-@pytest.mark.parametrize("path", PAGES)
 def test_a_page_fits_a_phone_without_sideways_scrolling(browser: object, base_url: str, path: str) -> None:
     context = browser.new_context(viewport=PHONE)  # type: ignore[attr-defined]
     page = context.new_page()
@@ -82,7 +81,6 @@ def test_a_page_fits_a_phone_without_sideways_scrolling(browser: object, base_ur
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path", PAGES)
 def test_axe_finds_no_accessibility_violation(page: Page, base_url: str, path: str, scheme: str) -> None:
     page.emulate_media(color_scheme=scheme)
     page.goto(base_url + path)
@@ -101,5 +99,5 @@ def test_a_term_shows_its_definition_on_hover_and_on_focus(page: Page, base_url:
         term.focus()
     tooltip = page.locator(".md-tooltip2--active")
     expect(tooltip).to_be_visible()
-    definition = load_glossary(GLOSSARY_FILE, load_catalog().sources).lookup("model states").tooltip
+    definition = load_glossary(course().glossary_file, catalog().sources).lookup("model states").tooltip
     expect(tooltip).to_have_text(definition)

@@ -7,7 +7,10 @@ import json
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.conftest import LESSON_7, LESSON_8
+from tests.browser.conftest import lesson_url
+
+LESSON_7 = lesson_url(7).rstrip("/")
+LESSON_8 = lesson_url(8).rstrip("/")
 
 # Material keeps its own settings in localStorage too (such as the palette).
 OUR_KEYS = "Object.keys(localStorage).filter((key) => key.startsWith('sbn:')).sort()"

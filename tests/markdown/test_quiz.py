@@ -8,16 +8,23 @@ import markdown
 import pytest
 from bs4 import BeautifulSoup
 
-from macros.quiz import QuizError, duplicate_ids, issue_line
+from macros.quiz import KeyFigure, QuizError, QuizExtension, StandaloneHost
 
 FIGURE = (
     '<span class="fig" data-fig-id="model-states/example-7b" data-value="112000000000" data-unit="B"'
     ' title="16 bytes × 7 billion parameters" tabindex="0">112 GB</span>'
 )
+#: What the build says it rendered for that figure: its value, and the display unit it was shown in.
+FIGURES = {
+    "model-states/example-7b": KeyFigure("112000000000", "B", "1000000000", "GB"),
+    "allreduce-seconds/x": KeyFigure("0.1640625", "s", "0.001", "ms"),
+}
+ISSUES = "https://github.com/o/r/issues/new"
 
 
-def render(source: str) -> BeautifulSoup:
-    html = markdown.markdown(textwrap.dedent(source), extensions=["macros.quiz", "pymdownx.superfences"])
+def render(source: str, host: StandaloneHost | None = None) -> BeautifulSoup:
+    extension = QuizExtension(host=host or StandaloneHost(FIGURES))
+    html = markdown.markdown(textwrap.dedent(source), extensions=[extension, "pymdownx.superfences"])
     return BeautifulSoup(html, "html.parser")
 
 
@@ -70,11 +77,14 @@ def test_a_single_choice_quiz_is_a_form_with_a_fieldset_legend_and_labelled_radi
 
 
 def test_choice_feedback_for_every_option_sits_behind_a_native_disclosure() -> None:
-    details = render(quiz("single", CHOICE)).select_one("form > details.sbn-quiz__answer")
+    details = render(quiz("single", CHOICE)).select_one("form > fieldset > details.sbn-quiz__answer")
     assert details.summary.get_text() == "Show answer"
     entries = details.select("[data-option]")
     assert [(e["data-option"], e["data-correct"]) for e in entries] == [("a", "false"), ("b", "true")]
     assert entries[0].get_text(" ", strip=True) == "a) Not this one. It limits speed, not fit."
+    # The verdict and the feedback are apart, so that the script shows the feedback without cutting words.
+    assert entries[0].select_one(".sbn-quiz__verdict").get_text() == "a) Not this one."
+    assert entries[0].select_one(".sbn-quiz__why").get_text(strip=True) == "It limits speed, not fit."
     assert "Right: b)" in details.get_text()
 
 
@@ -96,9 +106,9 @@ def test_a_numeric_quiz_takes_its_key_from_the_answers_figure() -> None:
 
 
 def test_a_numeric_key_in_milliseconds_reads_a_bare_number_as_ms() -> None:
-    seconds = FIGURE.replace('data-value="112000000000" data-unit="B"', 'data-value="0.1640625" data-unit="s"')
+    seconds = FIGURE.replace("model-states/example-7b", "allreduce-seconds/x")
     form = render(quiz("numeric", NUMERIC.replace(FIGURE, seconds), "    tolerance: 2.5%")).form
-    assert (form["data-key-unit"], form["data-key-scale"]) == ("s", "0.001")
+    assert (form["data-key-unit"], form["data-key-scale"], form["data-key-symbol"]) == ("s", "0.001", "ms")
     assert form["data-tolerance-percent"] == "2.5"
     assert "a bare number counts as ms); within 2.5% counts." in form.select_one(".sbn-quiz__hint").get_text()
 
@@ -109,7 +119,7 @@ def test_a_free_quiz_has_a_textarea_a_model_answer_and_self_marks() -> None:
     details = form.select_one("details")
     assert details.summary.get_text() == "Show model answer"
     assert details.strong.get_text() == "all-reduce"
-    marks = form.select("details + .sbn-quiz__marks [data-mark]")
+    marks = form.select("fieldset > details + .sbn-quiz__marks [data-mark]")
     assert [(m.get_text(), m["aria-pressed"]) for m in marks] == [("Got it", "false"), ("Not yet", "false")]
     assert form.select_one(".sbn-quiz__actions") is None  # nothing to check
 
@@ -142,10 +152,18 @@ def test_a_checklist_gives_each_item_a_labelled_checkbox_and_its_id() -> None:
         (quiz("single", CHOICE.replace("option | correct", "option")), "exactly one `//// option | correct`"),
         (quiz("multiple", CHOICE.replace("option | correct", "option")), "at least one `//// option | correct`"),
         (quiz("single", CHOICE.replace("Which one?", "")), "the question is empty"),
-        (quiz("essay", FREE), "unknown kind 'essay'; use one of: single, multiple, numeric, free"),
+        (
+            quiz("essay", FREE),
+            "/// quiz | Practice 1: kind: got 'essay'; expected one of: single, multiple, numeric, free",
+        ),
         (quiz("numeric", NUMERIC), "a numeric quiz needs `tolerance:`"),
         (quiz("numeric", NUMERIC.replace(FIGURE, "112 GB"), "    tolerance: 5%"), "a typed number is not a key"),
-        (quiz("numeric", NUMERIC, "    tolerance: five"), "tolerance 'five' should be a percentage"),
+        (quiz("numeric", NUMERIC, "    tolerance: five"), "tolerance: got 'five'; expected a percentage"),
+        (quiz("numeric", NUMERIC, "    tolerance: 100%"), "tolerance: got '100%'; expected a percentage below 100"),
+        (
+            quiz("numeric", NUMERIC.replace("model-states/example-7b", "model-states/unknown"), "    tolerance: 5%"),
+            "a typed number is not a key",
+        ),
         (quiz("free", FREE, "    tolerance: 5%"), "only a numeric quiz takes a tolerance"),
         (quiz("free", FREE, "    colour: red"), r"unknown option\(s\) colour; allowed: id, kind, tolerance"),
         (quiz("free", "Why?"), "add one `//// answer` block with the model answer"),
@@ -153,9 +171,25 @@ def test_a_checklist_gives_each_item_a_labelled_checkbox_and_its_id() -> None:
         (quiz("single", CHOICE.replace("It limits speed, not fit.", "")), "then its feedback"),
         (quiz("single", CHOICE.replace("option | correct", "option | right")), "the only word allowed after | is"),
         ("/// quiz | P\n    kind: free\n\nWhy?\n///\n", r"missing option\(s\) id"),
-        ("/// quiz | P\n    id: Practice 1\n    kind: free\n\nWhy?\n///\n", "id 'Practice 1' should be lower-case"),
-        ("/// quiz\n    id: p-1\n    kind: free\n\nWhy?\n///\n", "the argument after | is required"),
-        ("//// option\nText\n\nFeedback\n////\n", "//// option belongs inside a /// quiz block"),
+        (
+            "/// quiz | P\n    id: Practice 1\n    kind: free\n\nWhy?\n///\n",
+            "id: got 'Practice 1'; expected lower-case",
+        ),
+        ("/// quiz\n    id: p-1\n    kind: free\n\nWhy?\n///\n", "the title after | is required"),
+        ("//// option\nText\n\nFeedback\n////\n", "//// option: it belongs directly inside a /// quiz block"),
+        (quiz("free", FREE).removesuffix("///\n"), "/// quiz | Practice 1: is not closed: end it with a line ///"),
+        (
+            quiz("free", FREE).replace("\n///\n", "\n") + quiz("free", FREE).replace("l8-practice-1", "l8-practice-2"),
+            "it starts inside /// quiz | Practice 1: close that one with /// first",
+        ),
+        (
+            quiz("single", CHOICE.replace("It limits speed, not fit.\n////", "It limits speed, not fit.")),
+            "the `//// option` before it is not closed: end that one with ////",
+        ),
+        (
+            quiz("single", "Which?\n\n" + "".join(f"//// option\nO{i}\n\nF{i}\n////\n\n" for i in range(27))),
+            "a choice quiz takes at most 26 options",
+        ),
         ("/// quiz | P\n    id: [unclosed\n\nWhy?\n///\n", "was left as text: check that its options are valid YAML"),
         (
             "/// checklist | Reps\n    items: [a-1, a-2]\n\n- Only one.\n///\n",
@@ -164,7 +198,7 @@ def test_a_checklist_gives_each_item_a_labelled_checkbox_and_its_id() -> None:
     ],
 )
 def test_a_malformed_quiz_is_refused_with_the_fix(source: str, message: str) -> None:
-    with pytest.raises(QuizError, match=message):
+    with pytest.raises(QuizError, match=message.replace("|", r"\|")):
         render(source)
 
 
@@ -173,26 +207,41 @@ def test_quiz_syntax_shown_as_code_is_not_a_leftover(source: str) -> None:
     assert "/// quiz" in render(source).get_text()
 
 
-def test_duplicate_ids_name_every_page_they_are_on() -> None:
-    pages = {
-        "a/index.html": '<form data-quiz-id="q-1"></form><input data-rep-id="r-1">',
-        "b/index.html": '<form data-quiz-id="q-1"></form><form data-quiz-id="q-2"></form>',
-    }
-    assert duplicate_ids(pages) == {"q-1": ["a/index.html", "b/index.html"]}
-
-
-def test_a_question_gets_its_report_link_from_the_pages_issue_line() -> None:
-    base = "https://github.com/o/r/issues/new?template=quiz-answer-wrong.yml&lesson=Lesson%208"
-    form = render(issue_line(base) + "\n\n" + quiz("free", FREE)).form
-    link = form.select_one(".sbn-quiz__report a")
+def test_a_checked_question_is_reported_on_the_quiz_answer_form() -> None:
+    form = render(quiz("single", CHOICE), StandaloneHost(FIGURES, ISSUES)).form
+    link = form.select_one("fieldset .sbn-quiz__report a")
     assert link.get_text() == "Report a problem with this question"
-    assert link["href"] == f"{base}&title=Quiz%20answer%3A%20l8-practice-1&question-id=l8-practice-1"
+    assert link["href"] == (
+        f"{ISSUES}?template=quiz-answer-wrong.yml&title=Quiz%20answer%3A%20l8-practice-1&question-id=l8-practice-1"
+    )
 
 
-def test_without_an_issue_line_a_question_has_no_report_link() -> None:
+def test_a_free_question_is_reported_as_unclear_with_its_id() -> None:
+    link = render(quiz("free", FREE), StandaloneHost(FIGURES, ISSUES)).select_one(".sbn-quiz__report a")
+    assert link["data-report"] == "lesson-unclear.yml"
+    assert "template=lesson-unclear.yml" in link["href"] and "question-id=l8-practice-1" in link["href"]
+
+
+def test_without_issue_links_a_question_has_no_report_link() -> None:
     assert render(quiz("free", FREE)).select_one(".sbn-quiz__report") is None
 
 
-def test_an_issue_line_must_be_a_plain_https_url() -> None:
-    with pytest.raises(QuizError, match="must be https and have no spaces"):
-        issue_line("javascript:alert(1)")
+def test_a_reporting_host_gets_each_problem_once_and_the_page_shows_it() -> None:
+    class Reporting(StandaloneHost):
+        def __init__(self) -> None:
+            super().__init__(FIGURES)
+            self.problems: list[tuple[str, str | None]] = []
+
+        def report(self, message: str, near: str | None) -> None:
+            self.problems.append((message, near))
+
+    host = Reporting()
+    page = render(quiz("single", CHOICE.replace("option | correct", "option")), host)
+    assert host.problems == [
+        (
+            "/// quiz | Practice 1: a single-choice quiz needs exactly one `//// option | correct`; it has 0",
+            "id: l8-practice-1",
+        )
+    ]
+    assert page.select_one(".sbn-build-error").get_text() == host.problems[0][0]
+    assert page.form is None

@@ -1,17 +1,45 @@
-"""Broken copies of the course fail to build, or fail the tests, with a message that says the fix."""
+"""Broken copies of the course fail to build, each with one message that names the file, the line and the fix.
+
+Each case breaks a copy of the course the way an author might, builds it in
+this process, and checks the build's messages. The line a message names is
+found in the broken file itself, never typed here.
+"""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.checks import bare_figures, lesson_body, soup
-from tests.conftest import LESSON_8, build_copy
+from macros.lessons import index_lessons
+from tests.conftest import Built, build_copy, course
 
-LESSON_8_MD = f"docs/{LESSON_8}.md"
 Edit = Callable[[Path, str, str], None]
+
+
+def lesson_file(number: int) -> str:
+    """The source of lesson `number`, relative to the repository, found through the lesson index."""
+    return f"docs/{index_lessons(course().docs_dir).lessons[number].src_path}"
+
+
+LESSON_8 = lesson_file(8)
+LESSON_7 = lesson_file(7)
+
+
+def line_of(path: Path, text: str) -> int:
+    """The line of `path` that holds `text`."""
+    return next(n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1) if text in line)
+
+
+def fails_with(built: Built, where: str, message: str) -> None:
+    """The build failed, and said `message` exactly once, at `where` (file, or file:line)."""
+    assert not built.ok, "the broken copy built"
+    said = [line for line in built.messages if line.startswith(f"{where}: ") and message in line]
+    assert len(said) == 1, built.output
 
 
 @pytest.mark.parametrize(
@@ -19,13 +47,13 @@ Edit = Callable[[Path, str, str], None]
     [
         (
             '{{ model_states("gpt2-1.5b") }}',
-            '{{ model_states("gpt-9") }}',
-            "{{ model_states('gpt-9') }}: unknown catalog entry 'gpt-9'",
+            '{{ model_states("gpt2-1.6b") }}',
+            "{{ model_states(\"gpt2-1.6b\") }}: unknown catalog entry 'gpt2-1.6b'. Did you mean 'gpt2-1.5b'?",
         ),
         (
             '{{ model_states("example-7b") }}',
             "{{ model_states(7000000000) }}",
-            '{{ model_states(7000000000) }}: expected a catalog id in quotes, such as "gpt2-1.5b", got 7000000000',
+            'expected a catalog id in quotes, such as "gpt2-1.5b", got 7000000000',
         ),
         (
             '{{ model_states("gpt2-1.5b") }}',
@@ -35,7 +63,7 @@ Edit = Callable[[Path, str, str], None]
         (
             '{{ model_states("gpt2-1.5b") }}',
             '{{ model_states("gpt2-1.5b", scale="GiB") }}',
-            "unknown display unit 'GiB' for B; use one of: PB, TB, GB, MB, kB, B",
+            "unknown display unit 'GiB'; use one of: PB, TB, GB, MB, kB, B",
         ),
         (
             '{{ value("gpt2-1.5b", "parameters", adjective=true) }}',
@@ -45,24 +73,67 @@ Edit = Callable[[Path, str, str], None]
         (
             '{{ model_states("gpt2-1.5b") }}',
             '{{ model_states("gpt2-1.5b", digit=2) }}',
-            "unexpected keyword argument 'digit'",
+            "unknown display option 'digit'; the options are digits, short",
         ),
         (
             '{{ model_states("gpt2-1.5b") }}',
-            '{{ model_states("gpt2-1.5b", "fp16_parameters", 3) }}',
-            "call it as model_states(entry, state='all'), then display options",
+            '{{ model_states("gpt2-1.5b", "fp16_parameters", "mixed-adam", 3) }}',
+            "call it as model_states(entry, state='all', recipe='mixed-adam'), then display options",
         ),
-        ("{{ bytes_per_parameter() }}", "{{ bytes_per_paramter() }}", "'bytes_per_paramter' is undefined"),
+        ("{{ bytes_per_parameter() }}", "{{ bytes_per_paramter() }}", "there is no macro 'bytes_per_paramter'"),
+        ('{{ term("ZeRO") }}', '{{ term("ZeR0") }}', "{{ term(\"ZeR0\") }}: unknown term 'ZeR0'. Nearest: zero"),
+        ("well above the", "`{{ bytes_per_parameter() }}` well above the", "is inside code, where it would show"),
+        ("well above the", "{% set x = 1 %}well above the", "a page holds macro calls only"),
     ],
 )
-def test_a_wrong_macro_call_fails_the_build_naming_page_and_fix(
+def test_a_wrong_macro_call_fails_the_build_at_its_line(
     course_copy: Path, edit: Edit, old: str, new: str, message: str
 ) -> None:
-    edit(course_copy / LESSON_8_MD, old, new)
-    result = build_copy(course_copy)
-    assert result.returncode != 0
-    assert f"{LESSON_8}.md" in result.stderr
-    assert message in result.stderr
+    path = course_copy / LESSON_8
+    edit(path, old, new)
+    fails_with(build_copy(course_copy), f"{LESSON_8}:{line_of(path, new)}", message)
+
+
+def test_a_typed_figure_fails_the_build_at_its_line(course_copy: Path, edit: Edit) -> None:
+    path = course_copy / LESSON_8
+    edit(path, "well above the", "(99 GB with buffers) well above the")
+    fails_with(build_copy(course_copy), f"{LESSON_8}:{line_of(path, '99 GB')}", "'99 GB' in the text is a typed figure")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "typed", "where"),
+    [
+        (
+            "well above the",
+            '[the paper](https://arxiv.org/abs/1910.02054 "24 GB of states") well above the',
+            "24 GB",
+            "the title of a <a>",
+        ),
+        ("well above the", "1.5 Billion parameters, well above the", "1.5 Billion", "the text"),
+        ("well above the", "24 gigabytes, well above the", "24 gigabytes", "the text"),
+        ("well above the", "1e9 bytes, well above the", "1e9 bytes", "the text"),
+        ("well above the", "300 GBps, well above the", "300 GBps", "the text"),
+    ],
+)
+def test_a_typed_figure_in_any_words_fails_the_build(
+    course_copy: Path, edit: Edit, old: str, new: str, typed: str, where: str
+) -> None:
+    path = course_copy / LESSON_8
+    edit(path, old, new)
+    fails_with(build_copy(course_copy), f"{LESSON_8}:{line_of(path, typed)}", f"{typed!r} in {where} is a typed figure")
+
+
+def test_a_lesson_added_later_is_checked_like_the_first(course_copy: Path) -> None:
+    seed = (course_copy / LESSON_8).read_text(encoding="utf-8")
+    lesson = (
+        seed.replace("lesson: 8", "lesson: 9")
+        .replace("l8-", "l9-")
+        .replace("Lesson 8.", "Lesson 9.")
+        .replace("well above the", "31.4 GB per device, well above the")
+    )
+    path = course_copy / "docs/stage-4/lesson-09-a-lesson-no-test-has-seen.md"
+    path.write_text(lesson, encoding="utf-8")
+    fails_with(build_copy(course_copy), f"docs/stage-4/{path.name}:{line_of(path, '31.4 GB')}", "'31.4 GB' in the text")
 
 
 @pytest.mark.parametrize(
@@ -71,78 +142,156 @@ def test_a_wrong_macro_call_fails_the_build_naming_page_and_fix(
         (
             "parameters: 1_500_000_000",
             "parameters: -1_500_000_000",
-            "models.yml: gpt2-1.5b.parameters: must be positive",
+            "models.yml: gpt2-1.5b.parameters: got -1500000000",
         ),
-        ("parameters: 1_500_000_000", "parameters: 1.5e9", "write large numbers as 1_500_000_000"),
-        ("parameters: 1_500_000_000", "parameters: lots", "models.yml: gpt2-1.5b.parameters: expected a number"),
+        ("parameters: 1_500_000_000", "parameters: 1.5e9", "write large ones as 1_500_000_000"),
+        ("parameters: 1_500_000_000", "parameters: lots", "gpt2-1.5b.parameters: got 'lots'; expected a whole number"),
+        ("layers: 48", "layers: 47.5", "gpt2-1.5b.layers: got 47.5; expected a whole number"),
+        ("layers: 48", "layers: 48\n  layers: 49", "the key 'layers' is given twice"),
     ],
 )
-def test_a_bad_catalog_count_fails_the_build_naming_file_and_key(
+def test_a_bad_catalog_value_fails_the_build_naming_file_and_key(
     course_copy: Path, edit: Edit, old: str, new: str, message: str
 ) -> None:
     edit(course_copy / "macros/catalog/models.yml", old, new)
-    result = build_copy(course_copy)
-    assert result.returncode != 0
-    assert message in result.stderr
+    built = build_copy(course_copy)
+    assert not built.ok and any(message in line for line in built.messages), built.output
+    assert "Traceback" not in built.output
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "at", "message"),
+    [
+        ("## Practice\n", "## Exercises\n", None, "missing the 'Practice' section; start it with a line `## Practice`"),
+        (
+            "runs out of compute, and when",
+            "runs out of compute and when",
+            "**Mission link:**",
+            "must quote bullet 4 word for word",
+        ),
+        ("mission: 4", "mission: 9", None, "mission bullet 9 does not exist; there are 5"),
+    ],
+)
+def test_a_malformed_lesson_fails_the_build(
+    course_copy: Path, edit: Edit, old: str, new: str, at: str | None, message: str
+) -> None:
+    path = course_copy / LESSON_8
+    edit(path, old, new)
+    where = f"{LESSON_8}:{line_of(path, at)}" if at else LESSON_8
+    fails_with(build_copy(course_copy), where, message)
 
 
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("## Practice\n", "## Exercises\n", "missing the 'Practice' section; start it with a line `## Practice`"),
         ("prerequisites: [7]", "prerequisites: [6]", "prerequisite Lesson 6 does not exist"),
-        ("runs out of compute, and when", "runs out of compute and when", "must quote bullet 4 word for word"),
+        ("lesson: 8", "lessno: 8", "every page in stage-4/ is a lesson; its front matter needs `lesson:`"),
+        ("title: Lesson 8.", "title: Lesson 8. 24 GB,", "the front matter's title types '24 GB'"),
     ],
 )
-def test_a_malformed_lesson_fails_the_build(course_copy: Path, edit: Edit, old: str, new: str, message: str) -> None:
-    edit(course_copy / LESSON_8_MD, old, new)
-    result = build_copy(course_copy)
-    assert result.returncode != 0
-    assert f"{LESSON_8}.md" in result.stderr
-    assert message in result.stderr
+def test_a_lesson_whose_front_matter_is_wrong_stops_the_build(
+    course_copy: Path, edit: Edit, old: str, new: str, message: str
+) -> None:
+    edit(course_copy / LESSON_8, old, new)
+    built = build_copy(course_copy)
+    assert not built.ok and any(message in line for line in built.messages), built.output
 
 
-def test_a_typed_figure_fails_the_tests(course_copy: Path, edit: Edit) -> None:
-    edit(course_copy / LESSON_8_MD, "well above the", "(99 GB with buffers) well above the")
-    result = build_copy(course_copy)
-    assert result.returncode == 0, result.stderr
-    article = lesson_body(soup(course_copy / "site" / LESSON_8 / "index.html"))
-    assert bare_figures(article) == ["99 GB"]
+@pytest.mark.parametrize(
+    ("old", "new", "at", "message"),
+    [
+        (
+            "//// option | correct\nEvery device",
+            "//// option\nEvery device",
+            "id: l8-practice-2",
+            "/// quiz | Practice 2: a single-choice quiz needs exactly one `//// option | correct`; it has 0",
+        ),
+        (
+            "    kind: single\n",
+            "    kind: single\n    colour: red\n",
+            "id: l8-practice-2",
+            "unknown option(s) colour; allowed: id, kind, tolerance",
+        ),
+        (
+            "A real cost, but it limits speed, not whether the model fits.\n////",
+            "A real cost, but it limits speed, not whether the model fits.",
+            "//// option | correct",
+            "the `//// option` before it is not closed: end that one with ////",
+        ),
+    ],
+)
+def test_a_malformed_quiz_fails_the_build_at_its_line(
+    course_copy: Path, edit: Edit, old: str, new: str, at: str, message: str
+) -> None:
+    path = course_copy / LESSON_8
+    edit(path, old, new)
+    fails_with(build_copy(course_copy), f"{LESSON_8}:{line_of(path, at)}", message)
 
 
-def test_a_malformed_quiz_fails_the_build_naming_page_and_fix(course_copy: Path, edit: Edit) -> None:
-    edit(course_copy / LESSON_8_MD, "//// option | correct\nEvery device", "//// option\nEvery device")
-    result = build_copy(course_copy)
-    assert result.returncode != 0
-    assert f"Error reading page '{LESSON_8}.md'" in result.stderr
-    assert "a single-choice quiz needs exactly one `//// option | correct`" in result.stderr
+def test_a_quiz_left_open_fails_the_build(course_copy: Path) -> None:
+    path = course_copy / LESSON_8
+    text = path.read_text(encoding="utf-8")
+    # The last quiz's closing line, removed: the rest of the page would be swallowed into it.
+    closing = text.index("////\n///\n\n## Real-world reps")
+    path.write_text(
+        text[:closing] + "////\n\n## Real-world reps" + text[closing + len("////\n///\n\n## Real-world reps") :]
+    )
+    built = build_copy(course_copy)
+    fails_with(
+        built, f"{LESSON_8}:{line_of(path, 'id: l8-practice-3-compare')}", "is not closed: end it with a line ///"
+    )
 
 
 def test_a_question_id_used_on_two_pages_fails_the_build(course_copy: Path, edit: Edit) -> None:
-    lesson_7 = course_copy / "docs/stage-4/lesson-07-how-data-parallelism-keeps-every-copy-identical.md"
-    edit(lesson_7, "id: l7-warmup-1", "id: l8-warmup-1")
-    result = build_copy(course_copy)
-    assert result.returncode != 0
-    assert "question ids must be unique on the site" in result.stderr
-    assert "'l8-warmup-1' on stage-4/lesson-07" in result.stderr
-
-
-def test_an_unknown_term_fails_the_build_naming_page_and_nearest(course_copy: Path, edit: Edit) -> None:
-    edit(course_copy / LESSON_8_MD, '{{ term("ZeRO") }}', '{{ term("ZeR0") }}')
-    result = build_copy(course_copy)
-    assert result.returncode != 0
-    assert f"{LESSON_8}.md: {{{{ term('ZeR0') }}}}: unknown term 'ZeR0'. Nearest: zero" in result.stderr
+    edit(course_copy / LESSON_7, "id: l7-warmup-1", "id: l8-warmup-1")
+    fails_with(
+        build_copy(course_copy), "docs", f"the question id 'l8-warmup-1' is used on {LESSON_7.removeprefix('docs/')}"
+    )
 
 
 def test_issue_link_outside_a_lesson_fails_with_a_clear_message(course_copy: Path, edit: Edit) -> None:
     edit(course_copy / "docs/index.md", "## Syllabus", '{{ issue_link("report") }}\n\n## Syllabus')
-    result = build_copy(course_copy)
-    assert result.returncode != 0
-    assert "index.md: {{ issue_link('report') }} works on lesson pages only" in result.stderr
+    path = course_copy / "docs/index.md"
+    fails_with(build_copy(course_copy), f"docs/index.md:{line_of(path, 'issue_link')}", "works on lesson pages only")
 
 
-def test_a_lesson_in_an_untitled_stage_fails_the_build(course_copy: Path, edit: Edit) -> None:
-    edit(course_copy / LESSON_8_MD, "stage: 4", "stage: 9")
-    result = build_copy(course_copy)
+def test_a_glossary_definition_with_a_typed_figure_stops_the_build(course_copy: Path, edit: Edit) -> None:
+    edit(course_copy / "glossary/terms.yml", "Keeping only some of the activations", "Keeping 8 GB of the activations")
+    built = build_copy(course_copy)
+    assert not built.ok
+    assert any("glossary/terms.yml: activation-checkpointing.definition: types '8 GB'" in m for m in built.messages)
+
+
+def test_a_lesson_in_an_untitled_stage_fails_the_build(course_copy: Path) -> None:
+    (course_copy / "docs/stage-9").mkdir()
+    seed = (course_copy / LESSON_8).read_text(encoding="utf-8")
+    lesson = seed.replace("stage: 4", "stage: 9").replace("lesson: 8", "lesson: 90").replace("l8-", "l90-")
+    (course_copy / "docs/stage-9/lesson-90-x.md").write_text(lesson, encoding="utf-8")
+    built = build_copy(course_copy)
+    assert not built.ok and any(
+        "lessons name stage(s) [9] that macros/catalog/course.yml does not title" in m for m in built.messages
+    )
+
+
+def test_the_command_line_prints_a_problem_once_without_a_traceback(course_copy: Path, edit: Edit) -> None:
+    # The one case run as an author runs it, to see exactly what the terminal shows.
+    path = course_copy / LESSON_8
+    edit(path, "//// option | correct\nEvery device", "//// option\nEvery device")
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet"],
+        cwd=course_copy,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode != 0
-    assert "lessons name stage(s) [9] that macros/catalog/course.yml does not title" in result.stderr
+    said = [line for line in result.stderr.splitlines() if "needs exactly one `//// option | correct`" in line]
+    assert [line.split(" -  ", 1) for line in said] == [
+        [
+            "ERROR  ",
+            f"{LESSON_8}:{line_of(path, 'id: l8-practice-2')}: /// quiz | Practice 2: a single-choice quiz"
+            " needs exactly one `//// option | correct`; it has 0",
+        ]
+    ]
+    assert "Traceback" not in result.stderr

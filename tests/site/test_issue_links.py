@@ -6,53 +6,50 @@ import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-import pytest
-from mkdocs.config import load_config
-
-from tests.checks import lesson_body, soup
-from tests.conftest import LESSON_7, LESSON_8, ROOT
-
-CONFIG = load_config(str(ROOT / "mkdocs.yml"))
+from tests.checks import lesson_body
+from tests.conftest import ROOT, course, soup
 
 
 def _issue(href: str) -> dict[str, str]:
     parts = urlsplit(href)
-    assert f"{parts.scheme}://{parts.netloc}{parts.path}" == f"{CONFIG.repo_url.rstrip('/')}/issues/new"
+    assert f"{parts.scheme}://{parts.netloc}{parts.path}" == f"{course().repo_url}/issues/new"
     return {key: values[0] for key, values in parse_qs(parts.query, strict_parsing=True).items()}
 
 
 def _check_context(fields: dict[str, str], lesson: str, title: str) -> None:
+    url = lesson.removesuffix("index.html")
     assert fields["lesson"] == title
-    assert fields["page-url"] == f"{CONFIG.site_url}{lesson}/"
-    assert fields["source-file"] == f"docs/{lesson}.md" and (ROOT / fields["source-file"]).is_file()
+    assert fields["page-url"] == f"{course().site_url}{url}"
+    assert fields["source-file"] == f"docs/{url.rstrip('/')}.md" and (ROOT / fields["source-file"]).is_file()
     assert re.fullmatch(r"[0-9a-f]{40}|unknown", fields["commit"])
 
 
-@pytest.mark.parametrize("lesson", [LESSON_7, LESSON_8])
-def test_every_question_links_to_a_quiz_issue_about_itself(site_dir: Path, lesson: str) -> None:
-    page = soup(site_dir / lesson / "index.html")
-    title = page.select_one("h1").get_text(strip=True).rstrip("¶")
+def _title(page) -> str:
+    return page.select_one("h1").get_text(strip=True).rstrip("¶")
+
+
+def test_every_question_links_to_an_issue_about_itself(site_dir: Path, lesson: str) -> None:
+    page = soup(site_dir / lesson)
     forms = lesson_body(page).select("form[data-quiz-id]")
     assert forms
     for form in forms:
         fields = _issue(form.select_one(".sbn-quiz__report a")["href"])
-        assert fields["template"] == "quiz-answer-wrong.yml"
+        checked = form["data-quiz-kind"] != "free"
+        assert fields["template"] == ("quiz-answer-wrong.yml" if checked else "lesson-unclear.yml")
         assert fields["question-id"] == form["data-quiz-id"]
-        assert fields["title"] == f"Quiz answer: {form['data-quiz-id']}"
-        _check_context(fields, lesson, title)
+        assert fields["title"] == f"{'Quiz answer' if checked else 'Unclear question'}: {form['data-quiz-id']}"
+        _check_context(fields, lesson, _title(page))
 
 
-@pytest.mark.parametrize("lesson", [LESSON_7, LESSON_8])
 def test_the_closing_paragraph_and_the_footer_open_a_lesson_issue(site_dir: Path, lesson: str) -> None:
-    page = soup(site_dir / lesson / "index.html")
-    title = page.select_one("h1").get_text(strip=True).rstrip("¶")
+    page = soup(site_dir / lesson)
     closing = page.find("a", string="open an issue")
     footer = page.select_one(".sbn-report a")
     assert closing["href"] == footer["href"]
     fields = _issue(footer["href"])
-    assert fields["template"] == "lesson-unclear.yml" and fields["title"] == f"Unclear: {title}"
-    _check_context(fields, lesson, title)
+    assert fields["template"] == "lesson-unclear.yml" and fields["title"] == f"Unclear: {_title(page)}"
+    _check_context(fields, lesson, _title(page))
 
 
-def test_pages_that_are_not_lessons_have_no_issue_footer(site_dir: Path) -> None:
-    assert soup(site_dir / "index.html").select_one(".sbn-report") is None
+def test_pages_that_are_not_lessons_have_no_issue_footer(site_dir: Path, other_page: str) -> None:
+    assert soup(site_dir / other_page).select_one(".sbn-report") is None

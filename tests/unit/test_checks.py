@@ -13,22 +13,31 @@ def _article(html: str) -> BeautifulSoup:
 
 
 @pytest.mark.parametrize(
-    "text",
+    "html",
     [
-        "needs 99 GB",
-        "about 1,024 tokens",
-        "a 7-billion-parameter model",
-        "1.4B parameters",
-        "at 300 GB/s",
-        "takes 164 ms",
-        "on 8 GPUs",
-        "16 bytes per parameter",
-        "200 Gb/s links",
-        "0.5 s",
+        "<p>It needs 99 GB here.</p>",
+        "<p>about 1,024 tokens</p>",
+        "<p>a 7-billion-parameter model</p>",
+        "<p>1.4B parameters</p>",
+        "<p>1.5 Billion parameters</p>",
+        "<p>at 300 GB/s</p>",
+        "<p>at 300 GBps</p>",
+        "<p>takes 164 ms</p>",
+        "<p>on 8 GPUs</p>",
+        "<p>16 bytes per parameter</p>",
+        "<p>24 gigabytes</p>",
+        "<p>1e9 bytes</p>",
+        "<p>200 Gb/s links</p>",
+        "<p>0.5 s</p>",
+        "<p>a 5% loss</p>",
+        "<p>split 24 <em>GB</em> across</p>",
+        '<p><a href="x" title="it takes 24 GB">link</a></p>',
+        '<p><img src="x.png" alt="a 24 GB bar"></p>',
+        '<p><abbr title="80 GB of HBM3">HBM</abbr></p>',
     ],
 )
-def test_a_bare_figure_is_found(text: str) -> None:
-    assert bare_figures(_article(f"<p>It {text} here.</p>"))
+def test_a_bare_figure_is_found(html: str) -> None:
+    assert bare_figures(_article(html))
 
 
 @pytest.mark.parametrize(
@@ -40,14 +49,23 @@ def test_a_bare_figure_is_found(text: str) -> None:
         "the same 16Ψ figure",
         "2(N − 1)/N times",
         "Practice 1",
+        "a 16-bit format",
     ],
 )
 def test_words_with_digits_are_not_figures(text: str) -> None:
     assert bare_figures(_article(f"<p>{text}</p>")) == []
 
 
-def test_a_figure_element_is_not_bare() -> None:
-    html = '<p>It needs <span class="fig" data-value="24000000000" data-unit="B">24 GB</span>.</p>'
+@pytest.mark.parametrize(
+    "html",
+    [
+        '<p>It needs <span class="fig" title="16 B × 1.5 billion" data-unit="B">24 GB</span>.</p>',
+        "<p>Write <code>24 GB</code> as a macro.</p>",
+        "<pre><code>memory: 32 GiB</code></pre>",
+        '<p><span class="sbn-quiz__hint">within 5% counts</span></p>',
+    ],
+)
+def test_figures_code_and_quiz_settings_are_not_bare(html: str) -> None:
     assert bare_figures(_article(html)) == []
 
 
@@ -61,8 +79,13 @@ def test_a_figure_element_is_not_bare() -> None:
         ("1.5-billion-parameter", "param", "1500000000"),
         ("1.4B parameters", "param", "1400000000"),
         ("164 ms", "s", "0.1640625"),
+        ("34 days", "s", "2937600"),
         ("32 GB/s", "B/s", "32000000000"),
+        ("15.1 PFLOP/s", "FLOP/s", "15100000000000000"),
         ("1,024", "1", "1024"),
+        ("76%", "1", "0.76"),
+        ("32 GiB", "B", "34359738368"),
+        ("32 GB (32 GiB)", "B", "34359738368"),
     ],
 )
 def test_a_faithful_display_rederives(display: str, unit: str, value: str) -> None:
@@ -76,12 +99,16 @@ def test_a_faithful_display_rederives(display: str, unit: str, value: str) -> No
         ("61 GB", "B", "60397977600"),
         ("1.5 million parameters", "param", "1500000000"),
         ("164 s", "s", "0.1640625"),
+        ("32 GB (32 GiB)", "B", "32000000000"),
+        ("32 GB", "B", "34359738368"),
+        ("77%", "1", "0.76"),
     ],
 )
 def test_a_wrong_display_does_not(display: str, unit: str, value: str) -> None:
     assert not rederives(display, value, unit)
 
 
-def test_a_display_in_the_wrong_unit_is_refused() -> None:
-    with pytest.raises(ValueError, match="is not a display of a quantity in 'B'"):
-        parse_display("24 GB/s", "B")
+@pytest.mark.parametrize(("display", "unit"), [("24 GB/s", "B"), ("32 GB (40 GiB)", "B"), ("76%", "B")])
+def test_a_display_that_is_not_of_the_unit_is_refused(display: str, unit: str) -> None:
+    with pytest.raises(ValueError, match=r"is not a display of a quantity|sells one capacity"):
+        parse_display(display, unit)

@@ -135,7 +135,7 @@ def test_pages_link_to_the_preview_only_for_a_plain_relative_url() -> None:
         ({"page": PAGE}, "base: expected a JSON list of figure records, got dict"),
         (["x"], "base: record 0: expected an object, got str"),
         ([{k: v for k, v in BASE[0].items() if k != "display"}], "base: record 0: missing field 'display'"),
-        ([{**BASE[0], "value": "24 GB"}], "base: record 0: field 'value' has the wrong type: '24 GB'"),
+        ([{**BASE[0], "value": "24 GB"}], "base: record 0: field 'value' is not an exact number: '24 GB'"),
         ([{**BASE[0], "value": True}], "base: record 0: field 'value' has the wrong type: True"),
     ],
 )

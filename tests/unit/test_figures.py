@@ -1,4 +1,4 @@
-"""Figures from the catalog: their values, their element, their record."""
+"""Figure kinds over the catalog: their values and words, their ids, their element and their record."""
 
 from __future__ import annotations
 
@@ -10,63 +10,124 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from macros import figures
-from macros.catalog import CATALOG_DIR, load_catalog
+from macros.catalog import load_catalog
+from macros.figures import Computed, Figure, FigureLog, render_html, value_text
+from macros.kinds import KINDS, FigureKindError, check_printed, kind_of
+from macros.quantities import Display, display_quantity
+from tests.conftest import catalog, course
 
-CATALOG = load_catalog()
+
+def figure(name: str, *arguments: object) -> Figure:
+    return KINDS[name].figure(catalog(), *arguments)
 
 
 def test_gpt2_model_states_carry_the_papers_printed_value() -> None:
-    figure = figures.model_states(CATALOG, "gpt2-1.5b")
-    assert (figure.value, figure.unit) == (24 * 10**9, "B")
-    assert figure.printed is not None and figure.printed.text == "a memory requirement of at least 24 GB"
-    assert figure.explanation.startswith("16 bytes × 1.5 billion parameters")
+    states = figure("model_states", "gpt2-1.5b")
+    assert (states.id, states.value, states.unit) == ("model-states/gpt2-1.5b", 24 * 10**9, "B")
+    assert states.printed is not None and states.printed.text == "a memory requirement of at least 24 GB"
+    assert states.explanation.startswith("16 bytes × 1.5 billion parameters")
+
+
+def test_a_recipe_changes_the_bytes_per_parameter() -> None:
+    # bf16 parameters (2) + fp32 gradients, master copy, momentum and variance (4 each).
+    assert figure("bytes_per_parameter", "all", "bf16-adam").value == 18
+    assert figure("model_states", "gpt2-1.5b", "all", "bf16-adam").value == 18 * 1_500_000_000
+
+
+def test_trailing_defaults_do_not_change_a_figures_id() -> None:
+    assert figure("model_states", "gpt2-1.5b", "all", "mixed-adam").id == "model-states/gpt2-1.5b"
+    assert figure("model_states", "gpt2-1.5b", "fp16_parameters").id == "model-states/gpt2-1.5b/fp16_parameters"
+    assert figure("bytes_per_parameter").id == "bytes-per-parameter"
 
 
 def test_activations_follow_zeros_formula_over_the_catalog_workload() -> None:
-    figure = figures.activations(CATALOG, "zero-gpt2-activations")
-    assert figure.value == 2 * 12 * 1600 * 32 * 1024 * 48
-    assert [q.field for q in figure.inputs] == ["hidden", "layers", "batch", "sequence"]
+    activations = figure("activations", "zero-gpt2-activations")
+    assert activations.value == 2 * 12 * 1600 * 32 * 1024 * 48
+    assert [q.field for q in activations.computed.inputs] == ["hidden", "layers", "batch", "sequence"]
 
 
 def test_allreduce_time_is_a_lower_bound_over_the_link() -> None:
     # 2 × 7/8 × 3 GB = 5.25 GB over 32 GB/s each way.
-    figure = figures.allreduce_seconds(CATALOG, "gpt2-ring-pcie")
-    assert figure.value == Fraction(5_250_000_000, 32_000_000_000)
+    assert figure("allreduce_seconds", "gpt2-ring-pcie").value == Fraction(5_250_000_000, 32_000_000_000)
 
 
-def test_memory_left_is_memory_less_model_states() -> None:
-    assert figures.memory_left(CATALOG, "zero-dp-limit").value == 32 * 10**9 - 16 * 1_400_000_000
+def test_fp32_gradients_double_what_the_ring_sends() -> None:
+    # 2 × 7/8 × 4 bytes × 1.5 billion = 10.5 GB.
+    assert figure("allreduce_bytes", "gpt2-ring-pcie", "fp32").value == 10_500_000_000
+
+
+def test_memory_left_takes_the_claims_own_memory_or_a_gpus_real_capacity() -> None:
+    assert figure("memory_left", "zero-dp-limit").value == 32 * 10**9 - 16 * 1_400_000_000
+    assert figure("memory_left", "zero-dp-limit", "v100-32gb").value == 32 * 2**30 - 16 * 1_400_000_000
 
 
 def test_memory_left_refuses_a_model_that_does_not_fit(tmp_path: Path) -> None:
-    shutil.copytree(CATALOG_DIR, tmp_path, dirs_exist_ok=True)
+    shutil.copytree(course().catalog_dir, tmp_path, dirs_exist_ok=True)
     claim = "too-big:\n  name: x\n  parameters: 2_500_000_000\n  memory: 32_000_000_000\n  source: zero\n  where: x\n"
     (tmp_path / "claims.yml").write_text((tmp_path / "claims.yml").read_text() + claim)
     with pytest.raises(ValueError, match=r"the model states \(40 GB\) do not fit in 32 GB"):
-        figures.memory_left(load_catalog(tmp_path), "too-big")
+        KINDS["memory_left"].figure(load_catalog(tmp_path), "too-big")
+
+
+def test_a_units_size_is_a_figure() -> None:
+    assert figure("unit", "GB").value == 10**9
+    assert figure("unit", "GiB").value == 2**30
 
 
 def test_a_workload_id_must_name_a_workload() -> None:
     with pytest.raises(KeyError, match=r"unknown entry of workloads\.yml 'gpt2-1\.5b'"):
-        figures.activations(CATALOG, "gpt2-1.5b")
+        figure("activations", "gpt2-1.5b")
+
+
+def test_a_kind_says_how_to_call_it() -> None:
+    with pytest.raises(FigureKindError, match=r"call it as model_states\(entry, state='all', recipe='mixed-adam'\)"):
+        figure("model_states")
+
+
+def test_an_id_read_backwards_gives_the_figure_again() -> None:
+    for figure_id in ("model-states/gpt2-1.5b/fp16_parameters", "memory-left/zero-dp-limit/v100-32gb", "unit/GB"):
+        kind = kind_of(figure_id)
+        assert kind.figure(catalog(), *kind.arguments(figure_id)).id == figure_id
+
+
+def test_every_printed_value_names_a_figure_the_registry_computes() -> None:
+    check_printed(catalog())
+
+
+@pytest.mark.parametrize(
+    ("addition", "message"),
+    [
+        (
+            "model-states/gpt9:\n",
+            r"printed.yml: model-states/gpt9: names no figure the course computes: unknown catalog entry 'gpt9'",
+        ),
+        ("modelstates/gpt2-1.5b:\n", r"no figure kind makes ids starting 'modelstates'"),
+        ("model-states/gpt2-1.5b/all:\n", r"that figure's id is 'model-states/gpt2-1.5b'; key it so"),
+    ],
+)
+def test_a_printed_key_that_names_no_figure_is_refused(tmp_path: Path, addition: str, message: str) -> None:
+    shutil.copytree(course().catalog_dir, tmp_path, dirs_exist_ok=True)
+    entry = "  value: 1\n  unit: B\n  text: x\n  source: zero\n  where: x\n  rounding: 1\n"
+    (tmp_path / "printed.yml").write_text((tmp_path / "printed.yml").read_text() + addition + entry)
+    with pytest.raises(FigureKindError, match=message):
+        check_printed(load_catalog(tmp_path))
 
 
 def test_the_element_is_the_one_the_contract_specifies() -> None:
-    figure = figures.model_states(CATALOG, "gpt2-1.5b")
-    span = BeautifulSoup(figures.render_html(figure, "24 GB"), "html.parser").span
+    states = figure("model_states", "gpt2-1.5b")
+    span = BeautifulSoup(render_html(states, display_quantity(states.value, "B")), "html.parser").span
     assert span is not None
     assert span["class"] == ["fig"]
     assert span["data-fig-id"] == "model-states/gpt2-1.5b"
     assert span["data-value"] == "24000000000"
     assert span["data-unit"] == "B"
-    assert span["title"] == figure.explanation
+    assert span["title"] == states.explanation
     assert span.text == "24 GB"
 
 
 def test_the_element_escapes_what_it_shows() -> None:
-    figure = figures.Figure("x", 1, "1", "f", 'a "quote" & <tag>', ())
-    html = figures.render_html(figure, "<b>1</b>")
+    odd = Figure("x", Computed(1, "1", "f", 'a "quote" & <tag>'))
+    html = render_html(odd, Display("<b>1</b>", Fraction(1), ""))
     assert "<b>" not in html and "&lt;b&gt;1&lt;/b&gt;" in html and "&quot;quote&quot;" in html
 
 
@@ -77,29 +138,35 @@ def test_the_element_escapes_what_it_shows() -> None:
         (Fraction(21, 128), "0.1640625"),
         (Fraction(4, 2), "2"),
         (Fraction(25, 2), "12.5"),
-        (Fraction(10**31, 3), "3333333333333333333333333333330"),
+        (Fraction(10**31, 3), "10000000000000000000000000000000/3"),
+        (Fraction(1, 3), "1/3"),
     ],
 )
 def test_value_text_is_exact(value: Fraction, text: str) -> None:
-    assert figures.value_text(value) == text
+    assert value_text(value) == text
 
 
 def test_the_log_writes_one_record_per_page_figure_and_display(tmp_path: Path) -> None:
-    log = figures.FigureLog()
-    figure = figures.model_states(CATALOG, "gpt2-1.5b")
-    log.add("b.md", "b/", figure, "24 GB")
-    log.add("a.md", "a/", figure, "24 GB")
-    log.add("a.md", "a/", figure, "24 GB")
+    log = FigureLog()
+    states = figure("model_states", "gpt2-1.5b")
+    shown = display_quantity(states.value, "B")
+    log.add("b.md", "b/", states, shown)
+    log.add("a.md", "a/", states, shown)
+    log.add("a.md", "a/", states, shown)
     log.write(tmp_path / "figures.json")
     records = json.loads((tmp_path / "figures.json").read_text())
     assert [r["page"] for r in records] == ["a.md", "b.md"]
-    assert records[0]["value"] == 24 * 10**9
+    assert (records[0]["value"], records[0]["display_unit"], records[0]["display_factor"]) == (
+        "24000000000",
+        "GB",
+        "1000000000",
+    )
     assert records[0]["inputs"][0] == {
         "entry": "gpt2-1.5b",
         "field": "parameters",
-        "value": 1_500_000_000,
+        "value": "1500000000",
         "unit": "param",
         "source": "zero",
-        "where": CATALOG.entries["gpt2-1.5b"]["where"],
+        "where": catalog().model("gpt2-1.5b").provenance.where,
     }
-    assert records[0]["printed"]["value"] == 24 * 10**9
+    assert records[0]["printed"]["value"] == "24000000000"

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from macros.catalog import load_catalog
 from macros.glossary import GlossaryError, glossary_markdown, load_glossary, term_link, usages
 from macros.lessons import LessonIndex
+from tests.conftest import catalog
 
-SOURCES = load_catalog().sources
+SOURCES = catalog().sources
 GOOD = """
 all-reduce:
   term: all-reduce
@@ -64,6 +64,14 @@ def test_a_term_links_to_its_anchor_relative_to_the_page(tmp_path: Path) -> None
     assert link == f'[all-reduces](../glossary.md#all-reduce "{entry.tooltip}"){{ .sbn-term }}'
 
 
+def test_a_definition_is_data_its_markup_never_runs(tmp_path: Path) -> None:
+    text = GOOD.replace("the *sum* of all devices' data.", '&lt;img src=x onerror=alert(1)&gt; "quoted" <b>x</b>')
+    entry = load_glossary(write(tmp_path, text), SOURCES).lookup("all-reduce")
+    # The entity-encoded tag stays text (decoded once, never twice); a double quote cannot end the link's title.
+    assert entry.tooltip == 'A collective in which every device ends with <img src=x onerror=alert(1)> "quoted" x'
+    assert '"quoted"' not in term_link(entry, "all-reduce", "index.md", "glossary.md")
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -77,17 +85,27 @@ def test_a_term_links_to_its_anchor_relative_to_the_page(tmp_path: Path) -> None
         ),
         (
             GOOD.replace("related: [ring-all-reduce]", "related: [ring]"),
-            r"all-reduce\.related: there is no entry 'ring'",
+            r"all-reduce\.related: unknown entry 'ring'",
         ),
-        (GOOD.replace("source: nccl-tests", "source: nccl"), r"all-reduce\.source: 'nccl' is not in macros/catalog"),
+        (GOOD.replace("source: nccl-tests", "source: nccl"), r"all-reduce\.source: unknown source 'nccl'"),
         (GOOD.replace("  where: Bus bandwidth\n", ""), "give `source` and `where` together"),
         (GOOD.replace("aliases: []", "aliases: []\n  plural: rings"), r"unknown field\(s\) plural"),
         (
             GOOD.replace("  definition: An all-reduce that passes chunks around a ring.\n", ""),
             r"missing field\(s\) definition",
         ),
-        (GOOD.replace("the *sum*", 'the "sum"'), "use “ ” rather than the double quote"),
-        (GOOD.replace("ring-all-reduce:\n", "Ring_All_Reduce:\n"), "ids are lower-case words joined by hyphens"),
+        (
+            GOOD.replace("the *sum*", "the sum, 24 GB of it,"),
+            r"all-reduce.definition: types '24 GB'; a definition holds no figure",
+        ),
+        (
+            GOOD.replace("ring-all-reduce:\n", "Ring_All_Reduce:\n"),
+            "expected lower-case words and digits joined by hyphens",
+        ),
+        (
+            GOOD + "ring-all-reduce:\n  term: x\n  aliases: []\n  definition: d\n  related: []\n",
+            "the key 'ring-all-reduce' is given twice",
+        ),
     ],
 )
 def test_a_bad_glossary_is_refused_with_the_fix(tmp_path: Path, text: str, message: str) -> None:
@@ -110,5 +128,5 @@ def test_the_page_lists_entries_alphabetically_with_anchors_related_source_and_u
     assert page.index("## all-reduce {#all-reduce}") < page.index("## ring all-reduce {#ring-all-reduce}")
     assert "*Also written:* all-reduces, allreduce" in page
     assert "*Related:* [ring all-reduce](#ring-all-reduce)" in page
-    assert "*Source:* [NCCL tests: performance reported](<https://github.com" in page
+    assert "*Source:* “[Performance reported by NCCL tests](<https://github.com" in page
     assert "*Used in:* [Home](index.md)" in page

@@ -28,8 +28,8 @@ def _lesson(number: int = 8, prerequisites: list[int] | None = None, mission: in
 
 
 def test_a_well_formed_lesson_passes() -> None:
-    check_sections("x.md", WELL_FORMED)
-    lesson = parse_lesson("x.md", _lesson())
+    check_sections("stage-4/x.md", WELL_FORMED)
+    lesson = parse_lesson("stage-4/x.md", _lesson())
     assert lesson is not None
     check_mission_link(lesson, WELL_FORMED, BULLETS)
 
@@ -39,8 +39,10 @@ def test_a_page_without_a_lesson_number_is_not_a_lesson() -> None:
 
 
 def test_a_missing_section_is_named_with_its_opener() -> None:
-    with pytest.raises(LessonError, match=r"x.md: missing the 'Practice' section; start it with a line `## Practice`"):
-        check_sections("x.md", WELL_FORMED.replace("## Practice", ""))
+    with pytest.raises(
+        LessonError, match=r"stage-4/x.md: missing the 'Practice' section; start it with a line `## Practice`"
+    ):
+        check_sections("stage-4/x.md", WELL_FORMED.replace("## Practice", ""))
 
 
 def test_sections_out_of_order_are_refused() -> None:
@@ -48,30 +50,30 @@ def test_sections_out_of_order_are_refused() -> None:
         WELL_FORMED.replace("## Warm-up", "@@").replace("## Know this", "## Warm-up").replace("@@", "## Know this")
     )
     with pytest.raises(LessonError, match=r"section 'Know this' comes where 'Warm-up' belongs"):
-        check_sections("x.md", swapped)
+        check_sections("stage-4/x.md", swapped)
 
 
 def test_a_repeated_section_is_refused() -> None:
-    with pytest.raises(LessonError, match=r"'Going further' section appears 2 times"):
-        check_sections("x.md", WELL_FORMED + "\n\n## Going further\n")
+    with pytest.raises(LessonError, match=r"'Going further' section appears on lines 15, 19; keep one"):
+        check_sections("stage-4/x.md", WELL_FORMED + "\n\n## Going further\n")
 
 
 def test_a_misquoted_mission_bullet_is_refused() -> None:
-    lesson = parse_lesson("x.md", _lesson())
+    lesson = parse_lesson("stage-4/x.md", _lesson())
     assert lesson is not None
     with pytest.raises(LessonError, match="must quote bullet 2 word for word"):
         check_mission_link(lesson, WELL_FORMED.replace("runs out of", "exhausts"), BULLETS)
 
 
 def test_a_mission_link_must_name_the_bullets_place() -> None:
-    lesson = parse_lesson("x.md", _lesson())
+    lesson = parse_lesson("stage-4/x.md", _lesson())
     assert lesson is not None
     with pytest.raises(LessonError, match="should call it the second bullet"):
         check_mission_link(lesson, WELL_FORMED.replace("second", "fourth"), BULLETS)
 
 
 def test_a_mission_number_past_the_list_is_refused() -> None:
-    lesson = parse_lesson("x.md", _lesson(mission=9))
+    lesson = parse_lesson("stage-4/x.md", _lesson(mission=9))
     assert lesson is not None
     with pytest.raises(LessonError, match="mission bullet 9 does not exist; there are 2"):
         check_mission_link(lesson, WELL_FORMED, BULLETS)
@@ -80,26 +82,30 @@ def test_a_mission_number_past_the_list_is_refused() -> None:
 @pytest.mark.parametrize(
     ("meta", "message"),
     [
-        ({**_lesson(), "level": 3}, r"unknown front-matter field\(s\) level"),
-        ({k: v for k, v in _lesson().items() if k != "stage"}, r"front matter needs `stage:`"),
-        ({**_lesson(), "lesson": "8"}, r"`lesson: '8'` should be a int"),
-        ({**_lesson(), "prerequisites": ["Lesson 7"]}, r"`prerequisites` lists lesson numbers"),
+        ({**_lesson(), "level": 3}, r"stage-4/x.md: front matter: unknown field\(s\) level"),
+        ({k: v for k, v in _lesson().items() if k != "stage"}, r"front matter: missing field\(s\) stage"),
+        ({**_lesson(), "lesson": "8"}, r"front matter.lesson: got '8'; expected a whole number"),
+        ({**_lesson(), "prerequisites": ["Lesson 7"]}, r"front matter.prerequisites: item 1: got 'Lesson 7'"),
+        ({**_lesson(), "stage": 5}, r"`stage: 5` but the lesson is in stage-4/; make them agree"),
+        ({**_lesson(), "title": "Why 24 GB is too much"}, r"the front matter's title types '24 GB'"),
+        ({k: v for k, v in _lesson().items() if k != "lesson"}, r"every page in stage-4/ is a lesson"),
     ],
 )
 def test_bad_front_matter_is_refused(meta: dict[str, object], message: str) -> None:
     with pytest.raises(LessonError, match=message):
-        parse_lesson("x.md", meta)
+        parse_lesson("stage-4/x.md", meta)
 
 
 def _write(docs: Path, name: str, number: int, prerequisites: list[int]) -> None:
-    (docs / name).write_text(
+    (docs / "stage-4").mkdir(exist_ok=True)
+    (docs / "stage-4" / name).write_text(
         f"---\ntitle: L\nlesson: {number}\nstage: 4\nprerequisites: {prerequisites}\nmission: 1\n---\n"
     )
 
 
 def test_a_missing_prerequisite_is_refused(tmp_path: Path) -> None:
     _write(tmp_path, "a.md", 8, [7])
-    with pytest.raises(LessonError, match=r"a.md: prerequisite Lesson 7 does not exist"):
+    with pytest.raises(LessonError, match=r"stage-4/a.md: prerequisite Lesson 7 does not exist"):
         index_lessons(tmp_path)
 
 
@@ -114,7 +120,7 @@ def test_a_prerequisite_cycle_is_refused(tmp_path: Path) -> None:
 def test_two_lessons_with_one_number_are_refused(tmp_path: Path) -> None:
     _write(tmp_path, "a.md", 7, [])
     _write(tmp_path, "b.md", 7, [])
-    with pytest.raises(LessonError, match=r"b.md: Lesson 7 is already a.md"):
+    with pytest.raises(LessonError, match=r"stage-4/b.md: Lesson 7 is already stage-4/a.md"):
         index_lessons(tmp_path)
 
 
@@ -123,7 +129,7 @@ def test_front_matter_may_close_with_dots_as_in_mkdocs() -> None:
 
 
 def test_front_matter_that_is_not_yaml_names_its_file() -> None:
-    with pytest.raises(LessonError, match=r"x.md: the front matter is not valid YAML"):
+    with pytest.raises(LessonError, match=r"x.md \(front matter\):2: not valid YAML"):
         read_front_matter("---\nlesson: [3\n---\n", "x.md")
 
 
@@ -133,7 +139,8 @@ def test_front_matter_is_read_from_the_top_only() -> None:
 
 
 def test_a_lesson_serves_its_mission_bullet_and_those_it_also_serves(tmp_path: Path) -> None:
-    (tmp_path / "a.md").write_text(
+    (tmp_path / "stage-4").mkdir()
+    (tmp_path / "stage-4" / "a.md").write_text(
         "---\ntitle: A\nlesson: 7\nstage: 4\nprerequisites: []\nmission: 3\nalso_serves: [4]\n---\n"
     )
     _write(tmp_path, "b.md", 8, [7])  # mission 1
@@ -144,11 +151,34 @@ def test_a_lesson_serves_its_mission_bullet_and_those_it_also_serves(tmp_path: P
 
 
 def test_a_lesson_cannot_also_serve_a_bullet_that_does_not_exist() -> None:
-    lesson = parse_lesson("x.md", {**_lesson(), "also_serves": [5]})
+    lesson = parse_lesson("stage-4/x.md", {**_lesson(), "also_serves": [5]})
     assert lesson is not None
     with pytest.raises(LessonError, match="mission bullet 5 does not exist"):
         check_mission_link(lesson, WELL_FORMED, BULLETS)
 
 
+def test_a_lesson_outside_a_stage_folder_is_refused() -> None:
+    with pytest.raises(LessonError, match=r"notes.md: a lesson lives in its stage's folder, docs/stage-N/"):
+        parse_lesson("notes.md", _lesson())
+
+
+def test_a_page_outside_the_stage_folders_is_not_a_lesson() -> None:
+    assert parse_lesson("index.md", {"title": "Home"}) is None
+
+
+def test_a_repeated_key_in_front_matter_is_refused() -> None:
+    with pytest.raises(LessonError, match=r"the key 'lesson' is given twice"):
+        read_front_matter("---\nlesson: 3\nlesson: 4\n---\n", "x.md")
+
+
+def test_a_section_out_of_order_names_its_line() -> None:
+    swapped = (
+        WELL_FORMED.replace("## Warm-up", "@@").replace("## Know this", "## Warm-up").replace("@@", "## Know this")
+    )
+    with pytest.raises(LessonError) as raised:
+        check_sections("stage-4/x.md", swapped, first_line=10)
+    assert raised.value.line == 10 + swapped.splitlines().index("## Know this")
+
+
 def test_a_lesson_may_carry_materials_page_settings() -> None:
-    assert parse_lesson("x.md", {**_lesson(), "hide": ["toc"], "search": {"boost": 2}}) is not None
+    assert parse_lesson("stage-4/x.md", {**_lesson(), "hide": ["toc"], "search": {"boost": 2}}) is not None

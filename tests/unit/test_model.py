@@ -17,7 +17,7 @@ GPT2_PARAMETERS = 1_500_000_000  # ZeRO §3.1: "GPT-2 with 1.5 Billion parameter
 
 def test_mixed_precision_adam_costs_sixteen_bytes_per_parameter() -> None:
     # ZeRO §3.1: "2Ψ + 2Ψ + KΨ = 16Ψ bytes", with "Mixed-precision Adam has K = 12".
-    assert model.model_state_bytes_per_parameter() == 16
+    assert model.RECIPES["mixed-adam"].bytes_per_parameter == 16
     optimizer = sum(model.state_bytes_per_parameter(s) for s in ("fp32_parameters", "fp32_momentum", "fp32_variance"))
     assert optimizer == 12
 
@@ -97,6 +97,26 @@ def test_an_allreduce_needs_two_devices() -> None:
 def test_an_unknown_model_state_names_the_known_ones() -> None:
     with pytest.raises(KeyError, match="fp16_parameters, fp16_gradients"):
         model.state_bytes_per_parameter("bf16_parameters")
+
+
+@pytest.mark.parametrize(
+    ("recipe", "per_parameter"),
+    [
+        # Megatron-LM's docs: bf16 with fp32 gradients, 2 + 4 + 4 + 4 + 4 = 18 bytes per parameter.
+        ("bf16-adam", 18),
+        # Kingma and Ba's Adam keeps a first and a second moment beside each fp32 parameter and its gradient.
+        ("fp32-adam", 16),
+        # SGD with momentum keeps one momentum value.
+        ("fp32-sgd-momentum", 12),
+    ],
+)
+def test_each_recipe_counts_its_states(recipe: str, per_parameter: int) -> None:
+    assert model.RECIPES[recipe].bytes_per_parameter == per_parameter
+
+
+def test_an_unknown_recipe_names_the_known_ones() -> None:
+    with pytest.raises(KeyError, match="unknown recipe 'adamw'; known: mixed-adam, bf16-adam"):
+        model.model_state_bytes(10, recipe_id="adamw")
 
 
 def test_a_fused_fp32_buffer_of_gpt2_is_the_papers_6_gb() -> None:

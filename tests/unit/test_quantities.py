@@ -1,4 +1,4 @@
-"""How a quantity reads: decimal units, significant digits, the display options."""
+"""How a quantity reads: decimal and binary units, significant digits, the display options."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from macros.quantities import format_quantity, round_significant
+from macros.quantities import check_display_options, display_quantity, format_quantity, round_significant
 
 
 @pytest.mark.parametrize(
@@ -21,9 +21,19 @@ from macros.quantities import format_quantity, round_significant
         (16, "B", {"bare": True}, "16"),
         (999_900_000_000, "B", {}, "1 TB"),
         (5_250_000_000, "B", {"scale": "MB"}, "5,250 MB"),
+        (2**30, "B", {"scale": "B"}, "1,073,741,824 B"),
+        (32 * 2**30, "B", {}, "34.4 GB"),
+        (32 * 2**30, "B", {"binary": True}, "32 GiB"),
+        (32 * 2**30, "B", {"nominal": True}, "32 GB (32 GiB)"),
+        (80 * 2**30, "B", {"nominal": True}, "80 GB (80 GiB)"),
         (32_000_000_000, "B/s", {}, "32 GB/s"),
         (Fraction(21, 128), "s", {}, "164 ms"),
         (Fraction(21, 128), "s", {"scale": "s"}, "0.164 s"),
+        (Fraction(5999, 100), "s", {}, "1 min"),
+        (34 * 86_400, "s", {}, "34 days"),
+        (15_100_000_000_000_000, "FLOP/s", {}, "15.1 PFLOP/s"),
+        (3_120_000_000_000_000, "FLOP", {}, "3.12 PFLOP"),
+        (Fraction(3, 4), "1", {"percent": True}, "75%"),
         (1_500_000_000, "param", {}, "1.5 billion parameters"),
         (1_500_000_000, "param", {"adjective": True}, "1.5-billion-parameter"),
         (1_400_000_000, "param", {"short": True}, "1.4B parameters"),
@@ -31,11 +41,28 @@ from macros.quantities import format_quantity, round_significant
         (125_000, "param", {}, "125,000 parameters"),
         (1024, "1", {}, "1,024"),
         (Fraction(3, 2), "1", {}, "1.5"),
-        (3_120_000_000_000_000, "FLOP", {}, "3.12 PFLOP"),
     ],
 )
 def test_format_quantity(value: object, unit: str, options: dict[str, object], expected: str) -> None:
     assert format_quantity(value, unit, **options) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "options", "factor", "symbol"),
+    [
+        (112 * 10**9, "B", {}, 10**9, "GB"),
+        (112 * 10**9, "B", {"scale": "MB"}, 10**6, "MB"),
+        (Fraction(21, 128), "s", {}, Fraction(1, 1000), "ms"),
+        (7 * 10**9, "param", {}, 10**9, "billion"),
+        (16, "B", {}, 1, "bytes"),
+        (1024, "1", {}, 1, ""),
+    ],
+)
+def test_a_display_says_its_unit(
+    value: object, unit: str, options: dict[str, object], factor: object, symbol: str
+) -> None:
+    shown = display_quantity(value, unit, **options)  # type: ignore[arg-type]
+    assert (shown.factor, shown.symbol) == (factor, symbol)
 
 
 @pytest.mark.parametrize(
@@ -51,13 +78,33 @@ def test_round_significant(value: float, digits: int, expected: str) -> None:
         ({"unit": "GB"}, "unknown unit 'GB'; use one of: B, param"),
         ({"unit": "B", "digits": 0}, "digits must be a whole number from 1 to 6"),
         ({"unit": "B", "digits": "2"}, "digits must be a whole number from 1 to 6"),
-        ({"unit": "B", "scale": "GiB"}, "unknown display unit 'GiB' for B; use one of: PB, TB, GB"),
+        ({"unit": "B", "scale": "GiB"}, "unknown display unit 'GiB'; use one of: PB, TB, GB"),
         ({"unit": "param", "scale": "GB"}, "'param' has no display units"),
+        ({"unit": "param", "binary": True}, "a figure in 'param' takes neither"),
+        ({"unit": "B", "percent": True}, "a figure in 'B' is not one"),
     ],
 )
 def test_bad_options_say_what_is_allowed(call: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         format_quantity(10, **call)  # type: ignore[arg-type]
+
+
+def test_a_capacity_as_sold_must_be_whole_binary_units() -> None:
+    with pytest.raises(ValueError, match="nominal= shows a capacity of whole KiB, MiB, GiB or TiB"):
+        format_quantity(32 * 10**9, "B", nominal=True)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"digit": 2}, "unknown display option 'digit'; the options are digits, short"),
+        ({"short": "yes"}, "short is true or false, got 'yes'"),
+        ({"scale": 3}, 'scale names a display unit in quotes, such as "MB", got 3'),
+    ],
+)
+def test_display_options_are_checked_by_name_and_type(options: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        check_display_options(options)
 
 
 def test_a_negative_quantity_is_refused() -> None:

@@ -126,11 +126,11 @@
     if (!state.chosen.length) return { ok: false, answered: false, text: "Pick an option first." };
     const right = [...form.querySelectorAll('[data-option][data-correct="true"]')].map((li) => li.dataset.option);
     const ok = state.chosen.length === right.length && state.chosen.every((letter) => right.includes(letter));
-    // Each chosen option's feedback, without the "a) Right." verdict it opens with in the answer.
+    // Each chosen option's feedback: the part of its answer entry after the verdict.
+    const entries = [...form.querySelectorAll("[data-option]")];
     const feedback = state.chosen.map((letter) => {
-      const entry = form.querySelector(`[data-option="${letter}"]`);
-      const verdict = entry?.querySelector(".sbn-quiz__verdict")?.textContent ?? "";
-      return entry ? `${letter}) ${entry.textContent.trim().slice(verdict.length).trim()}` : "";
+      const why = entries.find((entry) => entry.dataset.option === letter)?.querySelector(".sbn-quiz__why");
+      return why ? `${letter}) ${why.textContent.trim()}` : "";
     });
     const verdict = ok ? "✓ Right." : "✗ Not quite.";
     return { ok, answered: true, text: [verdict, ...feedback].join(" ") };

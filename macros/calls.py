@@ -1,0 +1,138 @@
+"""The macro calls in a page's Markdown, found with their line and rendered.
+
+A lesson writes a figure as `{{ name("id", option=true) }}`: a call of a
+registered macro with literal arguments (text, numbers, true/false, lists).
+This module finds each call with the line of the Markdown file it is on,
+calls the macro, and puts what it returns in its place, so that an error names
+the file, the line and the call exactly as the author wrote them. It takes the
+place of a Jinja pass over the whole page, which costs a template compilation
+per page and numbers lines from the end of the front matter. Anything else in
+double braces, a Jinja statement, or a call inside a code span is an error: it
+would reach the reader as raw template syntax or raw HTML.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: `{{ ... }}`, `{% ... %}` and `{# ... #}`, on one line or several.
+_TEMPLATE = re.compile(r"\{\{(?P<call>.*?)\}\}|\{%(?P<statement>.*?)%\}|\{#(?P<comment>.*?)#\}", re.DOTALL)
+#: Fenced code blocks and code spans, where a call would render as raw HTML.
+_FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}).*?^(?P=indent)(?P=fence)[ \t]*$", re.DOTALL | re.MULTILINE
+)
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+#: Jinja's lower-case constants, which authors write as in YAML.
+_CONSTANTS = {"true": True, "false": False, "none": None, "True": True, "False": False, "None": None}
+
+
+class CallError(ValueError):
+    """A macro call cannot be read or made; the message says what and how to write it instead.
+
+    Macros raise it without the call's text, which `render_calls` adds.
+    """
+
+
+@dataclass(frozen=True)
+class Call:
+    """One macro call as the author wrote it: its text, its line in the file, the macro and its arguments."""
+
+    text: str
+    line: int
+    name: str
+    args: tuple[Any, ...]
+    kwargs: Mapping[str, Any]
+
+
+def _literal(node: ast.expr, text: str) -> Any:
+    if isinstance(node, ast.Name) and node.id in _CONSTANTS:
+        return _CONSTANTS[node.id]
+    if isinstance(node, ast.List | ast.Tuple):
+        return [_literal(item, text) for item in node.elts]
+    if isinstance(node, ast.Dict):
+        return {_literal(k, text): _literal(v, text) for k, v in zip(node.keys, node.values, strict=True) if k}
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        raise CallError(
+            f'{text}: arguments are written as literals ("text", 3, true, [1, 2]), not {ast.unparse(node)}'
+        ) from None
+
+
+def parse_call(text: str, line: int) -> Call:
+    """The call in `text`, the inside of `{{ }}`.
+
+    >>> parse_call(' value("gpt2-1.5b", "parameters", short=true) ', 12).kwargs
+    {'short': True}
+    """
+    written = "{{" + text + "}}"
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        tree = None
+    if tree is None or not isinstance(tree.body, ast.Call) or not isinstance(tree.body.func, ast.Name):
+        raise CallError(
+            f'{written}: write a macro call with literal arguments, such as {{{{ value("gpt2-1.5b", "parameters") }}}}'
+        )
+    call = tree.body
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
+        raise CallError(f"{written}: write every argument out; * and ** are not read")
+    args = tuple(_literal(arg, written) for arg in call.args)
+    kwargs = {keyword.arg: _literal(keyword.value, written) for keyword in call.keywords if keyword.arg}
+    return Call(text=" ".join(written.split()), line=line, name=call.func.id, args=args, kwargs=kwargs)
+
+
+def _code_ranges(markdown: str) -> list[tuple[int, int]]:
+    ranges = [match.span() for match in _FENCE.finditer(markdown)]
+    for match in _CODE_SPAN.finditer(markdown):
+        if not any(start <= match.start() < end for start, end in ranges):
+            ranges.append(match.span())
+    return ranges
+
+
+#: What rendering does with a problem: report it (file, line, message) and return what to show in its place.
+Report = Callable[[int, str], str]
+
+
+def render_calls(markdown: str, macros: Mapping[str, Callable[..., str]], report: Report, first_line: int = 1) -> str:
+    """`markdown` with every macro call replaced by what its macro returns.
+
+    `first_line` is the file's line number of the Markdown's first line (after
+    the front matter). A call that cannot be read or made, a template
+    statement, or a call inside code is passed to `report` with its line, and
+    replaced by what `report` returns.
+    """
+    code = _code_ranges(markdown)
+    parts: list[str] = []
+    position = 0
+    for match in _TEMPLATE.finditer(markdown):
+        parts.append(markdown[position : match.start()])
+        position = match.end()
+        line = first_line + markdown.count("\n", 0, match.start())
+        written = " ".join(match.group(0).split())
+        if match.group("call") is None:
+            parts.append(report(line, f"{written}: a page holds macro calls only, {{{{ name(arguments) }}}}"))
+            continue
+        if any(start <= match.start() < end for start, end in code):
+            parts.append(report(line, f"{written} is inside code, where it would show as raw HTML; move it out"))
+            continue
+        try:
+            call = parse_call(match.group("call"), line)
+        except CallError as error:
+            parts.append(report(line, str(error)))
+            continue
+        macro = macros.get(call.name)
+        if macro is None:
+            known = ", ".join(sorted(macros))
+            parts.append(report(line, f"{call.text}: there is no macro {call.name!r}; the macros are {known}"))
+            continue
+        try:
+            parts.append(macro(*call.args, **call.kwargs))
+        except CallError as error:
+            parts.append(report(line, f"{call.text}: {error}"))
+    parts.append(markdown[position:])
+    return "".join(parts)

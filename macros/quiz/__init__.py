@@ -1,0 +1,131 @@
+"""Quizzes in a lesson's Markdown, as pymdownx blocks.
+
+```
+/// quiz | Practice 1
+    id: l8-practice-1
+    kind: numeric
+    tolerance: 5%
+
+How much memory do the model states of a 7-billion-parameter model take?
+
+//// answer
+{{ model_states("example-7b") }}: 16 bytes for each parameter.
+////
+///
+```
+
+Kinds: `single` and `multiple` choice (each `//// option` holds the option's
+text, then its feedback; `//// option | correct` marks a right one), `numeric`
+(the answer starts with the key, a figure from the course's macros, and
+`tolerance` says how close counts), and `free` (the answer is a model answer
+to compare with). `/// checklist` lists real-world reps, with one id per item.
+
+Everything renders as plain HTML forms that read well without JavaScript: each
+answer sits in a native `<details>`. `docs/assets/javascripts/course.js` makes
+them answer back. The modules: `options` (what a header may say), `blocks` (the
+blocks), `choices` and `numeric` (the two checked kinds), `reports` (each
+question's issue link). Problems go to the host the extension is given; the
+course's build (`macros.build`) reports them with the file and line and fails;
+alone, as in tests, the extension raises `QuizError`.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as etree
+from collections.abc import Mapping
+from typing import Any
+
+from markdown import Markdown
+from markdown.postprocessors import Postprocessor
+from markdown.treeprocessors import Treeprocessor
+from pymdownx.blocks import BlocksExtension, BlocksProcessor
+
+from ..issues import query
+from .blocks import AnswerBlock, ChecklistBlock, OptionBlock, QuizBlock, QuizHost
+from .errors import QuizError
+from .numeric import KeyFigure
+
+__all__ = ["KeyFigure", "QuizError", "QuizExtension", "QuizHost", "StandaloneHost", "makeExtension"]
+
+#: A block header that pymdownx left as text (its options were not valid YAML).
+_LEFTOVER = re.compile(r"(?m)(?:^|>)\s*/{3,}\s*(quiz|checklist|option|answer)\b[^<\n]*")
+#: Code, and the boxes of problems reported already, which may quote a header.
+_NOT_LEFTOVERS = re.compile(r"<(pre|code)\b.*?</\1>|<(div|span) class=\"sbn-build-error\".*?</\2>", re.DOTALL)
+
+
+class StandaloneHost:
+    """A host for the extension outside the course's build: problems raise, figures come from a mapping."""
+
+    def __init__(self, figures: Mapping[str, KeyFigure] | None = None, issue_base: str | None = None) -> None:
+        self.figures = dict(figures or {})
+        self.issue_base = issue_base
+
+    def find_figure(self, figure_id: str) -> KeyFigure | None:
+        return self.figures.get(figure_id)
+
+    def issue_url(self, form: str, fields: dict[str, str]) -> str | None:
+        return None if self.issue_base is None else f"{self.issue_base}?{query({'template': form, **fields})}"
+
+    def report(self, message: str, near: str | None) -> None:
+        raise QuizError(message)
+
+    def add_question(self, question_id: str) -> None:
+        pass  # one page alone has no site to keep ids unique in
+
+
+class _Unclosed(Treeprocessor):
+    """Reports a block still open at the end of the page: pymdownx never ends it, so none of its checks ran."""
+
+    def __init__(self, md: Markdown, blocks: BlocksProcessor, host: QuizHost) -> None:
+        super().__init__(md)
+        self.blocks = blocks
+        self.host = host
+
+    def run(self, root: etree.Element) -> None:
+        for entry in self.blocks.stack:
+            block = entry.block
+            if isinstance(block, QuizBlock | ChecklistBlock | OptionBlock | AnswerBlock) and block.problem is None:
+                slashes = "/" * block.length
+                block.fail(f"is not closed: end it with a line {slashes}")
+                block.show_problem(entry.el)
+
+
+class _Leftovers(Postprocessor):
+    """Reports a block header that pymdownx could not parse (invalid YAML options leave it as text)."""
+
+    def __init__(self, md: Markdown, host: QuizHost) -> None:
+        super().__init__(md)
+        self.host = host
+
+    def run(self, text: str) -> str:
+        match = _LEFTOVER.search(_NOT_LEFTOVERS.sub("", text))
+        if match:
+            header = match.group(0).strip(" >")
+            self.host.report(
+                f"`{header}` was left as text: check that its options are valid YAML, indented by 4 spaces right"
+                " under the header line, and that it is closed by as many slashes",
+                header,
+            )
+        return text
+
+
+class QuizExtension(BlocksExtension):
+    """Registers the quiz, option, answer and checklist blocks, and the checks that need the whole page."""
+
+    def __init__(self, host: QuizHost | None = None, **kwargs: Any) -> None:
+        # An object, not a Markdown config value: Markdown would read a config value as text or a boolean.
+        self.host = host or StandaloneHost()
+        super().__init__(**kwargs)
+
+    def extendMarkdownBlocks(self, md: Markdown, block_mgr: BlocksProcessor) -> None:
+        host = self.host
+        for block in (QuizBlock, OptionBlock, AnswerBlock, ChecklistBlock):
+            block_mgr.register(block, {"host": host})
+        md.treeprocessors.register(_Unclosed(md, block_mgr, host), "sbn-quiz-unclosed", 30)
+        md.postprocessors.register(_Leftovers(md, host), "sbn-quiz-leftovers", 0)
+
+
+def makeExtension(**kwargs: Any) -> QuizExtension:
+    """The entry point Markdown calls for `macros.quiz`."""
+    return QuizExtension(**kwargs)

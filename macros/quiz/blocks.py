@@ -1,0 +1,311 @@
+"""The `/// quiz` and `/// checklist` blocks and the parts of a quiz, as pymdownx blocks.
+
+Every block checks its header and its content and never leaves bad input as
+literal text, which is pymdownx's default: a problem goes to the host
+(`QuizHost.report`), which fails the build and names the file and line, and the
+block shows the problem in its place.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as etree
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Protocol
+
+from markdown.util import AtomicString
+from pymdownx.blocks.block import Block
+
+from ..schema import SchemaError, check_record
+from .choices import choices
+from .errors import QuizError
+from .numeric import FindFigure, numeric
+from .options import CHECKLIST_OPTIONS, QUIZ_OPTIONS
+from .reports import IssueUrl, report_link
+
+
+class QuizHost(Protocol):
+    """What a page gives its quizzes: the figures it rendered, its issue links, and where problems go."""
+
+    find_figure: FindFigure
+    issue_url: IssueUrl
+
+    def report(self, message: str, near: str | None) -> None:
+        """Take a problem with a block; `near` is text on the block's first line, to find the line by."""
+
+    def add_question(self, question_id: str) -> None:
+        """Note a question or rep id the page asks, so that the site can check ids are unique."""
+
+
+def problem_box(parent: etree.Element, message: str) -> etree.Element:
+    """An element that shows a build problem where it happened (the build fails on it anyway)."""
+    box = etree.SubElement(parent, "div", {"class": "sbn-build-error", "role": "alert"})
+    box.text = AtomicString(message)  # shown as written, never read as Markdown
+    return box
+
+
+class CourseBlock(Block):
+    """A block whose problems go to the host instead of leaving its text as it was written."""
+
+    #: Its options, each a field of `macros.schema`.
+    FIELDS: Mapping[str, Any] = MappingProxyType({})
+
+    def on_init(self) -> None:
+        self.host: QuizHost = self.config["host"]
+        self.problem: str | None = None
+
+    @property
+    def header(self) -> str:
+        return f"{'/' * self.length} {self.NAME}" + (f" | {self.argument}" if self.argument else "")
+
+    def near(self) -> str:
+        """Text on the block's first line in the source, for finding its line number."""
+        return self.header
+
+    def fail(self, message: str) -> None:
+        """Report a problem with this block; the block shows it instead of its content."""
+        if self.problem is None:
+            self.problem = f"{self.header}: {message}"
+            self.host.report(self.problem, self.near())
+
+    def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
+        self.argument = arg
+        self.options = {"attrs": {}}
+        try:
+            clean = check_record(self.header, options, self.FIELDS, noun="option")
+        except SchemaError as error:
+            clean = {name: None for name in self.FIELDS}
+            self.options.update(options)
+            detail = str(error).removeprefix(self.header).lstrip(".: ")
+            self.fail(f"{detail} (options are indented by 4 spaces under the header)")
+        self.options.update(clean)
+        if self.ARGUMENT is not None and bool(arg) != self.ARGUMENT:
+            self.fail(f"the title after | is {'required' if self.ARGUMENT else 'not allowed'}")
+        self.check_place(parent)
+        return True
+
+    def check_place(self, parent: etree.Element) -> None:
+        """Check where the block sits; the default: anywhere but inside another quiz or checklist."""
+        for entry in self._block_mgr.stack:
+            if isinstance(entry.block, QuizBlock | ChecklistBlock):
+                self.fail(f"it starts inside {entry.block.header}: close that one with /// first")
+
+    def on_create(self, parent: etree.Element) -> etree.Element:
+        if self.problem is not None:
+            return problem_box(parent, self.problem)
+        return self.create(parent)
+
+    def create(self, parent: etree.Element) -> etree.Element:
+        raise NotImplementedError
+
+    def on_end(self, block: etree.Element) -> None:
+        if self.problem is None:
+            try:
+                self.end(block)
+            except QuizError as error:
+                self.fail(str(error))
+        if self.problem:
+            self.show_problem(block)
+
+    def show_problem(self, block: etree.Element) -> None:
+        """Replace the block's element by the box that shows its problem."""
+        block.clear()
+        block.tag = "div"
+        block.attrib.update({"class": "sbn-build-error", "role": "alert"})
+        block.text = AtomicString(self.problem)
+
+    def end(self, block: etree.Element) -> None:
+        """Check and lay out the block's content once it is all there."""
+
+
+class QuizBlock(CourseBlock):
+    """`/// quiz | Title`: one question of any kind."""
+
+    NAME = "quiz"
+    ARGUMENT = True
+    FIELDS = QUIZ_OPTIONS
+
+    def near(self) -> str:
+        return f"id: {self.options['id']}" if self.options.get("id") else self.header
+
+    def create(self, parent: etree.Element) -> etree.Element:
+        quiz_id, kind = self.options["id"], self.options["kind"]
+        self.host.add_question(quiz_id)
+        form = etree.SubElement(
+            parent,
+            "form",
+            {
+                "class": f"sbn-quiz sbn-quiz--{kind}",
+                "id": f"quiz-{quiz_id}",
+                "data-quiz-id": quiz_id,
+                "data-quiz-kind": kind,
+                "novalidate": "novalidate",
+            },
+        )
+        fieldset = etree.SubElement(form, "fieldset", {"class": "sbn-quiz__body"})
+        legend = etree.SubElement(fieldset, "legend")
+        legend.text = self.argument
+        return form
+
+    def on_add(self, block: etree.Element) -> etree.Element:
+        return block if self.problem is not None else block[0]  # the fieldset, until the end sorts the content
+
+    def end(self, block: etree.Element) -> None:
+        quiz_id, kind = self.options["id"], self.options["kind"]
+        fieldset = block[0]
+        parts = list(fieldset)[1:]
+        options = [part for part in parts if part.get("data-sbn") == "option"]
+        answers = [part for part in parts if part.get("data-sbn") == "answer"]
+        question = [part for part in parts if part.get("data-sbn") is None]
+        if not any(_has_text(part) for part in question):
+            raise QuizError("the question is empty; write it as the block's first paragraph")
+        for part in parts:
+            fieldset.remove(part)
+        body = etree.SubElement(fieldset, "div", {"class": "sbn-quiz__question"})
+        body.extend(question)
+
+        if kind in ("single", "multiple"):
+            if answers:
+                raise QuizError(f"a {kind}-choice quiz takes `//// option` blocks, not `//// answer`")
+            answer = choices(quiz_id, kind, fieldset, options)
+        else:
+            if options:
+                raise QuizError("only single and multiple choice take `//// option` blocks")
+            if len(answers) != 1:
+                words = "key figure and its working" if kind == "numeric" else "model answer"
+                raise QuizError(f"add one `//// answer` block with the {words}")
+            answer = answers[0]
+            answer.attrib.pop("data-sbn")
+            answer.set("class", "sbn-quiz__model")
+            if kind == "numeric":
+                numeric(quiz_id, block, fieldset, answer, self.options["tolerance"], self.host.find_figure)
+            else:
+                _free_field(quiz_id, fieldset)
+        if kind != "numeric" and self.options["tolerance"] is not None:
+            raise QuizError("only a numeric quiz takes a tolerance")
+
+        if kind != "free":
+            # Hidden until the script mounts the quiz: without it, the button could do nothing.
+            actions = etree.SubElement(fieldset, "div", {"class": "sbn-quiz__actions", "hidden": "hidden"})
+            check = etree.SubElement(actions, "button", {"type": "submit", "class": "md-button md-button--primary"})
+            check.text = "Check"
+        result = etree.SubElement(fieldset, "div", {"class": "sbn-quiz__result", "role": "status"})
+        result.text = ""
+        details = etree.SubElement(fieldset, "details", {"class": "sbn-quiz__answer"})
+        summary = etree.SubElement(details, "summary")
+        summary.text = "Show model answer" if kind == "free" else "Show answer"
+        details.append(answer)
+        if kind == "free":
+            _self_marks(fieldset)
+        report_link(fieldset, quiz_id, kind, self.host.issue_url)
+
+
+def _free_field(quiz_id: str, fieldset: etree.Element) -> None:
+    input_id = f"quiz-{quiz_id}-answer"
+    field = etree.SubElement(fieldset, "p", {"class": "sbn-quiz__field"})
+    label = etree.SubElement(field, "label", {"for": input_id})
+    label.text = "Your answer, kept in this browser"
+    textarea = etree.SubElement(field, "textarea", {"id": input_id, "name": "answer", "rows": "3"})
+    textarea.text = ""
+
+
+def _self_marks(parent: etree.Element) -> None:
+    """The "got it" / "not yet" buttons a reader marks a free answer with, after reading the model."""
+    marks = etree.SubElement(parent, "div", {"class": "sbn-quiz__marks", "hidden": "hidden"})
+    prompt = etree.SubElement(marks, "span")
+    prompt.text = "Compared with yours:"
+    for mark, text in (("got-it", "Got it"), ("not-yet", "Not yet")):
+        button = etree.SubElement(marks, "button", {"type": "button", "data-mark": mark, "aria-pressed": "false"})
+        button.text = text
+
+
+def _has_text(element: etree.Element) -> bool:
+    return bool("".join(element.itertext()).strip())
+
+
+class PartBlock(CourseBlock):
+    """A part of a quiz (`//// option`, `//// answer`), which must sit directly inside one."""
+
+    def check_place(self, parent: etree.Element) -> None:
+        if parent.get("class") == "sbn-build-error":
+            self.problem = ""  # inside a quiz that failed already: one report is enough
+        elif parent.get("data-sbn") is not None:
+            self.fail(f"the `//// {parent.get('data-sbn')}` before it is not closed: end that one with ////")
+        elif parent.get("class") != "sbn-quiz__body":
+            self.fail("it belongs directly inside a /// quiz block, one level deeper (four slashes)")
+
+    def create(self, parent: etree.Element) -> etree.Element:
+        return etree.SubElement(parent, "div", {"data-sbn": self.NAME})
+
+
+class OptionBlock(PartBlock):
+    """`//// option` or `//// option | correct`: the option's text, then its feedback."""
+
+    NAME = "option"
+    ARGUMENT = None
+
+    def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
+        super()._validate(parent, arg, **options)
+        if arg not in (None, "correct"):
+            self.fail("the only word allowed after | is `correct`")
+        return True
+
+    def create(self, parent: etree.Element) -> etree.Element:
+        element = super().create(parent)
+        element.set("data-correct", "true" if self.argument == "correct" else "false")
+        return element
+
+    def end(self, block: etree.Element) -> None:
+        if len(block) < 2 or block[0].tag != "p":
+            raise QuizError(
+                "write the option's text as its first paragraph, then its feedback (why it is right or wrong) below"
+            )
+
+
+class AnswerBlock(PartBlock):
+    """`//// answer`: a numeric quiz's key and working, or a free quiz's model answer."""
+
+    NAME = "answer"
+    ARGUMENT = False
+
+    def end(self, block: etree.Element) -> None:
+        if not _has_text(block):
+            raise QuizError("the answer is empty")
+
+
+class ChecklistBlock(CourseBlock):
+    """`/// checklist | Title`: a Markdown list of real-world reps, one id per item in `items`."""
+
+    NAME = "checklist"
+    ARGUMENT = True
+    FIELDS = CHECKLIST_OPTIONS
+
+    def create(self, parent: etree.Element) -> etree.Element:
+        for item_id in self.options["items"]:
+            self.host.add_question(item_id)
+        fieldset = etree.SubElement(parent, "fieldset", {"class": "sbn-checklist"})
+        legend = etree.SubElement(fieldset, "legend")
+        legend.text = self.argument
+        return fieldset
+
+    def end(self, block: etree.Element) -> None:
+        ids = self.options["items"]
+        lists = [child for child in block if child.tag == "ul"]
+        items = [item for listing in lists for item in listing if item.tag == "li"]
+        if len(lists) != 1 or len(items) != len(ids):
+            raise QuizError(
+                f"write one Markdown list with {len(ids)} items, one for each id in `items` (found {len(items)})"
+            )
+        for item, item_id in zip(items, ids, strict=True):
+            input_id = f"check-{item_id}"
+            paragraph = item.find("p")
+            holder = paragraph if paragraph is not None else item
+            label = etree.Element("label", {"for": input_id})
+            label.text, holder.text = holder.text, None
+            label.extend(list(holder))
+            for child in list(holder):
+                holder.remove(child)
+            box = etree.Element("input", {"type": "checkbox", "id": input_id, "data-rep-id": item_id})
+            holder.insert(0, box)
+            holder.insert(1, label)
+            item.set("class", "sbn-checklist__item")

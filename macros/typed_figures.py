@@ -1,0 +1,150 @@
+"""Typed figures: numbers with a unit that a page shows outside a computed figure.
+
+DESIGN.md's first check: a number with a unit of size, memory, count, time or
+rate in a page's body must be a figure (`<span class="fig">`), never typed. The
+build runs `typed_figures` on every page's HTML and fails on what it finds;
+the tests run it again on every page the build wrote. Text inside a figure,
+code, a permalink or a quiz's hint (its tolerance) is not prose and is skipped;
+the `title` and `alt` of any other element are prose (Material shows them as
+tooltips) and are checked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+#: Words and symbols that make a number a size, memory, count, time or rate.
+_UNIT_WORDS = (
+    r"[kMGTP]?B(?:/s|ps)?|[KMGT]iB|[kMGT]b(?:/s|ps)|"
+    r"(?i:(?:kilo|mega|giga|tera|peta)?bytes?|(?:kilo|mega|giga|tera)?bits?)|"
+    r"[kMGTPE]?FLOP(?:S|s|/s)?|(?i:flops?)|"
+    r"(?i:thousand|million|billion|trillion)|[KMBT](?=[\s-]|$)|"
+    r"(?i:params?|parameters?|layers?|tokens?|samples?|GPUs?|devices?|nodes?)|"
+    r"(?i:(?:milli|micro|nano)?seconds?|minutes?|hours?|days?)|ms|µs|ns|s(?=\W|$)|%"
+)
+#: A number (not part of a word such as fp16 or GPT-2), in digits or scientific notation, then such a unit.
+TYPED_FIGURE = re.compile(rf"(?<![\w.\-/])\d[\d,]*(?:\.\d+)?(?:[eE][+-]?\d+)?\s*-?\s*(?:{_UNIT_WORDS})(?![\w])")
+
+_FORMAT_NAME = re.compile(r"\d+-bits?")
+
+#: Elements whose text is not prose: figures, code, permalinks, a quiz's tolerance hint, a build error's box.
+_SKIPPED_CLASSES = {"fig", "headerlink", "sbn-quiz__hint", "sbn-build-error"}
+_SKIPPED_TAGS = {"code", "pre", "script", "style", "kbd", "samp"}
+#: Elements whose start or end ends a run of text; inline elements (em, a, span) do not split one.
+_BLOCKS = {
+    "p",
+    "li",
+    "ul",
+    "ol",
+    "td",
+    "th",
+    "tr",
+    "table",
+    "dd",
+    "dt",
+    "dl",
+    "div",
+    "section",
+    "article",
+    "details",
+    "summary",
+    "fieldset",
+    "legend",
+    "label",
+    "form",
+    "blockquote",
+    "figure",
+    "figcaption",
+    "br",
+    "hr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+}
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+#: Attributes a reader sees as text (Material turns `title` into a tooltip).
+_PROSE_ATTRIBUTES = ("title", "alt", "aria-label")
+
+
+def find_in_text(text: str) -> list[str]:
+    """The typed figures in a piece of plain text, such as a glossary definition or a page title.
+
+    >>> find_in_text("it takes 24 gigabytes, or 1e9 bytes, on 8 GPUs of fp16, a 16-bit format of 16 bits")
+    ['24 gigabytes', '1e9 bytes', '8 GPUs', '16 bits']
+    """
+    found = (" ".join(match.group(0).split()) for match in TYPED_FIGURE.finditer(text))
+    # "16-bit" names a number format, as fp16 does; "16 bits" counts bits.
+    return [text for text in found if not _FORMAT_NAME.fullmatch(text)]
+
+
+@dataclass(frozen=True)
+class TypedFigure:
+    """A typed figure found in HTML: its text, and where (the text of an element, or an attribute)."""
+
+    text: str
+    where: str
+
+
+class _Finder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[TypedFigure] = []
+        self._skipping: list[str] = []  # the tags of open skipped elements
+        self._chunks: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = {name: value or "" for name, value in attrs}
+        if self._skipping:
+            if tag not in _VOID:
+                self._skipping.append(tag)
+            return
+        classes = set(attributes.get("class", "").split())
+        skipped = tag in _SKIPPED_TAGS or bool(classes & _SKIPPED_CLASSES)
+        if not skipped:
+            for name in _PROSE_ATTRIBUTES:
+                for text in find_in_text(attributes.get(name, "")):
+                    self.found.append(TypedFigure(text, f"the {name} of a <{tag}>"))
+        if tag in _BLOCKS:
+            self._flush()
+        if skipped and tag not in _VOID:
+            self._skipping.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if self._skipping and tag not in _VOID and self._skipping[-1] == tag:
+            self._skipping.pop()
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._skipping:
+            if tag in self._skipping:
+                while self._skipping and self._skipping.pop() != tag:
+                    pass
+            return
+        if tag in _BLOCKS:
+            self._flush()
+
+    def handle_data(self, data: str) -> None:
+        if not self._skipping:
+            self._chunks.append(data)
+
+    def _flush(self) -> None:
+        text = "".join(self._chunks)
+        self._chunks = []
+        self.found.extend(TypedFigure(found, "the text") for found in find_in_text(text))
+
+    def close(self) -> None:
+        super().close()
+        self._flush()
+
+
+def typed_figures(html: str) -> list[TypedFigure]:
+    """Every typed figure in an HTML fragment or page, in document order."""
+    finder = _Finder()
+    finder.feed(html)
+    finder.close()
+    return finder.found

@@ -1,0 +1,106 @@
+"""The one schema every record is checked with: type functions, check_record, strict YAML."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from macros.schema import (
+    SchemaError,
+    check_record,
+    list_of,
+    load_yaml,
+    one_of,
+    optional,
+    percentage,
+    positive_amount,
+    positive_count,
+    slug,
+    text,
+    web_url,
+)
+
+FIELDS = {"name": text, "layers": positive_count, "note": optional(text, "none")}
+
+
+def test_a_record_is_returned_clean_with_its_defaults() -> None:
+    assert check_record("m.yml: a", {"name": " x ", "layers": 48}, FIELDS) == {
+        "name": "x",
+        "layers": 48,
+        "note": "none",
+    }
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"name": "x", "layers": 48, "nmae": 1}, "m.yml: a: unknown field(s) nmae; allowed: name, layers, note"),
+        ({"layers": 48}, "m.yml: a: missing field(s) name"),
+        ({"name": "x", "layers": 48.5}, "m.yml: a.layers: got 48.5; expected a whole number"),
+        ({"name": "", "layers": 4}, "m.yml: a.name: got ''; expected text"),
+        ([1, 2], "m.yml: a: got [1, 2]; expected a mapping of fields: name, layers, note"),
+    ],
+)
+def test_check_record_alone_words_every_problem(data: object, message: str) -> None:
+    with pytest.raises(SchemaError) as raised:
+        check_record("m.yml: a", data, FIELDS)
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize(
+    ("check", "value", "clean"),
+    [
+        (positive_count, 48, 48),
+        (positive_amount, 0.1, Fraction(1, 10)),
+        (positive_amount, 32_000_000_000, 32_000_000_000),
+        (percentage, "5%", Fraction(1, 20)),
+        (percentage, "0.5 %", Fraction(1, 200)),
+        (slug, "l8-practice-1", "l8-practice-1"),
+        (web_url, "https://arxiv.org/abs/1910.02054", "https://arxiv.org/abs/1910.02054"),
+        (one_of("a", "b"), "b", "b"),
+        (list_of(positive_count), [1, 2], (1, 2)),
+    ],
+)
+def test_a_type_function_returns_the_clean_value(check: object, value: object, clean: object) -> None:
+    assert check(value) == clean  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("check", "value", "message"),
+    [
+        (positive_count, 0, "expected a whole number above zero"),
+        (positive_count, True, "expected a whole number"),
+        (positive_count, 47.0, "write it without a decimal point"),
+        (positive_count, "1.5e9", "write large ones as 1_500_000_000"),
+        (positive_amount, float("nan"), "expected a finite number above zero"),
+        (positive_amount, float("inf"), "expected a finite number above zero"),
+        (positive_amount, "32", "expected a number, without quotes"),
+        (percentage, "5", "expected a percentage above 0 and at most 100"),
+        (percentage, "150%", "expected a percentage above 0 and at most 100"),
+        (slug, "L8 Practice", "expected lower-case words and digits joined by hyphens"),
+        (web_url, "javascript:alert(1)", "expected an address starting with https://"),
+        (web_url, "//evil.example/x", "expected an address starting with https://"),
+        (one_of("a", "b"), "c", "expected one of: a, b"),
+        (list_of(positive_count), [1, -2], "item 2: got -2; expected a whole number above zero"),
+        (list_of(text, empty=False), [], "expected a non-empty list"),
+    ],
+)
+def test_a_type_function_says_what_it_expected(check: object, value: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        check(value)  # type: ignore[operator]
+
+
+def test_yaml_refuses_a_key_given_twice_with_both_lines() -> None:
+    with pytest.raises(SchemaError, match=r"x.yml: not valid YAML: the key 'a' is given twice \(lines 1 and 3\)"):
+        load_yaml("a: 1\nb: 2\na: 3\n", "x.yml")
+
+
+def test_yaml_refuses_a_nested_key_given_twice() -> None:
+    with pytest.raises(SchemaError, match=r"the key 'layers' is given twice"):
+        load_yaml("gpt:\n  layers: 1\n  layers: 2\n", "x.yml")
+
+
+def test_invalid_yaml_names_the_file_and_line() -> None:
+    with pytest.raises(SchemaError, match=r"x.yml:2: not valid YAML"):
+        load_yaml("a: 1\nb: x: y\n", "x.yml")
