@@ -37,8 +37,8 @@ from pathlib import Path
 from types import MappingProxyType
 from urllib.parse import urlsplit
 
-from tools.preview_trust import LABEL, check_repository, items
-from tools.previews import MAX_BYTES, MAX_TOTAL_BYTES
+from tools.preview_trust import LABEL, check_repository, check_sha, items
+from tools.previews import MAX_BYTES, MAX_TOTAL_BYTES, folder
 
 #: The hidden first line that marks the comment as this workflow's.
 MARKER = "<!-- sbn-preview -->"
@@ -81,7 +81,6 @@ REMOVED: Mapping[str, str] = MappingProxyType(
     }
 )
 
-_SHA = re.compile(r"[0-9a-f]{40}")
 _SITE_URL = re.compile(r"^site_url:[ \t]*['\"]?(?P<url>[^'\"\s#]+)", re.MULTILINE)
 
 
@@ -126,17 +125,9 @@ def previews_site_url(repository: str, site_url: str, course_site_url: str) -> s
     return site
 
 
-def _check_sha(sha: str) -> str:
-    if not _SHA.fullmatch(sha):
-        raise ValueError(f"the head commit must be 40 lowercase hexadecimal digits, got {sha!r}")
-    return sha
-
-
 def preview_url(site_url: str, number: int) -> str:
     """Where pull request `number`'s preview is published: `pr-N/` under the site's URL."""
-    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        raise ValueError(f"a pull request number is a positive whole number, got {number!r}")
-    return _check_url(f"{site_url.rstrip('/')}/pr-{number}/")
+    return _check_url(f"{site_url.rstrip('/')}/{folder(number)}/")
 
 
 def site_url_of(config: str) -> str:
@@ -181,7 +172,7 @@ def comment_body(
     for a URL that is not a plain https URL, a head commit that is not a full SHA, or an
     unknown reason.
     """
-    _check_sha(head_sha)
+    check_sha(head_sha)
     if (preview_url is None) == (no_preview is None):
         raise ValueError("a comment has either a preview URL or a reason for having no preview")
     if preview_url is not None:

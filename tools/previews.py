@@ -47,7 +47,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from tools.preview_trust import check_repository, eligible
+from tools.preview_trust import check_number, check_repository, eligible
 
 #: The branch of the previews repository that its Pages site serves.
 BRANCH = "gh-pages"
@@ -81,10 +81,10 @@ class TooLarge(ValueError):
 
 
 def folder(number: int) -> str:
-    """The folder of a pull request's preview: `pr-N`; `ValueError` unless N is a pull request number."""
-    if isinstance(number, bool) or not isinstance(number, int) or not 0 < number < 10**10:
+    """The folder of a pull request's preview: `pr-N`; `ValueError` unless N is a pull request number, as an int."""
+    if not isinstance(number, int):
         raise ValueError(f"a pull request number is a positive whole number, got {number!r}")
-    return f"pr-{number}"
+    return f"pr-{check_number(number)}"
 
 
 def copy_site(source: Path, target: Path, limit: int = MAX_BYTES) -> int:
