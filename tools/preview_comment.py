@@ -1,24 +1,29 @@
-"""The one pull-request comment that the preview workflow posts and keeps up to date.
+"""The one pull-request comment that the preview workflows post and keep up to date.
 
-`.github/workflows/preview.yml` publishes a pull request's build under `pr-N/` on the
-course's Pages site, then posts this comment: the link to the preview, the commit it was
-built from and the figure diff (`tools.figure_diff`) against the base branch. On each new
-push it edits the same comment rather than adding one: it finds it by a hidden marker, among
-the comments of the workflow's own bot account only, since anyone can write the marker.
-When the pull request closes, `preview-cleanup.yml` replaces the text with a note that the
-preview is gone.
+`.github/workflows/preview.yml` (after CI) and `preview-label.yml` (after a maintainer's
+label) post this comment: the preview's link, or why there is none, the commit it was built
+from, and the figure diff (`tools.figure_diff`) against the base branch. On each new push
+they edit the same comment rather than adding one: it is found by a hidden marker, among the
+comments of the workflows' own bot account only, since anyone can write the marker. When the
+pull request closes, or a fork's preview is withdrawn, `preview-cleanup.yml` replaces the
+text with a note that the preview is gone.
 
 Commands, for the workflows (each prints to standard output):
 
-    python -m tools.preview_comment url --number N [--config mkdocs.yml]
-    python -m tools.preview_comment body --preview-url URL --head-sha SHA [--diff FILE]
-    python -m tools.preview_comment removed
+    python -m tools.preview_comment url --number N --repository OWNER/NAME [--site-url URL] [--config mkdocs.yml]
+    python -m tools.preview_comment body --head-sha SHA --status STATUS --run-url URL [--preview-url URL]
+        [--diff FILE]
+    python -m tools.preview_comment removed (closed | withdrawn)
     python -m tools.preview_comment find --author LOGIN < comments.json
 
-`url` prints where pull request N's preview is published: `pr-N/` under the `site_url` of
-mkdocs.yml, the one place the course's address is configured. `find` reads a JSON list of
+`url` prints where pull request N's preview is published: `pr-N/` under the Pages site of
+the previews repository (`https://OWNER.github.io/NAME/`, or `--site-url` for a custom
+domain); it refuses an address on the origin of the course's own `site_url` (mkdocs.yml),
+where a preview's JavaScript would run beside readers' progress. `find` reads a JSON list of
 issue comments, or of pages of them (`gh api --paginate --slurp`), and prints the id of the
-comment to edit, or nothing.
+comment to edit, or nothing. `body`'s STATUS is what `tools.previews stage` printed
+(`published`, `unchanged`, `too-large` or `full`), or `fork` for a fork's pull request that
+no maintainer has labelled; `published` and `unchanged` need the preview's URL.
 """
 
 from __future__ import annotations
@@ -27,9 +32,13 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from urllib.parse import urlsplit
+
+from tools.preview_trust import LABEL, check_repository, check_sha, items
+from tools.previews import MAX_BYTES, MAX_TOTAL_BYTES, folder
 
 #: The hidden first line that marks the comment as this workflow's.
 MARKER = "<!-- sbn-preview -->"
@@ -39,29 +48,86 @@ GITHUB_COMMENT_LIMIT = 65_536
 DIFF_BUDGET = 60_000
 #: The account that GITHUB_TOKEN posts as.
 BOT = "github-actions[bot]"
+#: Why a pull request has no preview, for its comment; `{run}` is the workflow run that built it.
+NO_PREVIEW: Mapping[str, str] = MappingProxyType(
+    {
+        "fork": (
+            "**No preview yet: this pull request comes from a fork.** A fork's HTML is published only after a"
+            f" maintainer has read the change and applies the `{LABEL}` label; the label covers the commit it was"
+            " applied at, and each new push needs it again. Meanwhile, the built site is the `site` artifact of"
+            " [the CI run]({run}): download it, unpack it and open its `index.html`."
+        ),
+        "too-large": (
+            f"**No preview: this build is larger than {MAX_BYTES // 10**6} MB.** The built site is the `site`"
+            " artifact of [the workflow run]({run})."
+        ),
+        "full": (
+            f"**No preview: the open pull requests' previews already fill the {MAX_TOTAL_BYTES // 10**6} MB that"
+            " previews may take.** Push again once some have closed; the built site is the `site` artifact of"
+            " [the workflow run]({run})."
+        ),
+    }
+)
+#: The statuses of `tools.previews stage` for which the preview is there to link.
+PUBLISHED = ("published", "unchanged")
+#: What the comment says once the preview is gone.
+REMOVED: Mapping[str, str] = MappingProxyType(
+    {
+        "closed": "This pull request is closed, and it has no preview any more.",
+        "withdrawn": (
+            f"The preview has been withdrawn: the `{LABEL}` label was removed, or a new commit was pushed after it was"
+            " applied. A maintainer publishes the current commit by applying the label again."
+        ),
+    }
+)
 
-_SHA = re.compile(r"[0-9a-f]{40}")
 _SITE_URL = re.compile(r"^site_url:[ \t]*['\"]?(?P<url>[^'\"\s#]+)", re.MULTILINE)
 
 
-def _check_preview_url(url: str) -> str:
+def _check_url(url: str, what: str = "the preview URL") -> str:
     parts = urlsplit(url)
     if parts.scheme != "https" or not parts.netloc or any(c in url for c in "()<>[] \n"):
-        raise ValueError(f"the preview URL must be a plain https:// URL, got {url!r}")
+        raise ValueError(f"{what} must be a plain https:// URL, got {url!r}")
     return url
 
 
-def _check_sha(sha: str) -> str:
-    if not _SHA.fullmatch(sha):
-        raise ValueError(f"the head commit must be 40 lowercase hexadecimal digits, got {sha!r}")
-    return sha
+def origin(url: str) -> str:
+    """The origin of an https URL, `https://host[:port]`, in lower case: what a browser isolates storage by."""
+    parts = urlsplit(_check_url(url, "a site URL"))
+    port = f":{parts.port}" if parts.port not in (None, 443) else ""
+    return f"https://{parts.hostname}{port}"
+
+
+def pages_url(repository: str) -> str:
+    """The address of a repository's GitHub Pages site without a custom domain.
+
+    `OWNER/OWNER.github.io` is served at `https://owner.github.io/`; any other `OWNER/NAME`
+    at `https://owner.github.io/NAME/`. Raises `ValueError` for anything but `OWNER/NAME`.
+    """
+    owner, name = check_repository(repository).split("/")
+    host = f"{owner.lower()}.github.io"
+    return f"https://{host}/" if name.lower() == host else f"https://{host}/{name}/"
+
+
+def previews_site_url(repository: str, site_url: str, course_site_url: str) -> str:
+    """The previews' site: `site_url` if given (a custom domain), else the previews repository's Pages.
+
+    Raises `ValueError` when it shares its origin with `course_site_url`: a preview's
+    JavaScript would then run where readers keep their progress. All the Pages sites of one
+    owner share `https://owner.github.io`, so the previews repository needs another owner.
+    """
+    site = _check_url(site_url, "the previews' site URL") if site_url else pages_url(repository)
+    if origin(site) == origin(course_site_url):
+        raise ValueError(
+            f"previews at {site} would share the course's origin {origin(course_site_url)}: give them a repository"
+            " under another owner, or a domain of their own (CONTRIBUTING.md, Repository settings)"
+        )
+    return site
 
 
 def preview_url(site_url: str, number: int) -> str:
     """Where pull request `number`'s preview is published: `pr-N/` under the site's URL."""
-    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        raise ValueError(f"a pull request number is a positive whole number, got {number!r}")
-    return _check_preview_url(f"{site_url.rstrip('/')}/pr-{number}/")
+    return _check_url(f"{site_url.rstrip('/')}/{folder(number)}/")
 
 
 def site_url_of(config: str) -> str:
@@ -89,16 +155,39 @@ def _cut(diff: str, budget: int) -> str:
     return "\n".join([*kept, "", note]) + "\n"
 
 
-def comment_body(preview_url: str, head_sha: str, figure_diff: str | None, base_branch: str = "main") -> str:
-    """The comment for a published preview.
+def comment_body(
+    head_sha: str,
+    figure_diff: str | None,
+    preview_url: str | None = None,
+    no_preview: str | None = None,
+    run_url: str | None = None,
+    base_branch: str = "main",
+) -> str:
+    """The comment for a pull request's build: its preview's link, or why it has none, and its figure diff.
 
-    `figure_diff` is `tools.figure_diff`'s Markdown ("" when no figure changed), or None when
-    there is none: the base branch's or the pull request's figures could not be read.
-    Raises `ValueError` for a preview URL that is not a plain https URL or a head commit
-    that is not a full SHA.
+    Exactly one of `preview_url` and `no_preview` (a key of `NO_PREVIEW`, which then needs
+    `run_url`, the workflow run whose artifact holds the built site) is given. `figure_diff` is
+    `tools.figure_diff`'s Markdown ("" when no figure changed), or None when there is none:
+    the base branch's or the pull request's figures could not be read. Raises `ValueError`
+    for a URL that is not a plain https URL, a head commit that is not a full SHA, or an
+    unknown reason.
     """
-    _check_preview_url(preview_url)
-    _check_sha(head_sha)
+    check_sha(head_sha)
+    if (preview_url is None) == (no_preview is None):
+        raise ValueError("a comment has either a preview URL or a reason for having no preview")
+    if preview_url is not None:
+        preview = [
+            f"**[Open the preview of this pull request]({_check_url(preview_url)})**, built from {head_sha}.",
+            "",
+            f"<sub>The preview is served from {origin(preview_url)}, an origin of its own, never from the course's:"
+            " what runs there cannot reach what readers keep on the course. It is updated on every push"
+            " and removed when the pull request closes.</sub>",
+        ]
+    elif no_preview in NO_PREVIEW:
+        run = _check_url(run_url or "", "the workflow run's URL")
+        preview = [NO_PREVIEW[no_preview].format(run=run), "", f"Built from {head_sha}."]
+    else:
+        raise ValueError(f"no_preview must be one of {', '.join(NO_PREVIEW)}, got {no_preview!r}")
     if figure_diff is None:
         figures = (
             f"No figure diff this time: the figures of `{base_branch}` or of this pull request could not be read;"
@@ -108,25 +197,15 @@ def comment_body(preview_url: str, head_sha: str, figure_diff: str | None, base_
         figures = _cut(figure_diff.strip() + "\n", DIFF_BUDGET).rstrip("\n")
     else:
         figures = f"No figure changed: every number a reader sees is as on `{base_branch}`."
-    lines = [
-        MARKER,
-        "### Preview",
-        "",
-        f"**[Open the preview of this pull request]({preview_url})**, built from {head_sha}.",
-        "",
-        f"#### Figures, against `{base_branch}`",
-        "",
-        figures,
-        "",
-        "<sub>This comment is updated on every push. The preview lives under its own path, so progress saved"
-        " there is kept apart from the course's; it is removed when the pull request closes.</sub>",
-    ]
+    lines = [MARKER, "### Preview", "", *preview, "", f"#### Figures, against `{base_branch}`", "", figures]
     return "\n".join(lines) + "\n"
 
 
-def removed_body() -> str:
-    """The comment once the pull request has closed and its preview is gone."""
-    return f"{MARKER}\n### Preview\n\nThis pull request is closed, and its preview has been removed.\n"
+def removed_body(why: str = "closed") -> str:
+    """The comment once the preview is gone: `why` is "closed" or "withdrawn" (a fork's label removed)."""
+    if why not in REMOVED:
+        raise ValueError(f"why must be one of {', '.join(REMOVED)}, got {why!r}")
+    return f"{MARKER}\n### Preview\n\n{REMOVED[why]}\n"
 
 
 def find_comment(comments: object, author: str = BOT) -> int | None:
@@ -135,10 +214,7 @@ def find_comment(comments: object, author: str = BOT) -> int | None:
     `comments` is the API's list of issue comments, or a list of such lists (one per page).
     Comments by anyone else are never chosen, even if they carry the marker.
     """
-    if not isinstance(comments, list):
-        raise ValueError(f"expected a JSON list of comments, got {type(comments).__name__}")
-    flat = [c for page in comments for c in page] if comments and isinstance(comments[0], list) else comments
-    for comment in flat:
+    for comment in items(comments):
         if not isinstance(comment, dict):
             raise ValueError(f"expected a comment object, got {comment!r}")
         user = comment.get("user") or {}
@@ -154,24 +230,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     url = commands.add_parser("url", help="where a pull request's preview is published")
     url.add_argument("--number", type=int, required=True)
-    url.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
-    body = commands.add_parser("body", help="the comment for a published preview")
-    body.add_argument("--preview-url", required=True)
+    url.add_argument("--repository", required=True, help="the previews repository, OWNER/NAME")
+    url.add_argument("--site-url", default="", help="the previews' own domain, if not the repository's Pages")
+    url.add_argument("--config", type=Path, default=Path("mkdocs.yml"), help="the course's mkdocs.yml")
+    body = commands.add_parser("body", help="the comment for a pull request's build")
     body.add_argument("--head-sha", required=True)
+    body.add_argument("--status", required=True, choices=[*PUBLISHED, *NO_PREVIEW])
+    body.add_argument("--preview-url", help="where the preview is published (with a published status)")
+    body.add_argument("--run-url", required=True, help="the workflow run whose artifact holds the built site")
     body.add_argument("--diff", type=Path, help="the figure diff's Markdown; omitted when the base could not be built")
     body.add_argument("--base-branch", default="main")
-    commands.add_parser("removed", help="the comment once the preview is removed")
+    removed = commands.add_parser("removed", help="the comment once the preview is gone")
+    removed.add_argument("why", choices=sorted(REMOVED))
     find = commands.add_parser("find", help="the id of the comment to edit, from a JSON list of comments on stdin")
     find.add_argument("--author", default=BOT)
     arguments = parser.parse_args(argv)
     try:
         if arguments.command == "url":
-            print(preview_url(site_url_of(arguments.config.read_text(encoding="utf-8")), arguments.number))
+            course = site_url_of(arguments.config.read_text(encoding="utf-8"))
+            site = previews_site_url(arguments.repository, arguments.site_url, course)
+            print(preview_url(site, arguments.number))
         elif arguments.command == "body":
             diff = arguments.diff.read_text(encoding="utf-8") if arguments.diff else None
-            sys.stdout.write(comment_body(arguments.preview_url, arguments.head_sha, diff, arguments.base_branch))
+            published = arguments.status in PUBLISHED
+            text = comment_body(
+                arguments.head_sha,
+                diff,
+                preview_url=arguments.preview_url if published else None,
+                no_preview=None if published else arguments.status,
+                run_url=arguments.run_url,
+                base_branch=arguments.base_branch,
+            )
+            sys.stdout.write(text)
         elif arguments.command == "removed":
-            sys.stdout.write(removed_body())
+            sys.stdout.write(removed_body(arguments.why))
         else:
             found = find_comment(json.load(sys.stdin), arguments.author)
             if found is not None:

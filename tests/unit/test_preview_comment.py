@@ -16,38 +16,44 @@ from tools.preview_comment import (
     comment_body,
     find_comment,
     main,
+    origin,
+    pages_url,
     preview_url,
+    previews_site_url,
     removed_body,
     site_url_of,
 )
+from tools.preview_trust import LABEL
 
-URL = "https://scale-by-the-numbers.github.io/course/pr-5/"
+URL = "https://scale-by-the-numbers-previews.github.io/previews/pr-5/"
+RUN = "https://github.com/scale-by-the-numbers/course/actions/runs/123"
+COURSE_SITE = "https://scale-by-the-numbers.github.io/course/"
 SHA = "0123456789abcdef0123456789abcdef01234567"
 DIFF = "**1 figure changed, 0 added, 0 removed.**\n\n| page | figure | shown as | exact value |\n"
 
 
 def test_the_body_starts_with_the_marker_and_links_the_preview_and_commit() -> None:
-    body = comment_body(URL, SHA, DIFF)
+    body = comment_body(SHA, DIFF, preview_url=URL)
     assert body.startswith(MARKER + "\n")
     assert f"[Open the preview of this pull request]({URL})" in body
     assert SHA in body
 
 
 def test_the_body_carries_the_figure_diff() -> None:
-    assert DIFF.strip() in comment_body(URL, SHA, DIFF)
+    assert DIFF.strip() in comment_body(SHA, DIFF, preview_url=URL)
 
 
 def test_an_empty_diff_says_that_no_figure_changed() -> None:
-    assert "No figure changed" in comment_body(URL, SHA, "")
+    assert "No figure changed" in comment_body(SHA, "", preview_url=URL)
 
 
 def test_a_missing_base_says_there_is_no_diff() -> None:
-    assert "No figure diff this time" in comment_body(URL, SHA, None)
+    assert "No figure diff this time" in comment_body(SHA, None, preview_url=URL)
 
 
 def test_a_huge_diff_is_cut_to_fit_a_github_comment() -> None:
     rows = [f"| `page` | `figure-{n}` | `1 GB` → `2 GB` | `1 B` → `2 B` |" for n in range(5000)]
-    body = comment_body(URL, SHA, "\n".join(rows) + "\n")
+    body = comment_body(SHA, "\n".join(rows) + "\n", preview_url=URL)
     assert len(body) <= GITHUB_COMMENT_LIMIT
     assert "more lines: the whole report is the `figure-diff` artifact" in body
     assert "`figure-0`" in body
@@ -64,12 +70,47 @@ def test_a_huge_diff_is_cut_to_fit_a_github_comment() -> None:
 )
 def test_a_bad_url_or_commit_is_refused(url: str, sha: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        comment_body(url, sha, DIFF)
+        comment_body(sha, DIFF, preview_url=url)
 
 
-def test_the_removed_body_keeps_the_marker() -> None:
-    assert removed_body().startswith(MARKER)
-    assert "removed" in removed_body()
+def test_the_body_says_the_preview_is_on_an_origin_of_its_own() -> None:
+    assert "served from https://scale-by-the-numbers-previews.github.io, an origin of its own" in comment_body(
+        SHA, DIFF, preview_url=URL
+    )
+
+
+def test_a_forks_body_has_no_preview_and_says_how_to_get_one() -> None:
+    body = comment_body(SHA, DIFF, no_preview="fork", run_url=RUN)
+    assert "Open the preview" not in body
+    assert f"applies the `{LABEL}` label" in body
+    assert f"[the CI run]({RUN})" in body
+    assert DIFF.strip() in body
+
+
+@pytest.mark.parametrize(("why", "words"), [("too-large", "larger than 50 MB"), ("full", "already fill the 500 MB")])
+def test_a_refused_preview_says_why(why: str, words: str) -> None:
+    assert words in comment_body(SHA, "", no_preview=why, run_url=RUN)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"preview_url": URL, "no_preview": "fork", "run_url": RUN}, "either a preview URL or a reason"),
+        ({}, "either a preview URL or a reason"),
+        ({"no_preview": "because", "run_url": RUN}, "must be one of fork, too-large, full"),
+        ({"no_preview": "fork"}, "the workflow run's URL must be a plain https:// URL"),
+        ({"no_preview": "fork", "run_url": "javascript:alert(1)"}, "the workflow run's URL must be a plain https://"),
+    ],
+)
+def test_a_body_needs_a_preview_or_a_known_reason(arguments: dict[str, str], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        comment_body(SHA, DIFF, **arguments)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("why", "words"), [("closed", "is closed"), ("withdrawn", "withdrawn")])
+def test_the_removed_body_keeps_the_marker(why: str, words: str) -> None:
+    assert removed_body(why).startswith(MARKER)
+    assert words in removed_body(why)
 
 
 def comment(number: int, login: str, body: str) -> dict[str, object]:
@@ -98,8 +139,35 @@ def test_find_of_no_comments_is_none() -> None:
 def test_the_body_command_reads_the_diff_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     diff = tmp_path / "figure-diff.md"
     diff.write_text(DIFF, encoding="utf-8")
-    assert main(["body", "--preview-url", URL, "--head-sha", SHA, "--diff", str(diff)]) == 0
+    assert (
+        main(
+            [
+                "body",
+                "--status",
+                "published",
+                "--preview-url",
+                URL,
+                "--run-url",
+                RUN,
+                "--head-sha",
+                SHA,
+                "--diff",
+                str(diff),
+            ]
+        )
+        == 0
+    )
     assert DIFF.strip() in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("status", "words"), [("unchanged", "Open the preview"), ("fork", "comes from a fork")])
+def test_the_body_command_links_a_preview_only_for_a_published_status(
+    status: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["body", "--status", status, "--preview-url", URL, "--run-url", RUN, "--head-sha", SHA]) == 0
+    body = capsys.readouterr().out
+    assert words in body
+    assert (URL in body) == (status == "unchanged")
 
 
 def test_the_find_command_prints_the_id_or_nothing(
@@ -115,14 +183,14 @@ def test_the_find_command_prints_the_id_or_nothing(
 
 def test_the_body_command_exits_2_on_a_bad_commit(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
-        main(["body", "--preview-url", URL, "--head-sha", "HEAD"])
+        main(["body", "--status", "published", "--preview-url", URL, "--run-url", RUN, "--head-sha", "HEAD"])
     assert exit_info.value.code == 2
     assert "40 lowercase hexadecimal digits" in capsys.readouterr().err
 
 
 def test_the_preview_is_a_folder_under_the_site_url() -> None:
-    assert preview_url("https://scale-by-the-numbers.github.io/course/", 5) == URL
-    assert preview_url("https://scale-by-the-numbers.github.io/course", 5) == URL
+    assert preview_url("https://scale-by-the-numbers-previews.github.io/previews/", 5) == URL
+    assert preview_url("https://scale-by-the-numbers-previews.github.io/previews", 5) == URL
 
 
 @pytest.mark.parametrize("number", [0, -3, True])
@@ -137,7 +205,57 @@ def test_the_site_url_is_read_from_mkdocs_yml() -> None:
         site_url_of("site_name: x\n")
 
 
-def test_the_url_command_reads_the_courses_own_mkdocs_yml(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["url", "--number", "5", "--config", str(ROOT / "mkdocs.yml")]) == 0
-    printed = capsys.readouterr().out.strip()
-    assert printed.startswith("https://") and printed.endswith("/pr-5/")
+# Where previews live: never on the course's origin (issue 9, item 1).
+
+
+@pytest.mark.parametrize(
+    ("repository", "site"),
+    [
+        ("scale-by-the-numbers-previews/previews", "https://scale-by-the-numbers-previews.github.io/previews/"),
+        ("Previews-Owner/previews-owner.github.io", "https://previews-owner.github.io/"),
+    ],
+)
+def test_a_repositorys_pages_address(repository: str, site: str) -> None:
+    assert pages_url(repository) == site
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://Owner.GitHub.io/course/pr-5/", "https://owner.github.io"),
+        ("https://user@owner.github.io:443/x/", "https://owner.github.io"),
+        ("https://previews.example.org:8443/", "https://previews.example.org:8443"),
+    ],
+)
+def test_the_origin_of_a_site(url: str, expected: str) -> None:
+    assert origin(url) == expected
+
+
+@pytest.mark.parametrize(
+    ("repository", "site_url"),
+    [
+        # Another repository of the course's own owner: every Pages site of an owner shares its origin.
+        ("scale-by-the-numbers/previews", ""),
+        ("Scale-By-The-Numbers/previews", ""),
+        # A "custom domain" that is the course's own host.
+        ("scale-by-the-numbers-previews/previews", "https://SCALE-by-the-numbers.github.io/previews/"),
+    ],
+)
+def test_previews_on_the_courses_origin_are_refused(repository: str, site_url: str) -> None:
+    with pytest.raises(ValueError, match=r"would share the course's origin https://scale-by-the-numbers\.github\.io:"):
+        previews_site_url(repository, site_url, COURSE_SITE)
+
+
+def test_a_custom_domain_replaces_the_repositorys_pages_address() -> None:
+    site = previews_site_url("scale-by-the-numbers/previews", "https://previews.example.org/", COURSE_SITE)
+    assert site == "https://previews.example.org/"
+
+
+def test_the_url_command_checks_against_the_courses_own_mkdocs_yml(capsys: pytest.CaptureFixture[str]) -> None:
+    config = ["--config", str(ROOT / "mkdocs.yml")]
+    assert main(["url", "--number", "5", "--repository", "scale-by-the-numbers-previews/previews", *config]) == 0
+    assert capsys.readouterr().out == URL + "\n"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["url", "--number", "5", "--repository", "scale-by-the-numbers/previews", *config])
+    assert exit_info.value.code == 2
+    assert "would share the course's origin" in capsys.readouterr().err
