@@ -12,6 +12,7 @@ touches MkDocs or mkdocs-macros.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,16 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 from markdown import Extension, Markdown
 from markdown.postprocessors import Postprocessor
+from markdown.preprocessors import Preprocessor
 from mkdocs.exceptions import PluginError
 
 from . import glossary, issues, lessons
 from .calls import CallError, render_calls
 from .catalog import Catalog, CatalogError, load_catalog
 from .config import ConfigError, CourseConfig, course_config
-from .figures import FigureLog, render_html
+from .figures import Figure, FigureLog, render_html, value_text
 from .kinds import KINDS, FigureKind, FigureKindError, check_printed
 from .markup import source_citation
-from .quantities import check_display_options, display_quantity
+from .quantities import Display, check_display_options, display_quantity
 from .quiz import KeyFigure, QuizExtension
 from .tables import TableError, figure_table
 from .typed_figures import typed_figures
@@ -37,6 +39,11 @@ if TYPE_CHECKING:
     from mkdocs_macros.plugin import MacrosPlugin
 
 log = logging.getLogger("mkdocs.plugins.macros.course")
+
+#: Private-use characters around a token's number: plain text to Markdown, and never typed by an author.
+_TOKEN_OPEN, _TOKEN_CLOSE = "\ue000", "\ue001"
+_TOKEN = re.compile(f"{_TOKEN_OPEN}(\\d+){_TOKEN_CLOSE}")
+_PLACEHOLDER = re.compile(r"\s*(\x02wzxhzdk:\d+\x03)")
 
 #: Data files read by a build, kept between `mkdocs serve` rebuilds while they are unchanged.
 _CACHE: dict[tuple[Any, ...], Any] = {}
@@ -63,7 +70,19 @@ class PageState:
     first_line: int
     lesson: lessons.Lesson | None
     linked_terms: set[str] = field(default_factory=set)
-    question_ids: list[str] = field(default_factory=list)
+    #: HTML the page's macros returned, by token number, with the key figure it shows, if it is one figure.
+    html: list[tuple[str, KeyFigure | None]] = field(default_factory=list)
+    #: The key figure of each stash placeholder Markdown gave a figure's HTML.
+    placeholders: dict[str, KeyFigure] = field(default_factory=dict)
+
+    def token(self, html: str, key: KeyFigure | None = None) -> str:
+        """A token that stands for `html` in the page's Markdown until Markdown stashes it (see `_StashHtml`).
+
+        Inline HTML costs Markdown's inline parser a pass over every tag and attribute; a stashed
+        placeholder costs nothing, and the HTML is put back as it is.
+        """
+        self.html.append((html, key))
+        return f"{_TOKEN_OPEN}{len(self.html) - 1}{_TOKEN_CLOSE}"
 
     def line_of(self, text: str | None) -> int | None:
         """The first line of the page's source that contains `text`."""
@@ -102,6 +121,7 @@ class Build:
         self.term_usages = glossary.usages(self.config.docs_dir, self.glossary)
         self.commit = issues.built_commit(self.config.project_dir)
         self.figure_log = FigureLog()
+        self._figures: dict[Any, tuple[Figure, Display]] = {}
         self.page: PageState | None = None
         self.problems: list[str] = []
         self.question_pages: dict[str, list[str]] = {}
@@ -175,14 +195,10 @@ class Build:
 
     # ------------------------------------------------- the quiz extension's host
 
-    def find_figure(self, figure_id: str) -> KeyFigure | None:
-        """A figure this page rendered, for a numeric question's key."""
-        if self.page is None:
-            return None
-        for record in self.figure_log.on_page(self.page.src_path):
-            if record["id"] == figure_id:
-                return KeyFigure(record["value"], record["unit"], record["display_factor"], record["display_unit"])
-        return None
+    def find_figure(self, text: str) -> KeyFigure | None:
+        """The figure a numeric answer's text starts with (a stashed figure's placeholder), for its key."""
+        match = _PLACEHOLDER.match(text)
+        return self.page.placeholders.get(match.group(1)) if match and self.page else None
 
     def issue_url(self, form: str, fields: dict[str, str]) -> str | None:
         """A new issue on the course repository about this page, or None off a lesson."""
@@ -203,10 +219,7 @@ class Build:
 
         def macro(*args: Any, **display: Any) -> str:
             try:
-                figure = kind.figure(self.catalog, *args)
-                shown = display_quantity(
-                    figure.value, figure.unit, **check_display_options({**figure.computed.display, **display})
-                )
+                figure, shown = self._shown(kind, args, display)
             except FigureKindError as error:
                 raise CallError(str(error)) from None
             except (KeyError, ValueError, TypeError) as error:
@@ -215,12 +228,32 @@ class Build:
                     f"{str(message).rstrip('.')}. Call it as {kind.usage}; figures take catalog ids from"
                     f" {self.config.relative(self.config.catalog_dir)}/*.yml"
                 ) from None
-            if self.page is not None:
-                self.figure_log.add(self.page.src_path, self.page.url, figure, shown)
-            return render_html(figure, shown)
+            html = render_html(figure, shown)
+            if self.page is None:
+                return html
+            self.figure_log.add(self.page.src_path, self.page.url, figure, shown)
+            key = KeyFigure(value_text(figure.value), figure.unit, value_text(shown.factor), shown.symbol)
+            return self.page.token(html, key)
 
         macro.__doc__ = kind.compute.__doc__
         return macro
+
+    def _shown(self, kind: FigureKind, args: tuple[Any, ...], display: dict[str, Any]) -> tuple[Figure, Display]:
+        """A figure and its display, each computed once per build however often a page shows it."""
+        try:
+            key: Any = (kind.name, args, tuple(sorted(display.items())))
+            hash(key)
+        except TypeError:  # a list among the arguments: compute it every time
+            key = None
+        if key is None or key not in self._figures:
+            figure = kind.figure(self.catalog, *args)
+            shown = display_quantity(
+                figure.value, figure.unit, **check_display_options({**figure.computed.display, **display})
+            )
+            if key is None:
+                return figure, shown
+            self._figures[key] = (figure, shown)
+        return self._figures[key]
 
     def page_macro(self, render: Callable[[Catalog, lessons.LessonIndex, str], str]) -> Callable[[], str]:
         """A macro that renders Markdown from the catalog and lessons for the current page."""
@@ -236,9 +269,21 @@ class Build:
         if kind not in KINDS:
             raise CallError(f"there is no figure kind {kind!r}; kinds: {', '.join(KINDS)}")
         try:
-            return figure_table(KINDS[kind], self.figure_macro(KINDS[kind]), self.catalog, **layout)
+            html = figure_table(KINDS[kind], self._figure_html(KINDS[kind]), self.catalog, **layout)
         except TableError as error:
             raise CallError(str(error)) from None
+        return self.page.token(html) if self.page else html
+
+    def _figure_html(self, kind: FigureKind) -> Callable[..., str]:
+        """The figure macro of `kind` that returns the figure's element itself, to build a table of them."""
+        macro = self.figure_macro(kind)
+
+        def render(*args: Any, **display: Any) -> str:
+            shown = macro(*args, **display)
+            match = _TOKEN.fullmatch(shown)
+            return self.page.html[int(match.group(1))][0] if match and self.page else shown
+
+        return render
 
     def term(self, name: str, link: bool | None = None) -> str:
         """A term from the glossary: linked to its entry, with its definition as tooltip, where first used.
@@ -308,6 +353,28 @@ class _QuizHost:
         self.build.report(message, page.line_of(near) if page else None)
 
 
+class _StashHtml(Preprocessor):
+    """Stashes the HTML the page's macros returned, for Markdown to put back as it is after parsing."""
+
+    def __init__(self, md: Markdown, build: Build) -> None:
+        super().__init__(md)
+        self.build = build
+
+    def run(self, lines: list[str]) -> list[str]:
+        page = self.build.page
+        if page is None or not page.html:
+            return lines
+
+        def stash(match: re.Match[str]) -> str:
+            html, key = page.html[int(match.group(1))]
+            placeholder = self.md.htmlStash.store(html)
+            if key is not None:
+                page.placeholders[placeholder] = key
+            return placeholder
+
+        return [_TOKEN.sub(stash, line) if _TOKEN_OPEN in line else line for line in lines]
+
+
 class _HtmlCheck(Postprocessor):
     """Runs the build's check of a page's finished HTML."""
 
@@ -320,12 +387,14 @@ class _HtmlCheck(Postprocessor):
 
 
 class _ChecksExtension(Extension):
-    """The page-level checks that need the whole converted page: typed figures."""
+    """What a page needs of Markdown beyond the quizzes: its macros' HTML stashed, and the typed-figure check."""
 
     def __init__(self, build: Build) -> None:
         super().__init__()
         self.build = build
 
     def extendMarkdown(self, md: Markdown) -> None:
+        # After whitespace is normalized (30), which would strip a placeholder's control characters.
+        md.preprocessors.register(_StashHtml(md, self.build), "sbn-stash-html", 29)
         # After the raw HTML is put back (30), before anything else of ours.
         md.postprocessors.register(_HtmlCheck(md, self.build), "sbn-typed-figures", 5)

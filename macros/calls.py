@@ -17,6 +17,7 @@ import ast
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 #: `{{ ... }}`, `{% ... %}` and `{# ... #}`, on one line or several.
@@ -63,6 +64,16 @@ def _literal(node: ast.expr, text: str) -> Any:
         ) from None
 
 
+@lru_cache(maxsize=4096)
+def _syntax(text: str) -> ast.Call | None:
+    """The call `text` is, parsed once however often a course writes it; None when it is not a call."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return None
+    return tree.body if isinstance(tree.body, ast.Call) else None
+
+
 def parse_call(text: str, line: int) -> Call:
     """The call in `text`, the inside of `{{ }}`.
 
@@ -70,15 +81,11 @@ def parse_call(text: str, line: int) -> Call:
     {'short': True}
     """
     written = "{{" + text + "}}"
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError:
-        tree = None
-    if tree is None or not isinstance(tree.body, ast.Call) or not isinstance(tree.body.func, ast.Name):
+    call = _syntax(text.strip())
+    if call is None or not isinstance(call.func, ast.Name):
         raise CallError(
             f'{written}: write a macro call with literal arguments, such as {{{{ value("gpt2-1.5b", "parameters") }}}}'
         )
-    call = tree.body
     if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
         raise CallError(f"{written}: write every argument out; * and ** are not read")
     args = tuple(_literal(arg, written) for arg in call.args)

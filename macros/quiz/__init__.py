@@ -44,7 +44,7 @@ from pymdownx.blocks import BlocksExtension, BlocksProcessor
 from ..issues import query
 from .blocks import AnswerBlock, ChecklistBlock, OptionBlock, QuizBlock, QuizHost
 from .errors import QuizError
-from .numeric import KeyFigure
+from .numeric import LEADING_FIGURE, KeyFigure
 
 __all__ = ["KeyFigure", "QuizError", "QuizExtension", "QuizHost", "StandaloneHost", "makeExtension"]
 
@@ -61,8 +61,9 @@ class StandaloneHost:
         self.figures = dict(figures or {})
         self.issue_base = issue_base
 
-    def find_figure(self, figure_id: str) -> KeyFigure | None:
-        return self.figures.get(figure_id)
+    def find_figure(self, text: str) -> KeyFigure | None:
+        match = LEADING_FIGURE.match(text)
+        return self.figures.get(match.group(1)) if match else None
 
     def issue_url(self, form: str, fields: dict[str, str]) -> str | None:
         return None if self.issue_base is None else f"{self.issue_base}?{query({'template': form, **fields})}"

@@ -30,19 +30,12 @@ class KeyFigure:
     symbol: str
 
 
-#: How the host finds a figure the page rendered, by id; None when the page shows no such figure.
+#: How the host finds the figure a piece of the page's text starts with; None when it starts with none.
+#: (The text is the answer's first paragraph before inline parsing; the host knows how its figures appear there.)
 FindFigure = Callable[[str], KeyFigure | None]
 
-#: A figure element at the very start of an answer's raw text (inline HTML is still text at this stage).
-_LEADING_FIGURE = re.compile(r'\s*<span\b[^>]*\bclass="fig"[^>]*\bdata-fig-id="([^"]+)"')
-
-
-def leading_figure_id(answer: etree.Element) -> str | None:
-    """The id of the figure the answer's first paragraph starts with, if it starts with one."""
-    if not len(answer) or answer[0].tag != "p":
-        return None
-    match = _LEADING_FIGURE.match(answer[0].text or "")
-    return match.group(1) if match else None
+#: A figure element at the very start of raw text, as a page without the course's build writes one.
+LEADING_FIGURE = re.compile(r'\s*<span\b[^>]*\bclass="fig"[^>]*\bdata-fig-id="([^"]+)"')
 
 
 def numeric(
@@ -60,8 +53,8 @@ def numeric(
     """
     if share is None:
         raise QuizError("a numeric quiz needs `tolerance:`, how close counts, like 5%")
-    figure_id = leading_figure_id(answer)
-    key = find_figure(figure_id) if figure_id else None
+    starts = answer[0].text or "" if len(answer) and answer[0].tag == "p" else ""
+    key = find_figure(starts)
     if key is None:
         raise QuizError(
             "the answer must start with its key, a figure macro such as"
