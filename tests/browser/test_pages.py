@@ -28,8 +28,15 @@ def _hosts_requested(page: Page, base_url: str, path: str) -> set[str]:
     return hosts
 
 
-def test_a_page_requests_nothing_from_another_host(page: Page, base_url: str, path: str) -> None:
+def test_a_page_is_light_accessible_and_fits_a_phone(page: Page, base_url: str, path: str) -> None:
+    """One load of each page: nothing from another host, no axe violation in either palette, no sideways scroll."""
     assert _hosts_requested(page, base_url, path) == {urlsplit(base_url).netloc}
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        results = Axe().run(page, options={"runOnly": WCAG_AA})
+        assert results.violations_count == 0, f"{scheme}: {results.generate_report()}"
+    page.set_viewport_size(PHONE)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
 
 def test_search_and_instant_navigation_stay_on_the_site(page: Page, base_url: str) -> None:
@@ -70,22 +77,6 @@ def test_the_palette_toggle_cycles_system_light_dark(page: Page, base_url: str) 
     expect(page.locator("[data-md-component=palette] input:checked")).to_have_attribute(
         "data-md-color-media", "(prefers-color-scheme)"
     )
-
-
-def test_a_page_fits_a_phone_without_sideways_scrolling(browser: object, base_url: str, path: str) -> None:
-    context = browser.new_context(viewport=PHONE)  # type: ignore[attr-defined]
-    page = context.new_page()
-    page.goto(base_url + path)
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-    context.close()
-
-
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_accessibility_violation(page: Page, base_url: str, path: str, scheme: str) -> None:
-    page.emulate_media(color_scheme=scheme)
-    page.goto(base_url + path)
-    results = Axe().run(page, options={"runOnly": WCAG_AA})
-    assert results.violations_count == 0, results.generate_report()
 
 
 @pytest.mark.parametrize("how", ["hover", "focus"])
