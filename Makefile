@@ -37,6 +37,7 @@ test: $(STAMP) lint github
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 ## github: workflows, Dependabot and issue forms against GitHub's schemas; zizmor's audit
 # The schemas ship inside check-jsonschema and zizmor runs --offline: no network needed.

@@ -10,8 +10,10 @@ which imports MkDocs. Pages are rendered by the course itself, call by call
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 from . import course
 from .build import Build
@@ -23,16 +25,19 @@ if TYPE_CHECKING:
 
 _PACKAGE_DIR = Path(__file__).parent
 _STAMPS = source_stamps(_PACKAGE_DIR)
+#: Each build's state, by the mkdocs-macros environment it belongs to.
+_BUILDS: WeakKeyDictionary[MacrosPlugin, Build] = WeakKeyDictionary()
 
 
 def define_env(env: MacrosPlugin) -> None:
     """Register the course's macros on one build's environment."""
     fresh = reimport_if_changed(__name__, _PACKAGE_DIR, _STAMPS)
     if fresh is not None:  # `mkdocs serve` after an edit under macros/
-        return fresh.define_env(env)
+        fresh.define_env(env)
+        return
 
     build = Build(env)
-    env.course_build = build
+    _BUILDS[env] = build
 
     for name, kind in KINDS.items():
         env.macro(build.figure_macro(kind), name)
@@ -47,9 +52,19 @@ def define_env(env: MacrosPlugin) -> None:
 
 def on_pre_page_macros(env: MacrosPlugin) -> None:
     """Check a page, then render its macro calls, before its Markdown is converted."""
-    env.course_build.start_page()
+    _build_of(env).start_page()
 
 
 def on_post_build(env: MacrosPlugin) -> None:
     """Check that question ids are unique on the site, and write figures.json."""
-    env.course_build.finish(Path(env.conf["site_dir"]))
+    _build_of(env).finish(Path(env.conf["site_dir"]))
+
+
+def _build_of(env: MacrosPlugin) -> Build:
+    """The build of `env`, as the newest import of this package keeps it.
+
+    After `mkdocs serve` imported the package anew, mkdocs-macros still calls the
+    hooks of the first import; the build is the new import's.
+    """
+    builds: WeakKeyDictionary[MacrosPlugin, Build] = sys.modules[__name__]._BUILDS
+    return builds[env]

@@ -342,10 +342,19 @@ class _QuizHost:
     """What the quiz extension asks of its host, answered by the build (see `macros.quiz.QuizHost`)."""
 
     def __init__(self, build: Build) -> None:
-        self.find_figure = build.find_figure
-        self.issue_url = build.issue_url
-        self.add_question = build.add_question
         self.build = build
+
+    def find_figure(self, text: str) -> KeyFigure | None:
+        """The figure a numeric answer starts with."""
+        return self.build.find_figure(text)
+
+    def issue_url(self, form: str, fields: dict[str, str]) -> str | None:
+        """A new issue about this page."""
+        return self.build.issue_url(form, fields)
+
+    def add_question(self, question_id: str) -> None:
+        """Note a question id the page asks."""
+        self.build.add_question(question_id)
 
     def report(self, message: str, near: str | None) -> None:
         """A problem with a quiz block, reported at the line where the block starts."""

@@ -9,16 +9,17 @@ look-ups by id. It never imports MkDocs.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .quantities import Number, check_unit
 from .schema import (
     CATALOG_ID,
-    Field,
+    Fields,
     SchemaError,
     check_record,
     integer,
@@ -49,7 +50,8 @@ def capacity(value: Any) -> int:
         raise ValueError(
             f"got {value!r}; expected a capacity in binary units, like 32 GiB (what a vendor sells as 32 GB)"
         )
-    return int(match.group(1)) * 2 ** (10 * ("KMGT".index(match.group(2)[0]) + 1))
+    count = int(match.group(1))
+    return count << 10 * ("KMGT".index(match.group(2)[0]) + 1)
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,7 @@ class Column:
     unit: str | None = None
     required: bool = False
     #: How a quantity displays by default: a GPU's memory as the vendor names it.
-    display: Mapping[str, Any] = field(default_factory=dict)
+    display: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,7 @@ class Table:
     record: type[Record]
     columns: Mapping[str, Column]
     #: Columns that refer to entries of another table, by that table's name.
-    references: Mapping[str, str] = field(default_factory=dict)
+    references: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 #: The catalog's tables, in an order in which references point backwards.
@@ -215,7 +217,14 @@ class Quantity:
     label: str
     source: Source
     where: str
-    display: Mapping[str, Any] = field(default_factory=dict)
+    display: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def count(self) -> int:
+        """The value as the whole number a count column holds (parameters, layers, devices)."""
+        if not isinstance(self.value, int):
+            raise TypeError(f"{self.entry}.{self.field} is {self.value!r}, not a whole number")
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -249,7 +258,7 @@ class Catalog:
     tables: Mapping[str, str]
     printed: Mapping[str, Printed]
     mission: tuple[str, ...] = ()
-    stages: Mapping[int, Stage] = field(default_factory=dict)
+    stages: Mapping[int, Stage] = dataclasses.field(default_factory=dict)
 
     def entry(self, entry_id: Any, table: str | None = None) -> Record:
         """The entry named `entry_id` (in `table`, when given)."""
@@ -304,18 +313,18 @@ class Catalog:
         )
 
 
-_SOURCE_FIELDS: Mapping[str, Field | Callable[[Any], Any]] = {
+_SOURCE_FIELDS: Fields = {
     "title": text,
     "authors": text,
     "cite": text,
     "year": integer,
     "url": optional(web_url),
 }
-_COURSE_FIELDS: Mapping[str, Field | Callable[[Any], Any]] = {
+_COURSE_FIELDS: Fields = {
     "mission": list_of(text, empty=False),
     "stages": lambda value: value,  # checked stage by stage below
 }
-_STAGE_FIELDS: Mapping[str, Field | Callable[[Any], Any]] = {"title": text, "summary": text}
+_STAGE_FIELDS: Fields = {"title": text, "summary": text}
 
 
 def _read(directory: Path, name: str) -> dict[str, Any]:
@@ -363,12 +372,12 @@ def _load(directory: Path) -> Catalog:
     for source_id, data in _read(directory, "sources").items():
         where = f"{folder}/sources.yml: {_check_id(f'{folder}/sources.yml', source_id)}"
         sources[source_id] = Source(id=source_id, **check_record(where, data, _SOURCE_FIELDS))
-    provenance = {"source": reference(sources, "source"), "where": text, "quote": optional(text)}
+    provenance: Fields = {"source": reference(sources, "source"), "where": text, "quote": optional(text)}
 
     records: dict[str, Record] = {}
     tables: dict[str, str] = {}
     for name, table in TABLES.items():
-        columns = {
+        columns: Fields = {
             column_name: column.check if column.required else optional(column.check)
             for column_name, column in table.columns.items()
         }
@@ -390,7 +399,7 @@ def _load(directory: Path) -> Catalog:
             records[entry_id] = table.record(id=entry_id, provenance=origin, **clean)
             tables[entry_id] = name
 
-    printed_fields = {
+    printed_fields: Fields = {
         "value": positive_amount,
         "unit": check_unit,
         "text": text,

@@ -22,7 +22,7 @@ import markdown
 from .catalog import Source
 from .lessons import LessonIndex, relative_link
 from .markup import link_title, markdown_text, source_citation
-from .schema import SchemaError, check_record, list_of, load_yaml, optional, reference, slug, text, unknown
+from .schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, reference, slug, text, unknown
 from .typed_figures import find_in_text
 
 #: How a page names a term: {{ term("all-reduce") }}, in either quotes.
@@ -104,7 +104,7 @@ def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = 
         raise GlossaryError(str(error)) from None
     if not isinstance(raw, dict) or not raw:
         raise GlossaryError(f"{name}: expected a mapping of entries by id")
-    fields = {
+    fields: Fields = {
         "term": text,
         "aliases": list_of(text),
         "definition": text,

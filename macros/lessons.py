@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .schema import SchemaError, check_record, list_of, load_yaml, optional, positive_count, text
+from .schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, positive_count, text
 from .typed_figures import find_in_text
 
 #: The sections of a lesson, in order, and the Markdown line that opens each:
@@ -39,7 +39,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?\n)(?:---|\.\.\.)\s*\n", re.DOTALL)
 #: The folder a stage's lessons live in: `stage-4/`.
 STAGE_FOLDER = re.compile(r"^stage-(\d+)/")
-_FIELDS = {
+_FIELDS: Fields = {
     "title": text,
     "lesson": positive_count,
     "stage": positive_count,

@@ -63,9 +63,10 @@ def positive_count(value: Any) -> int:
     """A whole number above zero: a count of layers, devices, parameters."""
     if isinstance(value, float) and value.is_integer() and value > 0:
         raise ValueError(f"{_got(value)}; expected a whole number: write it without a decimal point")
-    if integer(value) <= 0:
+    count = integer(value)
+    if count <= 0:
         raise ValueError(f"{_got(value)}; expected a whole number above zero")
-    return value
+    return count
 
 
 def positive_amount(value: Any) -> int | Fraction:
@@ -116,7 +117,7 @@ def one_of(*choices: str) -> Check[str]:
     def check(value: Any) -> str:
         if value not in choices:
             raise ValueError(f"{_got(value)}; expected one of: {', '.join(choices)}")
-        return value
+        return str(value)
 
     return check
 
@@ -169,14 +170,16 @@ class Field:
     default: Any = None
 
 
+#: A record's fields: a name to a `Field`, or to a bare type function for a required one.
+Fields = Mapping[str, "Field | Check[Any]"]
+
+
 def optional(check: Check[Any], default: Any = None) -> Field:
     """A field that may be left out, taking `default`."""
     return Field(check, required=False, default=default)
 
 
-def check_record(
-    where: str, data: Any, fields: Mapping[str, Field | Check[Any]], noun: str = "field"
-) -> dict[str, Any]:
+def check_record(where: str, data: Any, fields: Fields, noun: str = "field") -> dict[str, Any]:
     """The record `data` with every field checked and defaults filled in.
 
     `fields` maps a name to a `Field`, or to a bare type function for a
@@ -226,7 +229,8 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
                     None, None, f"the key {key!r} is given twice (lines {seen[key]} and {line}); keep one", None
                 )
             seen[key] = key_node.start_mark.line + 1
-        return super().construct_mapping(node, deep=deep)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
 
 
 def load_yaml(source: str, where: str) -> Any:

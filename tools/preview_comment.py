@@ -183,7 +183,7 @@ def comment_body(
             " what runs there cannot reach what readers keep on the course. It is updated on every push"
             " and removed when the pull request closes.</sub>",
         ]
-    elif no_preview in NO_PREVIEW:
+    elif no_preview is not None and no_preview in NO_PREVIEW:
         run = _check_url(run_url or "", "the workflow run's URL")
         preview = [NO_PREVIEW[no_preview].format(run=run), "", f"Built from {head_sha}."]
     else:
@@ -219,8 +219,9 @@ def find_comment(comments: object, author: str = BOT) -> int | None:
             raise ValueError(f"expected a comment object, got {comment!r}")
         user = comment.get("user") or {}
         body = comment.get("body") or ""
-        if user.get("login") == author and body.startswith(MARKER) and isinstance(comment.get("id"), int):
-            return comment["id"]
+        comment_id = comment.get("id")
+        if user.get("login") == author and body.startswith(MARKER) and isinstance(comment_id, int):
+            return comment_id
     return None
 
 

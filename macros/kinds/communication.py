@@ -16,8 +16,8 @@ def _ring(catalog: Catalog, workload: str, precision: str) -> tuple[Fraction, Qu
     setting = catalog.workload(workload)
     parameters = catalog.quantity(setting.model.id, "parameters")
     devices = catalog.quantity(workload, "devices")
-    gradients = model.copy_bytes(parameters.value, precision)
-    sent = model.ring_allreduce_bytes_sent(gradients, devices.value)
+    gradients = model.copy_bytes(parameters.count, precision)
+    sent = model.ring_allreduce_bytes_sent(gradients, devices.count)
     per_value = model.BYTES_PER_VALUE[precision]
     formula = f"2(N − 1)/N × {per_value} B ({precision} gradients) × parameters"
     return sent, parameters, devices, formula

@@ -34,7 +34,7 @@ def model_states(catalog: Catalog, entry: str, state: str = "all", recipe: str =
     With `state`, one model state alone: "fp16_parameters" gives 2 bytes × parameters.
     """
     parameters = catalog.quantity(entry, "parameters")
-    value = model.model_state_bytes(parameters.value, state, recipe)
+    value = model.model_state_bytes(parameters.count, state, recipe)
     per_parameter = value // parameters.value
     what = "model states" if state == "all" else _state_words(state)
     words = f"{per_parameter} bytes × {shown(parameters)}, {what} in {model.recipe(recipe).name}"
@@ -45,7 +45,7 @@ def model_states(catalog: Catalog, entry: str, state: str = "all", recipe: str =
 def one_copy(catalog: Catalog, entry: str, precision: str) -> Computed:
     """Bytes of one value per parameter in `precision` (fp16, bf16, fp32), such as a fused fp32 gradient buffer."""
     parameters = catalog.quantity(entry, "parameters")
-    value = model.copy_bytes(parameters.value, precision)
+    value = model.copy_bytes(parameters.count, precision)
     per_parameter = value // parameters.value
     return Computed(
         value,
@@ -65,7 +65,7 @@ def memory_left(catalog: Catalog, entry: str, gpu: str = "") -> Computed:
     """
     parameters = catalog.quantity(entry, "parameters")
     memory = catalog.quantity(gpu or entry, "memory")
-    states = model.model_state_bytes(parameters.value)
+    states = model.model_state_bytes(parameters.count)
     per_parameter = states // parameters.value
     if states > memory.value:
         raise ValueError(f"the model states ({format_quantity(states, 'B')}) do not fit in {shown(memory)}")
@@ -86,7 +86,7 @@ def activations(catalog: Catalog, workload: str) -> Computed:
     layers = catalog.quantity(setting.model.id, "layers")
     batch = catalog.quantity(workload, "batch")
     sequence = catalog.quantity(workload, "sequence")
-    value = model.activation_bytes(hidden.value, batch.value, sequence.value, layers.value)
+    value = model.activation_bytes(hidden.count, batch.count, sequence.count, layers.count)
     per_value = model.BYTES_PER_VALUE[model.ACTIVATION_PRECISION]
     factor = model.ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN
     words = (

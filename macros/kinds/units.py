@@ -14,7 +14,7 @@ def unit(catalog: Catalog, symbol: str) -> Computed:
     for factor, name in (*SCALES["B"], *BINARY_SCALES):
         if name == symbol:
             binary = name in dict((n, f) for f, n in BINARY_SCALES)
-            power = f"2^{factor.bit_length() - 1}" if binary else f"10^{len(str(factor)) - 1}"
+            power = f"2^{int(factor).bit_length() - 1}" if binary else f"10^{len(str(factor)) - 1}"
             kind = "binary, as memory capacities are" if binary else "decimal, as the papers count bytes"
             return Computed(factor, "B", f"1 {symbol} = {power} B", f"1 {symbol} = {power} bytes: {kind}")
     known = ", ".join(name for _, name in (*SCALES["B"], *BINARY_SCALES))

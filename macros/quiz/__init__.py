@@ -116,7 +116,7 @@ class QuizExtension(BlocksExtension):
 
     def __init__(self, host: QuizHost | None = None, **kwargs: Any) -> None:
         # An object, not a Markdown config value: Markdown would read a config value as text or a boolean.
-        self.host = host or StandaloneHost()
+        self.host: QuizHost = host or StandaloneHost()
         super().__init__(**kwargs)
 
     def extendMarkdownBlocks(self, md: Markdown, block_mgr: BlocksProcessor) -> None:

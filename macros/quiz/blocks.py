@@ -19,16 +19,19 @@ from pymdownx.blocks.block import Block
 from ..schema import SchemaError, check_record
 from .choices import choices
 from .errors import QuizError
-from .numeric import FindFigure, numeric
+from .numeric import KeyFigure, numeric
 from .options import CHECKLIST_OPTIONS, QUIZ_OPTIONS
-from .reports import IssueUrl, report_link
+from .reports import report_link
 
 
 class QuizHost(Protocol):
     """What a page gives its quizzes: the figures it rendered, its issue links, and where problems go."""
 
-    find_figure: FindFigure
-    issue_url: IssueUrl
+    def find_figure(self, text: str) -> KeyFigure | None:
+        """The figure the text of an answer's first paragraph starts with (see `numeric.FindFigure`)."""
+
+    def issue_url(self, form: str, fields: dict[str, str]) -> str | None:
+        """A new-issue address with the page's context and `fields`, or None where the page has none."""
 
     def report(self, message: str, near: str | None) -> None:
         """Take a problem with a block; `near` is text on the block's first line, to find the line by."""
@@ -70,7 +73,7 @@ class CourseBlock(Block):
 
     def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
         self.argument = arg
-        self.options = {"attrs": {}}
+        self.options: dict[str, Any] = {"attrs": {}}
         try:
             clean = check_record(self.header, options, self.FIELDS, noun="option")
         except SchemaError as error:

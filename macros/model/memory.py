@@ -1,17 +1,17 @@
-"""The arithmetic of training memory and communication, with its sources.
+"""What training keeps in memory: model states by recipe, copies, and activations.
 
-Pure functions of plain numbers: no catalog, no formatting, no MkDocs. Byte
-counts follow Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training
-Trillion Parameter Models" (2019, https://arxiv.org/abs/1910.02054), whose
-units are decimal (1 GB = 10**9 bytes).
+Byte counts follow Rajbhandari et al., "ZeRO: Memory Optimizations Toward
+Training Trillion Parameter Models" (2019, https://arxiv.org/abs/1910.02054),
+whose units are decimal (1 GB = 10**9 bytes).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from types import MappingProxyType
+
+from .checks import check_count as _check_count
 
 #: Bytes per value of each floating-point format.
 BYTES_PER_VALUE: Mapping[str, int] = MappingProxyType({"fp16": 2, "bf16": 2, "fp32": 4})
@@ -86,13 +86,6 @@ ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN = 12
 ACTIVATION_PRECISION = "fp16"
 
 
-def _check_count(name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float | Fraction):
-        raise TypeError(f"{name} must be a number, got {value!r}")
-    if value <= 0:
-        raise ValueError(f"{name} must be positive, got {value!r}")
-
-
 def recipe(recipe_id: str) -> Recipe:
     """The recipe `recipe_id`.
 
@@ -158,31 +151,3 @@ def activation_values(hidden: int, batch: int, sequence: int, layers: int) -> in
 def activation_bytes(hidden: int, batch: int, sequence: int, layers: int) -> int:
     """Bytes of those activations, kept in fp16 as in ZeRO §3.2."""
     return BYTES_PER_VALUE[ACTIVATION_PRECISION] * activation_values(hidden, batch, sequence, layers)
-
-
-def ring_allreduce_factor(devices: int) -> Fraction:
-    """The share of the data each device sends in a ring all-reduce over `devices` devices: 2(N − 1)/N.
-
-    A ring all-reduce is a reduce-scatter then an all-gather, each N - 1 steps
-    of a 1/N chunk (Patarasuk and Yuan, 2009; NCCL's bus-bandwidth definition).
-
-    Raises:
-        ValueError: fewer than 2 devices, where nothing needs reducing.
-    """
-    _check_count("devices", devices)
-    if devices < 2:
-        raise ValueError(f"an all-reduce needs at least 2 devices, got {devices!r}")
-    return Fraction(2 * (devices - 1), devices)
-
-
-def ring_allreduce_bytes_sent(data_bytes: int, devices: int) -> Fraction:
-    """Bytes each device sends (and receives) in a ring all-reduce of `data_bytes`: 2(N − 1)/N × the data."""
-    _check_count("data_bytes", data_bytes)
-    return ring_allreduce_factor(devices) * data_bytes
-
-
-def transfer_seconds(data_bytes: float | Fraction, bytes_per_second: float | Fraction) -> Fraction:
-    """Seconds to move `data_bytes` at `bytes_per_second`: the bandwidth term alone, no latency."""
-    _check_count("data_bytes", data_bytes)
-    _check_count("bytes_per_second", bytes_per_second)
-    return Fraction(data_bytes) / Fraction(bytes_per_second)

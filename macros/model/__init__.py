@@ -1,0 +1,45 @@
+"""The arithmetic of training, with its sources: pure functions of plain numbers.
+
+No catalog, no formatting, no MkDocs. One module per topic, each citing the
+sections it follows; this package gathers their names, so that a figure kind
+reads `model.model_state_bytes(...)` whichever module holds it.
+
+- `memory`: model states by training recipe, copies, activations (ZeRO §3);
+- `communication`: the ring all-reduce and transfer times (Patarasuk and Yuan; nccl-tests).
+"""
+
+from __future__ import annotations
+
+from .communication import ring_allreduce_bytes_sent, ring_allreduce_factor, transfer_seconds
+from .memory import (
+    ACTIVATION_PRECISION,
+    ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN,
+    BYTES_PER_VALUE,
+    DEFAULT_RECIPE,
+    RECIPES,
+    Recipe,
+    activation_bytes,
+    activation_values,
+    copy_bytes,
+    model_state_bytes,
+    recipe,
+    state_bytes_per_parameter,
+)
+
+__all__ = [
+    "ACTIVATION_PRECISION",
+    "ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN",
+    "BYTES_PER_VALUE",
+    "DEFAULT_RECIPE",
+    "RECIPES",
+    "Recipe",
+    "activation_bytes",
+    "activation_values",
+    "copy_bytes",
+    "model_state_bytes",
+    "recipe",
+    "ring_allreduce_bytes_sent",
+    "ring_allreduce_factor",
+    "state_bytes_per_parameter",
+    "transfer_seconds",
+]
