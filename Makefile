@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 # about this site, and an author should not learn to ignore warnings.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test lint github bench lock clean
+.PHONY: serve build test lint github bench lock lesson clean
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,11 @@ github: $(STAMP)
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-issue-forms $(ISSUE_FORMS)
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-issue-config .github/ISSUE_TEMPLATE/config.yml
 	$(BIN)/zizmor --offline --strict-collection --quiet .
+
+## lesson: the skeleton of a new lesson, listed in the nav
+# make lesson NUMBER=9 STAGE=5 MISSION=4 TITLE="What ZeRO shards" PREREQUISITES="8"
+lesson: $(STAMP)
+	$(BIN)/python -m tools.new_lesson "$(NUMBER)" "$(STAGE)" "$(MISSION)" "$(TITLE)" --prerequisites $(PREREQUISITES)
 
 ## bench: median time of several full builds
 bench: $(STAMP)

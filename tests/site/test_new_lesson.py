@@ -1,0 +1,53 @@
+"""The lesson scaffold: what it writes builds as a lesson, listed under its stage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from macros.lessons import SECTIONS
+from tests.checks import heading_text, lesson_body
+from tests.conftest import build_copy, soup
+from tools.new_lesson import add_to_nav, main
+
+
+def test_a_new_lesson_builds_with_every_section_under_a_new_stage(course_copy: Path) -> None:
+    assert main(["9", "5", "4", "What ZeRO shards", "--prerequisites", "8", "--root", str(course_copy)]) == 0
+    built = build_copy(course_copy)
+    assert built.ok and built.messages == [], built.output
+    article = lesson_body(soup(built.site / "stage-5/lesson-09-what-zero-shards/index.html"))
+    found = [heading_text(h).rstrip(":") for h in article.select("p > strong:first-child, h2")]
+    assert [name for name in found if name in dict(SECTIONS)] == [name for name, _ in SECTIONS]
+    assert "      - stage-5/lesson-09-what-zero-shards.md\n" in (course_copy / "mkdocs.yml").read_text()
+
+
+def test_a_taken_number_is_refused_and_nothing_is_written(
+    course_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (course_copy / "mkdocs.yml").read_text()
+    assert main(["8", "4", "4", "Again", "--root", str(course_copy)]) == 2
+    assert "new_lesson: Lesson 8 exists already" in capsys.readouterr().err
+    assert (course_copy / "mkdocs.yml").read_text() == before
+
+
+NAV = """nav:
+  - Home: index.md
+  - "Stage 4: Data":
+      - stage-4/a.md
+  - "Stage 6: Split":
+      - stage-6/c.md
+  - Glossary: glossary.md
+"""
+
+
+@pytest.mark.parametrize(
+    ("stage", "expected"),
+    [
+        (4, '  - "Stage 4: Data":\n      - stage-4/a.md\n      - stage-4/new.md\n  - "Stage 6'),
+        (5, '      - stage-4/a.md\n  - "Stage 5: T":\n      - stage-5/new.md\n  - "Stage 6: Split":'),
+        (7, '      - stage-6/c.md\n  - "Stage 7: T":\n      - stage-7/new.md\n  - Glossary:'),
+    ],
+)
+def test_the_nav_gets_the_page_under_its_stage_in_order(stage: int, expected: str) -> None:
+    assert expected in add_to_nav(NAV, stage, "T", f"stage-{stage}/new.md")

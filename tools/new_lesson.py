@@ -1,0 +1,188 @@
+"""Write the skeleton of a new lesson, with every section the build checks, and list it in the nav.
+
+    python -m tools.new_lesson NUMBER STAGE MISSION "Title in words" [--prerequisites 7 8]
+    make lesson NUMBER=9 STAGE=5 MISSION=4 TITLE="What ZeRO shards" PREREQUISITES="8"
+
+It writes `docs/stage-STAGE/lesson-NN-title-in-words.md` with its front matter,
+the mission link quoting bullet MISSION of `course.yml`, the seed's sections in
+order, a free warm-up question, a numeric and a single-choice practice question
+and a checklist of reps, each with ids that carry the lesson's number; and it
+adds the page under its stage in `mkdocs.yml`'s nav (a new stage section when
+the stage has none yet). The skeleton builds; its placeholder text says what
+to write. It refuses a number or a file that exists already.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from macros.catalog import load_catalog
+from macros.lessons import index_lessons, ordinal_word
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def slug(title: str) -> str:
+    """The words of a title as a file name: "What ZeRO shards" is `what-zero-shards`."""
+    return "-".join(re.findall(r"[a-z0-9]+", title.lower()))
+
+
+def skeleton(number: int, stage: int, mission: int, bullet: str, title: str, prerequisites: Sequence[int]) -> str:
+    """The Markdown of a new lesson that builds, with a placeholder for everything an author writes."""
+    needs = ", ".join(str(n) for n in prerequisites)
+    return f"""---
+title: Lesson {number}. {title}
+description: One sentence on what this lesson teaches.
+lesson: {number}
+stage: {stage}
+prerequisites: [{needs}]
+mission: {mission}
+---
+
+# Lesson {number}. {title}
+
+**Mission link:** "{bullet.rstrip(".")}" is the {ordinal_word(mission)} bullet under [Success looks like](../index.md#success-looks-like). Say how this lesson serves it.
+
+**Primary source:** Paper: {{{{ source("zero") }}}}
+
+**Prerequisites:** {", ".join(f"Lesson {n}" for n in prerequisites) or "none in this course"}.
+
+## Warm-up
+
+/// quiz | Warm-up 1
+    id: l{number}-warmup-1
+    kind: free
+
+A question that recalls what the prerequisites taught.
+
+//// answer
+The model answer.
+////
+///
+
+## Know this
+
+What the lesson teaches, every number a figure macro: {{{{ bytes_per_parameter() }}}} per parameter, say.
+
+## Practice
+
+/// quiz | Practice 1
+    id: l{number}-practice-1
+    kind: numeric
+    tolerance: 5%
+
+A question whose answer is a number with its unit.
+
+//// answer
+{{{{ model_states("example-7b") }}}}: the key, a figure macro, then the working.
+////
+///
+
+/// quiz | Practice 2
+    id: l{number}-practice-2
+    kind: single
+
+A question with one right option among options of similar length.
+
+//// option | correct
+The right option
+
+Why it is right.
+////
+
+//// option
+A wrong option
+
+Why it is wrong.
+////
+///
+
+## Real-world reps
+
+/// checklist | Real-world reps
+    items: [l{number}-rep-1, l{number}-rep-2]
+
+- Something to do with a real model or system.
+- Something to read in the primary source.
+///
+
+## Going further
+
+- Paper: {{{{ source("zero") }}}}
+
+## Not landing?
+
+Reread the primary source at the top, since this lesson compresses it and compression is where understanding leaks. Check the [glossary](../glossary.md) for any term that felt slippery.
+
+If the lesson itself is unclear rather than the material, that is a defect: {{{{ issue_link("open an issue") }}}}.
+"""
+
+
+def add_to_nav(config: str, stage: int, stage_title: str, page: str) -> str:
+    """`mkdocs.yml`'s text with `page` listed last under its stage, or under a new stage section placed in order."""
+    lines = config.splitlines(keepends=True)
+    header = re.compile(r'^  - "?Stage (\d+):')
+    stages = [(int(m.group(1)), i) for i, line in enumerate(lines) if (m := header.match(line))]
+    current = next((i for number, i in stages if number == stage), None)
+    if current is not None:
+        end = current + 1
+        while end < len(lines) and lines[end].startswith("      - "):
+            end += 1
+        lines.insert(end, f"      - {page}\n")
+        return "".join(lines)
+    later = [i for number, i in stages if number > stage]
+    glossary = next(i for i, line in enumerate(lines) if line.startswith("  - Glossary:"))
+    at = later[0] if later else glossary
+    lines[at:at] = [f'  - "Stage {stage}: {stage_title}":\n', f"      - {page}\n"]
+    return "".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write the lesson and list it; see the module's docstring."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("number", type=int)
+    parser.add_argument("stage", type=int)
+    parser.add_argument("mission", type=int, help="the number of the mission bullet it serves")
+    parser.add_argument("title", help="the title in words, without 'Lesson N.'")
+    parser.add_argument("--prerequisites", type=int, nargs="*", default=[])
+    parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
+    arguments = parser.parse_args(argv)
+    root: Path = arguments.root
+    catalog = load_catalog(root / "macros" / "catalog")
+    lessons = index_lessons(root / "docs").lessons
+    problems = []
+    if arguments.number in lessons:
+        problems.append(f"Lesson {arguments.number} exists already: docs/{lessons[arguments.number].src_path}")
+    if arguments.stage not in catalog.stages:
+        problems.append(f"stage {arguments.stage} has no title in macros/catalog/course.yml; add it there first")
+    if not 1 <= arguments.mission <= len(catalog.mission):
+        problems.append(f"mission bullet {arguments.mission} does not exist; there are {len(catalog.mission)}")
+    problems += [f"prerequisite Lesson {n} does not exist" for n in arguments.prerequisites if n not in lessons]
+    page = f"stage-{arguments.stage}/lesson-{arguments.number:02d}-{slug(arguments.title)}.md"
+    if (root / "docs" / page).exists():
+        problems.append(f"docs/{page} exists already")
+    if problems:
+        print("\n".join(f"new_lesson: {problem}" for problem in problems), file=sys.stderr)
+        return 2
+    path = root / "docs" / page
+    path.parent.mkdir(parents=True, exist_ok=True)
+    bullet = catalog.mission[arguments.mission - 1]
+    text = skeleton(
+        arguments.number, arguments.stage, arguments.mission, bullet, arguments.title, arguments.prerequisites
+    )
+    path.write_text(text, encoding="utf-8")
+    config = root / "mkdocs.yml"
+    stage_title = catalog.stages[arguments.stage].title
+    config.write_text(
+        add_to_nav(config.read_text(encoding="utf-8"), arguments.stage, stage_title, page), encoding="utf-8"
+    )
+    print(f"wrote docs/{page} and listed it in mkdocs.yml; `make serve` to write it")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
