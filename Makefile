@@ -21,9 +21,10 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 	touch $@
 
 ## serve: live-reloading preview on http://127.0.0.1:8000/course/ (the path of site_url)
-# --livereload is explicit: recent click releases turn it off otherwise.
+# --livereload is explicit: recent click releases turn it off otherwise. Not strict, so
+# that a problem shows in the open page as well as in the terminal; `make build` is strict.
 serve: $(STAMP)
-	$(BIN)/mkdocs serve --strict --livereload --dev-addr 127.0.0.1:8000
+	$(BIN)/mkdocs serve --no-strict --livereload --dev-addr 127.0.0.1:8000
 
 ## build: strict build of the site into site/
 build: $(STAMP)
