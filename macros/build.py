@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from markdown import Extension, Markdown
 from markdown.postprocessors import Postprocessor
@@ -44,6 +44,10 @@ log = logging.getLogger("mkdocs.plugins.macros.course")
 _TOKEN_OPEN, _TOKEN_CLOSE = "\ue000", "\ue001"
 _TOKEN = re.compile(f"{_TOKEN_OPEN}(\\d+){_TOKEN_CLOSE}")
 _PLACEHOLDER = re.compile(r"\s*(\x02wzxhzdk:\d+\x03)")
+
+#: The last data each course (by its folder) loaded without a problem, for `Build._data`.
+_LAST_GOOD: dict[tuple[str, str], Any] = {}
+T = TypeVar("T")
 
 #: Data files read by a build, kept between `mkdocs serve` rebuilds while they are unchanged.
 _CACHE: dict[tuple[Any, ...], Any] = {}
@@ -99,19 +103,25 @@ class Build:
 
     def __init__(self, env: MacrosPlugin) -> None:
         self.env = env
+        #: Problems with the course as a whole (a data file), shown at the top of every page.
+        self.site_problems: list[str] = []
+        self.problems: list[str] = []
         try:
             self.config: CourseConfig = course_config(env.conf)
-            catalog_files = sorted(self.config.catalog_dir.glob("*.yml"))
-            self.catalog: Catalog = _cached(catalog_files, lambda: self._load_catalog())
-            self.lessons = lessons.index_lessons(self.config.docs_dir)
-            self.glossary = _cached(
+        except ConfigError as error:
+            raise PluginError(str(error)) from None
+        catalog_files = sorted(self.config.catalog_dir.glob("*.yml"))
+        self.catalog: Catalog = self._data("catalog", lambda: _cached(catalog_files, self._load_catalog))
+        self.lessons = self._data("lessons", lambda: lessons.index_lessons(self.config.docs_dir))
+        self.glossary = self._data(
+            "glossary",
+            lambda: _cached(
                 [*catalog_files, self.config.glossary_file],
                 lambda: glossary.load_glossary(
                     self.config.glossary_file, self.catalog.sources, self.config.relative(self.config.glossary_file)
                 ),
-            )
-        except (ConfigError, CatalogError, FigureKindError, lessons.LessonError, glossary.GlossaryError) as error:
-            raise PluginError(str(error)) from None
+            ),
+        )
         unknown_stages = sorted({lesson.stage for lesson in self.lessons.lessons.values()} - set(self.catalog.stages))
         if unknown_stages:
             raise PluginError(
@@ -123,10 +133,29 @@ class Build:
         self.figure_log = FigureLog()
         self._figures: dict[Any, tuple[Figure, Display]] = {}
         self.page: PageState | None = None
-        self.problems: list[str] = []
         self.question_pages: dict[str, list[str]] = {}
         # Like mkdocstrings, give the Markdown extensions that need the page an instance that knows the build.
         env.conf["markdown_extensions"].extend([QuizExtension(host=_QuizHost(self)), _ChecksExtension(self)])
+
+    def _data(self, name: str, load: Callable[[], T]) -> T:
+        """The course's data `name`, loaded; on a problem, the last good version this process loaded, if any.
+
+        Under `mkdocs serve` a slip in a data file then shows at the top of every page, and the site
+        keeps rendering; without a good version to fall back on (a first build, `mkdocs build`), the
+        build stops with the problem. Either way the problem is logged, and a strict build fails.
+        """
+        key = (name, str(self.config.project_dir))
+        try:
+            data = load()
+        except (CatalogError, FigureKindError, lessons.LessonError, glossary.GlossaryError) as error:
+            if key not in _LAST_GOOD:
+                raise PluginError(str(error)) from None
+            message = f"{error} (until it is fixed, pages use the last good {name})"
+            self.site_problems.append(message)
+            log.error(message)
+            return cast(T, _LAST_GOOD[key])
+        _LAST_GOOD[key] = data
+        return data
 
     def _load_catalog(self) -> Catalog:
         catalog = load_catalog(self.config.catalog_dir)
@@ -149,8 +178,7 @@ class Build:
         if text not in self.problems:
             self.problems.append(text)
             log.error(text)
-        escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        return f'<span class="sbn-build-error" role="alert">{escaped}</span>'
+        return _box(text, "span")
 
     # --------------------------------------------------------------------- pages
 
@@ -338,6 +366,12 @@ class Build:
         log.info("figures.json: %s figures", len(self.figure_log.records()))
 
 
+def _box(message: str, tag: str) -> str:
+    """The element that shows a problem in the page, where it happened."""
+    escaped = message.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f'<{tag} class="sbn-build-error" role="alert">{escaped}</{tag}>'
+
+
 class _QuizHost:
     """What the quiz extension asks of its host, answered by the build (see `macros.quiz.QuizHost`)."""
 
@@ -371,6 +405,9 @@ class _StashHtml(Preprocessor):
 
     def run(self, lines: list[str]) -> list[str]:
         page = self.build.page
+        # The course's own problems open every page, until they are fixed.
+        boxes = [self.md.htmlStash.store(_box(problem, "div")) for problem in self.build.site_problems]
+        lines = [*boxes, "", *lines] if boxes else lines
         if page is None or not page.html:
             return lines
 
