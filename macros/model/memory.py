@@ -62,12 +62,14 @@ RECIPES: Mapping[str, Recipe] = MappingProxyType(
                     "fp32_variance": 4,
                 }
             ),
-            "as Megatron-LM keeps them by default for bf16 (gradients reduced in fp32)",
+            "as Megatron-LM's distributed-optimizer guide counts them, and as Megatron-LM keeps them by default"
+            " for bf16 (gradients accumulated and all-reduced in fp32)",
         ),
         "fp32-adam": Recipe(
             "fp32 Adam",
             MappingProxyType({"fp32_parameters": 4, "fp32_gradients": 4, "fp32_momentum": 4, "fp32_variance": 4}),
-            "as Kingma and Ba 2014's Adam keeps two moments beside each fp32 parameter",
+            "as Kingma and Ba 2014's Adam keeps two moments beside each fp32 parameter, and as PyTorch's autocast"
+            " leaves them: it keeps the model itself in fp32",
         ),
         "fp32-sgd-momentum": Recipe(
             "fp32 SGD with momentum",

@@ -219,8 +219,8 @@ def test_a_lesson_whose_front_matter_is_wrong_stops_the_build(
             "unknown option(s) colour; allowed: id, kind, tolerance",
         ),
         (
-            "A real cost, but it limits speed, not whether the model fits.\n////",
-            "A real cost, but it limits speed, not whether the model fits.",
+            "leaves each device's memory as it was.\n////",
+            "leaves each device's memory as it was.",
             "//// option | correct",
             "the `//// option` before it is not closed: end that one with ////",
         ),
