@@ -71,7 +71,7 @@ def zero_bytes_per_parameter(stage_id: str, dp: int, k: int = MIXED_ADAM_K) -> F
     _check_count("dp", dp)
     _check_count("k", k)
     share = Fraction(1, dp)
-    return (
+    return Fraction(
         FP16_PARAMETER_BYTES * (share if chosen.parameters else 1)
         + FP16_GRADIENT_BYTES * (share if chosen.gradients else 1)
         + k * (share if chosen.optimizer_states else 1)
