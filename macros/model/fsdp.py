@@ -138,7 +138,7 @@ def hybrid_cross_host_traffic(model_bytes: int, world: int, per_host: int) -> Fr
     return 2 * Fraction(model_bytes, per_host) * (groups - 1) / groups
 
 
-def sequences_that_fit(free_bytes: int | Fraction, bytes_per_sequence: int | Fraction) -> int:
+def sequences_that_fit(free_bytes: float | Fraction, bytes_per_sequence: float | Fraction) -> int:
     """How many whole sequences' activations fit in `free_bytes`: the largest micro-batch, 0 if none."""
     _check_count("bytes_per_sequence", bytes_per_sequence)
     return max(0, int(Fraction(free_bytes) // Fraction(bytes_per_sequence)))

@@ -88,7 +88,9 @@ def zero_state_bytes(parameters: int, stage_id: str, dp: int, k: int = MIXED_ADA
     return parameters * zero_bytes_per_parameter(stage_id, dp, k)
 
 
-def zero_max_parameters(memory: int | Fraction, stage_id: str, dp: int, mp: int = 1, k: int = MIXED_ADAM_K) -> Fraction:
+def zero_max_parameters(
+    memory: float | Fraction, stage_id: str, dp: int, mp: int = 1, k: int = MIXED_ADAM_K
+) -> Fraction:
     """The most parameters whose model states fit in `memory` bytes per device (Table 2, left).
 
     Model parallelism of degree N_m splits the model states N_m ways on top of
