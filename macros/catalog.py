@@ -110,7 +110,7 @@ class Interconnect:
 
 @dataclass(frozen=True)
 class Workload:
-    """A model run a lesson computes with: the model, and as needed batch, sequence, devices and link."""
+    """A model run a lesson computes with: the model, and as needed batch, sequence, devices, hosts and link."""
 
     id: str
     name: str
@@ -119,6 +119,8 @@ class Workload:
     sequence: int | None = None
     batch: int | None = None
     devices: int | None = None
+    #: GPUs per host, where a lesson counts what crosses between hosts.
+    per_host: int | None = None
     interconnect: Interconnect | None = None
 
 
@@ -191,6 +193,7 @@ TABLES: Mapping[str, Table] = {
             "sequence": Column(positive_count, "1"),
             "batch": Column(positive_count, "1"),
             "devices": Column(positive_count, "1"),
+            "per_host": Column(positive_count, "1"),
             "interconnect": Column(text),
         },
         references={"model": "models", "interconnect": "interconnects"},

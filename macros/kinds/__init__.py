@@ -8,7 +8,15 @@ and `printed.yml` may key a paper's value by its ids.
 
 from __future__ import annotations
 
-from . import activations, catalog_values, communication, memory, units  # noqa: F401 (importing a module registers its kinds)
+from . import (  # noqa: F401 (importing a module registers its kinds)
+    activations,
+    catalog_values,
+    communication,
+    fsdp,
+    memory,
+    units,
+    zero,
+)
 from .registry import KINDS, FigureKind, FigureKindError, check_printed, figure_kind, kind_of
 
 __all__ = ["KINDS", "FigureKind", "FigureKindError", "check_printed", "figure_kind", "kind_of"]

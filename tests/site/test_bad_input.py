@@ -131,13 +131,15 @@ def test_a_typed_figure_in_any_words_fails_the_build(
 
 def test_a_lesson_added_later_is_checked_like_the_first(course_copy: Path) -> None:
     seed = (course_copy / LESSON_8).read_text(encoding="utf-8")
+    # The next number no lesson has taken yet, so that the copy is a lesson the build has never seen.
+    number = 1 + max(int(p.name.split("-")[1]) for p in (course_copy / "docs").glob("stage-*/lesson-*.md"))
     lesson = (
-        seed.replace("lesson: 8", "lesson: 9")
-        .replace("l8-", "l9-")
-        .replace("Lesson 8.", "Lesson 9.")
+        seed.replace("lesson: 8", f"lesson: {number}")
+        .replace("l8-", f"l{number}-")
+        .replace("Lesson 8.", f"Lesson {number}.")
         .replace("well above the", "31.4 GB per device, well above the")
     )
-    path = course_copy / "docs/stage-4/lesson-09-a-lesson-no-test-has-seen.md"
+    path = course_copy / f"docs/stage-4/lesson-{number:02d}-a-lesson-no-test-has-seen.md"
     path.write_text(lesson, encoding="utf-8")
     fails_with(build_copy(course_copy), f"docs/stage-4/{path.name}:{line_of(path, '31.4 GB')}", "'31.4 GB' in the text")
 
