@@ -13,7 +13,10 @@ from . import (  # noqa: F401 (importing a module registers its kinds)
     catalog_values,
     communication,
     fsdp,
+    layout,
     memory,
+    pipeline,
+    tensor,
     units,
     zero,
 )

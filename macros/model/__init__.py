@@ -9,10 +9,15 @@ reads `model.model_state_bytes(...)` whichever module holds it.
 - `communication`: the ring all-reduce and transfer times (Patarasuk and Yuan; nccl-tests);
 - `zero`: ZeRO-DP's stages, per device, the largest model and what they send (ZeRO §5, §7, Table 2);
 - `fsdp`: FSDP's sharding strategies and cross-host traffic (Zhao et al. 2023 §3.2, §4.4).
+- `tensor`: tensor parallelism's all-reduces, bytes and FLOPs per layer, scaling (Megatron-LM; Narayanan et al.);
+- `parallel_activations`: a layer's activations under tensor and sequence parallelism (Korthikanti et al., Table 2);
+- `pipeline`: the GPipe and 1F1B schedules, their bubble, stage boundaries (GPipe; Narayanan et al.);
+- `layout`: one step laid out as DP, ZeRO-3, tensor, pipeline or PTD-P (Narayanan et al.).
 """
 
 from __future__ import annotations
 
+from . import layout, parallel_activations, pipeline, tensor
 from .activations import (
     ATTENTION_SCORE_BYTES,
     CHECKPOINT_BYTES_PER_TOKEN_HIDDEN,
@@ -92,13 +97,17 @@ __all__ = [
     "fsdp_state_bytes",
     "fsdp_strategy",
     "hybrid_cross_host_traffic",
+    "layout",
     "model_state_bytes",
+    "parallel_activations",
+    "pipeline",
     "recipe",
     "ring_allreduce_bytes_sent",
     "ring_allreduce_factor",
     "sequences_that_fit",
     "sharding_factor",
     "state_bytes_per_parameter",
+    "tensor",
     "transfer_seconds",
     "zero_bytes_per_parameter",
     "zero_communication_elements",
