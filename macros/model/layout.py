@@ -34,6 +34,7 @@ from .communication import ring_allreduce_factor, transfer_seconds
 from .memory import BYTES_PER_VALUE, model_state_bytes
 from .pipeline import boundary_bytes, bubble_formula
 from .tensor import tensor_bytes_per_layer
+from .zero import zero_stage
 
 #: The layouts, in the order the course compares them.
 SCHEMES = ("dp", "zero3", "tensor", "pipeline", "ptd")
@@ -41,8 +42,6 @@ SCHEMES = ("dp", "zero3", "tensor", "pipeline", "ptd")
 PARTS = ("states", "compute", "bubble", "network", "nvlink", "total", "overlapped")
 #: Training FLOPs per token per parameter with recomputation (Narayanan et al. §5.1, Eq. 4: 8TP).
 FLOPS_PER_TOKEN_PARAMETER = 8
-#: Values that ZeRO-3 moves per parameter per step, against data parallelism's 2 (ZeRO §7.2.2).
-ZERO3_VOLUME = 3
 #: The 16-bit format every activation and gradient travels in.
 PRECISION = "fp16"
 
@@ -145,7 +144,8 @@ def step(scheme: str, cluster: Cluster) -> Step:
     gradients = Fraction(per_value * c.parameters, t * p)
     network = Fraction(0)
     if scheme == "zero3":
-        network += ZERO3_VOLUME * Fraction(d - 1, d) * gradients
+        # ZeRO §7.2.2's 3Ψ (two all-gathers and a reduce-scatter), each a ring's (d − 1)/d of the data.
+        network += zero_stage("os-g-p").communication * Fraction(d - 1, d) * gradients
     elif d > 1:
         network += ring_allreduce_factor(d) * gradients
     if p > 1:
