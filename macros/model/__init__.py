@@ -26,6 +26,7 @@ from .activations import (
     activation_bytes_per_layer,
     activation_bytes_total,
     attention_score_term,
+    checkpointed_peak_bytes,
 )
 from .communication import ring_allreduce_bytes_sent, ring_allreduce_factor, transfer_seconds
 from .fsdp import (
@@ -92,6 +93,7 @@ __all__ = [
     "activation_bytes_total",
     "activation_values",
     "attention_score_term",
+    "checkpointed_peak_bytes",
     "copy_bytes",
     "cross_host_traffic",
     "fsdp_state_bytes",

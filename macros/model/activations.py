@@ -8,7 +8,10 @@ the micro-batch, h the hidden size and a the attention heads, Equation 1 gives
 sbh(34 + 5as/h) bytes per layer: 11sbh + 5as²b for the attention block, 19sbh
 for the MLP and 4sbh for the two layer norms (§4.1). Keeping only each layer's
 input and recomputing the rest ("full activation recomputation", §5) keeps
-2sbh bytes per layer (Table 2).
+2sbh bytes per layer (Table 2). While the backward pass recomputes a layer, that
+layer's activations are rebuilt beside the stored inputs: the peak Chen et al.,
+"Training Deep Nets with Sublinear Memory Cost" (2016,
+https://arxiv.org/abs/1604.06174), count in their §4.3, Equation 1.
 
 ZeRO's rougher estimate, 12 values of 2 bytes per token, hidden unit and layer,
 is `memory.activation_bytes`.
@@ -68,3 +71,18 @@ def activation_bytes_total(
     """
     _check_count("layers", layers)
     return layers * activation_bytes_per_layer(sequence, batch, hidden, heads, recompute)
+
+
+def checkpointed_peak_bytes(sequence: int, batch: int, hidden: int, heads: int, layers: int) -> Fraction:
+    """Activation bytes at the peak of full recomputation: the stored inputs and one layer rebuilt.
+
+    Every layer's input, 2sbhL (§5), plus the activations of the one layer the
+    backward pass is recomputing, sbh(34 + 5as/h) (Equation 1). Chen et al. 2016,
+    §4.3, Equation 1, count checkpointing's memory so: "the cost to store the
+    intermediate outputs between segments" plus "the memory cost to run
+    back-propagation on each of the segment", a segment here being one layer.
+    The count is rough both ways: the recomputed layer's own input (2sbh) is in
+    both terms, and the gradients passed between layers are in neither.
+    """
+    stored = activation_bytes_total(sequence, batch, hidden, heads, layers, "full")
+    return stored + activation_bytes_per_layer(sequence, batch, hidden, heads)

@@ -65,6 +65,21 @@ RECIPES: Mapping[str, Recipe] = MappingProxyType(
             "as Megatron-LM's distributed-optimizer guide counts them, and as Megatron-LM keeps them by default"
             " for bf16 (gradients accumulated and all-reduced in fp32)",
         ),
+        "fp16-adam-fp32-grads": Recipe(
+            "fp16 mixed-precision Adam with fp16 gradients and an fp32 copy of them",
+            MappingProxyType(
+                {
+                    "fp16_parameters": 2,
+                    "fp16_gradients": 2,
+                    "fp32_gradients": 4,
+                    "fp32_parameters": 4,
+                    "fp32_momentum": 4,
+                    "fp32_variance": 4,
+                }
+            ),
+            "as Megatron-LM's distributed-optimizer guide counts them for fp16: its optimizer copies the fp16"
+            " gradients to fp32 for the step (megatron/core/optimizer/optimizer.py, _copy_model_grads_to_main_grads)",
+        ),
         "fp32-adam": Recipe(
             "fp32 Adam",
             MappingProxyType({"fp32_parameters": 4, "fp32_gradients": 4, "fp32_momentum": 4, "fp32_variance": 4}),

@@ -57,6 +57,13 @@ def test_all_layers_keep_l_times_one_layer() -> None:
     assert model.activation_bytes_total(1024, 32, 1600, 25, 48) == 1024 * 32 * 1600 * (34 + 80) * 48
 
 
+def test_the_checkpointed_peak_is_the_stored_inputs_and_one_whole_layer() -> None:
+    # Chen et al. 2016, §4.3, Equation 1: storing the segments' inputs, plus back-propagating one segment.
+    # GPT-3's shape, micro-batch 1, 96 layers: 2 × 2048 × 12288 × 96 stored, 2048 × 12288 × (34 + 80) rebuilt.
+    stored = 2 * 2048 * 12288 * 96
+    assert model.checkpointed_peak_bytes(2048, 1, 12288, 96, 96) == stored + 2048 * 12288 * 114
+
+
 def test_a_term_that_does_not_divide_evenly_stays_exact() -> None:
     # 5 × 12 × 100 / 768 = 7.8125, kept as a fraction, not rounded.
     assert model.attention_score_term(12, 100, 768) == Fraction(6000, 768)

@@ -61,6 +61,14 @@ def test_activations_by_tensor_with_full_recomputation_keep_each_layers_input() 
     assert (kept.id, kept.value) == ("activations-by-tensor/zero-gpt2-activations-mb1/full", 2 * 1024 * 1600 * 48)
 
 
+def test_the_checkpointed_peak_adds_one_recomputed_layer_to_the_stored_inputs() -> None:
+    # 2sbhL stored (§5) + sbh(34 + 80) for the layer being recomputed (Equation 1), at micro-batch 1.
+    peak = figure("checkpointed_peak", "zero-gpt2-activations-mb1")
+    assert (peak.id, peak.unit) == ("checkpointed-peak/zero-gpt2-activations-mb1", "B")
+    assert peak.value == 2 * 1024 * 1600 * 48 + 1024 * 1600 * (34 + 80)
+    assert "for the one layer being recomputed" in peak.explanation
+
+
 def test_activations_by_tensor_need_the_models_heads(tmp_path: Path) -> None:
     shutil.copytree(course().catalog_dir, tmp_path, dirs_exist_ok=True)
     models = tmp_path / "models.yml"

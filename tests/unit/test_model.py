@@ -104,6 +104,9 @@ def test_an_unknown_model_state_names_the_known_ones() -> None:
     [
         # Megatron-LM's docs: bf16 with fp32 gradients, 2 + 4 + 4 + 4 + 4 = 18 bytes per parameter.
         ("bf16-adam", 18),
+        # Megatron-LM's docs: fp16 parameters with fp16 gradients, 20 bytes per parameter; its optimizer
+        # casts the gradients to an fp32 copy (main_param.grad = model_param.main_grad.float()).
+        ("fp16-adam-fp32-grads", 20),
         # Kingma and Ba's Adam keeps a first and a second moment beside each fp32 parameter and its gradient.
         ("fp32-adam", 16),
         # SGD with momentum keeps one momentum value.
