@@ -77,7 +77,7 @@ class Provenance:
 
 @dataclass(frozen=True)
 class Model:
-    """A model's shape: parameters, and where published, layers, hidden size and attention heads."""
+    """A model's shape: parameters, and where published, layers, hidden size, attention heads, vocabulary, context."""
 
     id: str
     name: str
@@ -86,16 +86,21 @@ class Model:
     layers: int | None = None
     hidden: int | None = None
     heads: int | None = None
+    vocabulary: int | None = None
+    context: int | None = None
 
 
 @dataclass(frozen=True)
 class Gpu:
-    """An accelerator: its memory capacity in bytes (binary, as the hardware has it)."""
+    """An accelerator: its memory capacity in bytes (binary, as the hardware has it), and its dense peak FLOP/s."""
 
     id: str
     name: str
     memory: int
     provenance: Provenance
+    peak_fp32_flops: Number | None = None
+    peak_tf32_flops: Number | None = None
+    peak_bf16_flops: Number | None = None
 
 
 @dataclass(frozen=True)
@@ -110,7 +115,11 @@ class Interconnect:
 
 @dataclass(frozen=True)
 class Workload:
-    """A model run a lesson computes with: the model, and as needed batch, sequence, devices and link."""
+    """A model run a lesson computes with: the model, and as needed batch, sequence, devices, link and GPU.
+
+    A training run also has the tokens it trains on, and where a source reports
+    them, its achieved FLOP/s per device and its tokens per second.
+    """
 
     id: str
     name: str
@@ -120,6 +129,10 @@ class Workload:
     batch: int | None = None
     devices: int | None = None
     interconnect: Interconnect | None = None
+    tokens: int | None = None
+    gpu: Gpu | None = None
+    throughput: Number | None = None
+    tokens_per_second: Number | None = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +144,7 @@ class Claim:
     provenance: Provenance
     parameters: int | None = None
     memory: Number | None = None
+    ratio: Number | None = None
 
 
 Record = Model | Gpu | Interconnect | Workload | Claim
@@ -167,6 +181,8 @@ TABLES: Mapping[str, Table] = {
             "layers": Column(positive_count, "1"),
             "hidden": Column(positive_count, "1"),
             "heads": Column(positive_count, "1"),
+            "vocabulary": Column(positive_count, "1"),
+            "context": Column(positive_count, "1"),
         },
     ),
     "gpus": Table(
@@ -174,6 +190,10 @@ TABLES: Mapping[str, Table] = {
         {
             "name": Column(text, required=True),
             "memory": Column(capacity, "B", required=True, display={"nominal": True}),
+            # Dense peaks, without sparsity, by the precision of the math.
+            "peak_fp32_flops": Column(positive_amount, "FLOP/s"),
+            "peak_tf32_flops": Column(positive_amount, "FLOP/s"),
+            "peak_bf16_flops": Column(positive_amount, "FLOP/s"),
         },
     ),
     "interconnects": Table(
@@ -192,8 +212,12 @@ TABLES: Mapping[str, Table] = {
             "batch": Column(positive_count, "1"),
             "devices": Column(positive_count, "1"),
             "interconnect": Column(text),
+            "tokens": Column(positive_count, "1", display={"words": True}),
+            "gpu": Column(text),
+            "throughput": Column(positive_amount, "FLOP/s"),
+            "tokens_per_second": Column(positive_amount, "1"),
         },
-        references={"model": "models", "interconnect": "interconnects"},
+        references={"model": "models", "interconnect": "interconnects", "gpu": "gpus"},
     ),
     "claims": Table(
         Claim,
@@ -201,6 +225,7 @@ TABLES: Mapping[str, Table] = {
             "name": Column(text, required=True),
             "parameters": Column(positive_count, "param"),
             "memory": Column(positive_amount, "B"),
+            "ratio": Column(positive_amount, "1"),
         },
     ),
 }

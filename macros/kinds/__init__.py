@@ -8,7 +8,16 @@ and `printed.yml` may key a paper's value by its ids.
 
 from __future__ import annotations
 
-from . import catalog_values, communication, memory, units  # noqa: F401 (importing a module registers its kinds)
+from . import (  # noqa: F401 (importing a module registers its kinds)
+    catalog_values,
+    checkpointing,
+    communication,
+    compute,
+    formats,
+    memory,
+    shape,
+    units,
+)
 from .registry import KINDS, FigureKind, FigureKindError, check_printed, figure_kind, kind_of
 
 __all__ = ["KINDS", "FigureKind", "FigureKindError", "check_printed", "figure_kind", "kind_of"]
