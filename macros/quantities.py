@@ -265,7 +265,7 @@ def _nominal(value: Number) -> Display:
 
 
 def _in_powers(value: Number, base: int, digits: int, unit: str) -> Display:
-    """`value` as a mantissa times a power of `base`: "3.14 × 10²³ FLOP", or "2⁻²⁴" when the mantissa shows as 1.
+    """`value` as a mantissa times a power of `base`: "3.14 × 10²³ FLOP", or "2⁻²⁴" for exactly that power.
 
     The mantissa lies in [1, base) and shows `digits` significant digits; the
     display unit is the base unit, so a bare answer counts in it.
@@ -277,7 +277,8 @@ def _in_powers(value: Number, base: int, digits: int, unit: str) -> Display:
         exponent += 1
         mantissa = round_significant(exact / Fraction(base) ** exponent, digits)
     power = f"{base}{str(exponent).translate(_SUPERSCRIPTS)}"
-    number = power if mantissa == "1" else f"{mantissa} × {power}"
+    # The power alone means exactly that power; a rounded mantissa of 1 still shows: 1 × 10⁴ for 9,996.
+    number = power if exact == Fraction(base) ** exponent else f"{mantissa} × {power}"
     name = _UNIT_NAMES[unit]
     return Display(f"{number} {name}" if name else number, Fraction(1), name)
 

@@ -62,9 +62,12 @@ def parse_display(display: str, unit: str) -> tuple[Decimal, Decimal]:
         return number * _BINARY[nominal.group("prefix") + "i"], Decimal(0)
     power = _POWER.match(display.strip())
     if power:
+        # A power shown alone is exactly that power; a mantissa is rounded to its last digit.
         mantissa = power.group("mantissa") or "1"
         scale = Decimal(power.group("base")) ** int(power.group("exponent").translate(_FROM_SUPERSCRIPT))
         last_place = Decimal(1).scaleb(-len(mantissa.split(".")[1])) if "." in mantissa else Decimal(1)
+        if power.group("mantissa") is None:
+            last_place = Decimal(0)
         factor = _factor(power.group("rest").strip(), unit, display)
         return Decimal(mantissa) * scale * factor, last_place * scale * factor / 2
     match = _DISPLAY.match(display.strip())
