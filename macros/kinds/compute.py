@@ -172,3 +172,30 @@ def time_at_utilization(catalog: Catalog, workload: str, devices: int, utilizati
         f"{words} FLOPs ÷ ({devices:,} × {shown(peak)} × {utilization}%)",
         (*inputs, peak),
     )
+
+
+@figure_kind("throughput-share")
+def throughput_share(catalog: Catalog, workload: str, flops: str = "hardware") -> Computed:
+    """A run's achieved FLOP/s per device over its GPU's bf16 peak: as measured ("hardware"), or model FLOPs only.
+
+    Narayanan et al.'s X counts the recomputed forward pass (8 FLOPs per
+    parameter per token); "model" keeps the 6 that MFU counts: X × 6/8 ÷ peak.
+    """
+    setting = catalog.workload(workload)
+    if setting.gpu is None:
+        raise ValueError(f"workload {workload!r} names no gpu; add `gpu:` to it in workloads.yml")
+    throughput = catalog.quantity(workload, "throughput")
+    peak = catalog.quantity(setting.gpu.id, "peak_bf16_flops")
+    shares = {"hardware": Fraction(1), "model": Fraction(model.recomputation("none"), model.recomputation("full"))}
+    if flops not in shares:
+        raise KeyError(f"unknown count of FLOPs {flops!r}; known: {', '.join(shares)}")
+    share = shares[flops]
+    counted = "as measured, recomputation included" if flops == "hardware" else "model FLOPs only, 6 of every 8"
+    return Computed(
+        Fraction(throughput.value) * share / Fraction(peak.value),
+        "1",
+        "X ÷ peak" if flops == "hardware" else "X × 6/8 ÷ peak",
+        f"{shown(throughput)} achieved ({counted}) ÷ {shown(peak)} peak",
+        (throughput, peak),
+        {"percent": True},
+    )

@@ -14,33 +14,25 @@ from .registry import figure_kind
 PARTS = ("blocks", "embeddings", "total")
 
 
-def _shape(catalog: Catalog, entry: str) -> tuple[Quantity, Quantity, Quantity, Quantity]:
-    """The entry's layers, hidden size, vocabulary and context, each from the catalog."""
-    return (
-        catalog.quantity(entry, "layers"),
-        catalog.quantity(entry, "hidden"),
-        catalog.quantity(entry, "vocabulary"),
-        catalog.quantity(entry, "context"),
-    )
-
-
 def _part(catalog: Catalog, entry: str, part: str) -> tuple[int, str, str, tuple[Quantity, ...]]:
     """One part of the count: its value, its formula in symbols and in words, and its inputs."""
-    layers, hidden, vocabulary, context = _shape(catalog, entry)
+    if part not in PARTS:
+        raise KeyError(f"unknown part {part!r} of a shape's count; known: {', '.join(PARTS)}")
     factor = model.BLOCK_PARAMETERS_PER_LAYER_PER_HIDDEN_SQUARED
-    blocks_words = f"{factor} × {shown(layers)} layers × {shown(hidden)}² (d_model)"
-    embeddings_words = f"({shown(vocabulary)} vocabulary + {shown(context)} positions) × {shown(hidden)}"
-    if part == "blocks":
-        value = model.block_parameters(layers.count, hidden.count)
-        return value, f"{factor} × n_layer × d_model²", blocks_words, (layers, hidden)
+    hidden = catalog.quantity(entry, "hidden")
     if part == "embeddings":
+        vocabulary, context = catalog.quantity(entry, "vocabulary"), catalog.quantity(entry, "context")
         value = model.embedding_parameters(vocabulary.count, context.count, hidden.count)
-        return value, "(n_vocab + n_ctx) × d_model", embeddings_words, (vocabulary, context, hidden)
-    if part == "total":
-        value = model.shape_parameters(layers.count, hidden.count, vocabulary.count, context.count)
-        formula = f"{factor} × n_layer × d_model² + (n_vocab + n_ctx) × d_model"
-        return value, formula, f"{blocks_words} + {embeddings_words}", (layers, hidden, vocabulary, context)
-    raise KeyError(f"unknown part {part!r} of a shape's count; known: {', '.join(PARTS)}")
+        words = f"({shown(vocabulary)} vocabulary + {shown(context)} positions) × {shown(hidden)}"
+        return value, "(n_vocab + n_ctx) × d_model", words, (vocabulary, context, hidden)
+    layers = catalog.quantity(entry, "layers")
+    blocks = model.block_parameters(layers.count, hidden.count)
+    blocks_words = f"{factor} × {shown(layers)} layers × {shown(hidden)}² (d_model)"
+    if part == "blocks":
+        return blocks, f"{factor} × n_layer × d_model²", blocks_words, (layers, hidden)
+    embeddings, _, embeddings_words, (vocabulary, context, _) = _part(catalog, entry, "embeddings")
+    formula = f"{factor} × n_layer × d_model² + (n_vocab + n_ctx) × d_model"
+    return blocks + embeddings, formula, f"{blocks_words} + {embeddings_words}", (layers, hidden, vocabulary, context)
 
 
 @figure_kind("block-parameters")

@@ -120,4 +120,12 @@ def test_time_at_a_utilization_takes_whole_numbers() -> None:
 
 def test_a_run_without_a_gpu_has_no_mfu() -> None:
     with pytest.raises(ValueError, match="names no gpu"):
-        KINDS["mfu"].figure(catalog(), "narayanan-gpt3")
+        KINDS["mfu"].figure(catalog(), "gpt3-175b-run")
+
+
+def test_narayanans_largest_run_reaches_the_printed_share_of_peak() -> None:
+    # Narayanan et al. §5.1: "We achieve 52% of peak device throughput for the largest model" (163 of 312 TFLOP/s).
+    share = KINDS["throughput_share"].figure(catalog(), "narayanan-1t").value
+    assert round(share, 2) == Fraction(52, 100)
+    model_share = KINDS["throughput_share"].figure(catalog(), "narayanan-1t", "model").value
+    assert model_share == share * Fraction(6, 8)
