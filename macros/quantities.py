@@ -132,6 +132,18 @@ def check_display_options(options: Mapping[str, Any]) -> dict[str, Any]:
     return dict(options)
 
 
+def with_defaults(defaults: Mapping[str, Any], chosen: Mapping[str, Any]) -> dict[str, Any]:
+    """A figure's display options: its kind's defaults, overridden by the author's; a notation the author
+    chooses replaces the default one rather than clashing with it.
+
+    >>> with_defaults({"scientific": True}, {"power_of_two": True})
+    {'power_of_two': True}
+    """
+    if any(chosen.get(name) for name in _NOTATIONS):
+        defaults = {name: value for name, value in defaults.items() if name not in _NOTATIONS}
+    return {**defaults, **chosen}
+
+
 def round_significant(value: Number, digits: int) -> str:
     """`value` rounded to `digits` significant digits, without trailing zeros or exponent.
 

@@ -8,9 +8,11 @@ computed from those, as an exact `Fraction`:
   fp16 (binary16: 5, 10, bias 15) follow IEEE 754: the all-ones exponent holds
   infinities and NaNs. Mixed Precision Training (Micikevicius et al. 2018,
   https://arxiv.org/abs/1710.03740) §3.1: "FP16 has 10 bits of mantissa".
-- bf16 keeps fp32's 8-bit exponent and bias with 7 mantissa bits, "IEEE single
-  precision with fewer bits" as the FP8 paper puts it (§3), with IEEE's
-  special values (NVIDIA's cuda_bf16.h: CUDART_INF_BF16 is 0x7F80).
+- bf16 keeps fp32's 8-bit exponent and bias with 7 mantissa bits ("1 bit of
+  sign, 8 bits of exponent, and 7 bits of mantissa", TensorFlow Lite's
+  TfLiteBFloat16, after https://cloud.google.com/tpu/docs/bfloat16), "IEEE single
+  precision with fewer bits" as the FP8 paper puts it (§3), with IEEE's special
+  values (NVIDIA's cuda_bf16.h: CUDART_INF_BF16 is 0x7F80).
 - E4M3 and E5M2: Micikevicius et al. 2022, "FP8 Formats for Deep Learning"
   (https://arxiv.org/abs/2209.05433), Table 1. E5M2 follows IEEE; E4M3 has no
   infinities and keeps one NaN mantissa pattern (S.1111.111), so its all-ones

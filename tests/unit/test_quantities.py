@@ -6,7 +6,13 @@ from fractions import Fraction
 
 import pytest
 
-from macros.quantities import check_display_options, display_quantity, format_quantity, round_significant
+from macros.quantities import (
+    check_display_options,
+    display_quantity,
+    format_quantity,
+    round_significant,
+    with_defaults,
+)
 
 
 @pytest.mark.parametrize(
@@ -132,3 +138,11 @@ def test_a_negative_quantity_is_refused() -> None:
 def test_zero_has_no_power_to_show() -> None:
     with pytest.raises(ValueError, match="zero has no power of ten or of two"):
         format_quantity(0, "1", scientific=True)
+
+
+def test_an_authors_notation_replaces_the_kinds_default() -> None:
+    assert with_defaults({"scientific": True, "digits": 2}, {"power_of_two": True}) == {
+        "digits": 2,
+        "power_of_two": True,
+    }
+    assert with_defaults({"scientific": True}, {"digits": 4}) == {"scientific": True, "digits": 4}
