@@ -30,7 +30,7 @@ from .config import ConfigError, CourseConfig, course_config
 from .figures import Figure, FigureLog, render_html, value_text
 from .kinds import KINDS, FigureKind, FigureKindError, check_printed
 from .markup import source_citation
-from .quantities import Display, check_display_options, display_quantity
+from .quantities import Display, check_display_options, display_quantity, with_defaults
 from .quiz import KeyFigure, QuizExtension
 from .tables import TableError, figure_table
 from .typed_figures import typed_figures
@@ -276,7 +276,7 @@ class Build:
         if key is None or key not in self._figures:
             figure = kind.figure(self.catalog, *args)
             shown = display_quantity(
-                figure.value, figure.unit, **check_display_options({**figure.computed.display, **display})
+                figure.value, figure.unit, **check_display_options(with_defaults(figure.computed.display, display))
             )
             if key is None:
                 return figure, shown

@@ -78,7 +78,7 @@ class Provenance:
 
 @dataclass(frozen=True)
 class Model:
-    """A model's shape: parameters, and where published, layers, hidden size, attention heads and vocabulary."""
+    """A model's shape: parameters, and where published, layers, hidden size, attention heads, vocabulary, context."""
 
     id: str
     name: str
@@ -88,17 +88,21 @@ class Model:
     hidden: int | None = None
     heads: int | None = None
     vocabulary: int | None = None
+    context: int | None = None
 
 
 @dataclass(frozen=True)
 class Gpu:
-    """An accelerator: its memory capacity in bytes (binary, as the hardware has it), and its peak 16-bit FLOP/s."""
+    """An accelerator: its memory capacity in bytes (binary, as the hardware has it), and its dense peak FLOP/s."""
 
     id: str
     name: str
     memory: int
     provenance: Provenance
     peak_fp16_flops: Number | None = None
+    peak_fp32_flops: Number | None = None
+    peak_tf32_flops: Number | None = None
+    peak_bf16_flops: Number | None = None
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,9 @@ class Workload:
 
     A model-parallel run also names its microbatch size, its tensor- and
     pipeline-parallel degrees, its GPU, and the link between its servers
-    (`network`) beside the link within one (`interconnect`).
+    (`network`) beside the link within one (`interconnect`). A training run also
+    has the tokens it trains on, and where a source reports them, its achieved
+    FLOP/s per device and its tokens per second.
     """
 
     id: str
@@ -135,6 +141,9 @@ class Workload:
     pipeline: int | None = None
     gpu: Gpu | None = None
     network: Interconnect | None = None
+    tokens: int | None = None
+    throughput: Number | None = None
+    tokens_per_second: Number | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +163,7 @@ class Claim:
     flops_per_second: Number | None = None
     aggregate_flops: Number | None = None
     efficiency: Number | None = None
+    ratio: Number | None = None
 
 
 Record = Model | Gpu | Interconnect | Workload | Claim
@@ -191,6 +201,7 @@ TABLES: Mapping[str, Table] = {
             "hidden": Column(positive_count, "1"),
             "heads": Column(positive_count, "1"),
             "vocabulary": Column(positive_count, "1"),
+            "context": Column(positive_count, "1"),
         },
     ),
     "gpus": Table(
@@ -199,6 +210,10 @@ TABLES: Mapping[str, Table] = {
             "name": Column(text, required=True),
             "memory": Column(capacity, "B", required=True, display={"nominal": True}),
             "peak_fp16_flops": Column(positive_amount, "FLOP/s"),
+            # Dense peaks, without sparsity, by the precision of the math.
+            "peak_fp32_flops": Column(positive_amount, "FLOP/s"),
+            "peak_tf32_flops": Column(positive_amount, "FLOP/s"),
+            "peak_bf16_flops": Column(positive_amount, "FLOP/s"),
         },
     ),
     "interconnects": Table(
@@ -223,6 +238,9 @@ TABLES: Mapping[str, Table] = {
             "pipeline": Column(positive_count, "1"),
             "gpu": Column(text),
             "network": Column(text),
+            "tokens": Column(positive_count, "1", display={"words": True}),
+            "throughput": Column(positive_amount, "FLOP/s"),
+            "tokens_per_second": Column(positive_amount, "1"),
         },
         references={"model": "models", "interconnect": "interconnects", "gpu": "gpus", "network": "interconnects"},
     ),
@@ -236,6 +254,7 @@ TABLES: Mapping[str, Table] = {
             "flops_per_second": Column(positive_amount, "FLOP/s"),
             "aggregate_flops": Column(positive_amount, "FLOP/s"),
             "efficiency": Column(percentage, "1"),
+            "ratio": Column(positive_amount, "1"),
         },
     ),
 }

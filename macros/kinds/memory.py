@@ -79,20 +79,20 @@ def memory_left(catalog: Catalog, entry: str, gpu: str = "") -> Computed:
 
 
 @figure_kind("activations")
-def activations(catalog: Catalog, workload: str) -> Computed:
-    """Activation bytes of a workload without checkpointing (ZeRO §3.2): 12·h·b·s·l values in fp16."""
+def activations(catalog: Catalog, workload: str, precision: str = model.ACTIVATION_PRECISION) -> Computed:
+    """Activation bytes of a workload without checkpointing (ZeRO §3.2): 12·h·b·s·l values, in fp16 unless said."""
     setting = catalog.workload(workload)
     hidden = catalog.quantity(setting.model.id, "hidden")
     layers = catalog.quantity(setting.model.id, "layers")
     batch = catalog.quantity(workload, "batch")
     sequence = catalog.quantity(workload, "sequence")
-    value = model.activation_bytes(hidden.count, batch.count, sequence.count, layers.count)
-    per_value = model.BYTES_PER_VALUE[model.ACTIVATION_PRECISION]
+    value = model.activation_bytes(hidden.count, batch.count, sequence.count, layers.count, precision)
+    per_value = model.BYTES_PER_VALUE[precision]
     factor = model.ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN
     words = (
         f"{factor} × hidden size {shown(hidden)} × batch {shown(batch)} × sequence {shown(sequence)}"
         f" × {shown(layers)} layers activation values (ZeRO §3.2), at {per_value} bytes each"
-        f" in {model.ACTIVATION_PRECISION}"
+        f" in {precision}"
     )
     formula = f"{per_value} B × {factor} × hidden × batch × sequence × layers"
     return Computed(value, "B", formula, words, (hidden, layers, batch, sequence))

@@ -4,11 +4,15 @@ No catalog, no formatting, no MkDocs. One module per topic, each citing the
 sections it follows; this package gathers their names, so that a figure kind
 reads `model.model_state_bytes(...)` whichever module holds it.
 
+- `shape`: the parameters a transformer's shape implies (Kaplan et al. 2020, eq. 2.1);
+- `compute`: training FLOPs, time and utilization (Kaplan; Narayanan et al. 2021; PaLM);
+- `formats`: floating-point formats from their bit layout (IEEE 754; the FP8 paper);
 - `memory`: model states by training recipe, copies, activations (ZeRO §3);
+- `checkpointing`: Chen et al. 2016's √n activation checkpointing;
 - `activations`: activations counted tensor by tensor (Korthikanti et al. 2022, §4);
 - `communication`: the ring all-reduce and transfer times (Patarasuk and Yuan; nccl-tests);
 - `zero`: ZeRO-DP's stages, per device, the largest model and what they send (ZeRO §5, §7, Table 2);
-- `fsdp`: FSDP's sharding strategies and cross-host traffic (Zhao et al. 2023 §3.2, §4.4).
+- `fsdp`: FSDP's sharding strategies and cross-host traffic (Zhao et al. 2023 §3.2, §4.4);
 - `tensor`: tensor parallelism's all-reduces, bytes and FLOPs per layer, scaling (Megatron-LM; Narayanan et al.);
 - `parallel_activations`: a layer's activations under tensor and sequence parallelism (Korthikanti et al., Table 2);
 - `pipeline`: the GPipe and 1F1B schedules, their bubble, stage boundaries (GPipe; Narayanan et al.);
@@ -28,7 +32,23 @@ from .activations import (
     attention_score_term,
     checkpointed_peak_bytes,
 )
+from .checkpointing import checkpointed_share, layers_kept, recompute_overhead, sqrt_segments
 from .communication import ring_allreduce_bytes_sent, ring_allreduce_factor, transfer_seconds
+from .compute import (
+    BACKWARD_FLOPS_PER_PARAMETER,
+    FLOPS_PER_PARAMETER,
+    FLOPS_PER_PETAFLOP_S_DAY,
+    FORWARD_FLOPS_PER_PARAMETER,
+    compute_optimal_parameters,
+    model_flops_utilization,
+    petaflop_s_days,
+    recomputation,
+    seconds_at_utilization,
+    tokens_per_parameter,
+    training_flops,
+    training_seconds,
+)
+from .formats import FORMATS, QUANTITIES, Format, format_quantity_value, number_format
 from .fsdp import (
     ADAM_STATE_BYTES,
     FULL_GRADIENT_BYTES,
@@ -57,6 +77,12 @@ from .memory import (
     recipe,
     state_bytes_per_parameter,
 )
+from .shape import (
+    BLOCK_PARAMETERS_PER_LAYER_PER_HIDDEN_SQUARED,
+    block_parameters,
+    embedding_parameters,
+    shape_parameters,
+)
 from .zero import (
     MIXED_ADAM_K,
     ZERO_STAGES,
@@ -73,18 +99,26 @@ __all__ = [
     "ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN",
     "ADAM_STATE_BYTES",
     "ATTENTION_SCORE_BYTES",
+    "BACKWARD_FLOPS_PER_PARAMETER",
+    "BLOCK_PARAMETERS_PER_LAYER_PER_HIDDEN_SQUARED",
     "BYTES_PER_VALUE",
     "CHECKPOINT_BYTES_PER_TOKEN_HIDDEN",
     "DEFAULT_RECIPE",
+    "FLOPS_PER_PARAMETER",
+    "FLOPS_PER_PETAFLOP_S_DAY",
+    "FORMATS",
+    "FORWARD_FLOPS_PER_PARAMETER",
     "FULL_GRADIENT_BYTES",
     "FULL_PARAMETER_BYTES",
     "LINEAR_BYTES_PER_TOKEN_HIDDEN",
     "LOW_PRECISION_BYTES",
     "MIXED_ADAM_K",
+    "QUANTITIES",
     "RECIPES",
     "RECOMPUTE",
     "STRATEGIES",
     "ZERO_STAGES",
+    "Format",
     "Recipe",
     "Strategy",
     "ZeroStage",
@@ -93,23 +127,40 @@ __all__ = [
     "activation_bytes_total",
     "activation_values",
     "attention_score_term",
+    "block_parameters",
     "checkpointed_peak_bytes",
+    "checkpointed_share",
+    "compute_optimal_parameters",
     "copy_bytes",
     "cross_host_traffic",
+    "embedding_parameters",
+    "format_quantity_value",
     "fsdp_state_bytes",
     "fsdp_strategy",
     "hybrid_cross_host_traffic",
+    "layers_kept",
     "layout",
+    "model_flops_utilization",
     "model_state_bytes",
+    "number_format",
     "parallel_activations",
+    "petaflop_s_days",
     "pipeline",
     "recipe",
+    "recomputation",
+    "recompute_overhead",
     "ring_allreduce_bytes_sent",
     "ring_allreduce_factor",
+    "seconds_at_utilization",
     "sequences_that_fit",
+    "shape_parameters",
     "sharding_factor",
+    "sqrt_segments",
     "state_bytes_per_parameter",
     "tensor",
+    "tokens_per_parameter",
+    "training_flops",
+    "training_seconds",
     "transfer_seconds",
     "zero_bytes_per_parameter",
     "zero_communication_elements",

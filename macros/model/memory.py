@@ -86,6 +86,11 @@ RECIPES: Mapping[str, Recipe] = MappingProxyType(
             "as Kingma and Ba 2014's Adam keeps two moments beside each fp32 parameter, and as PyTorch's autocast"
             " leaves them: it keeps the model itself in fp32",
         ),
+        "fp32-sgd": Recipe(
+            "fp32 SGD",
+            MappingProxyType({"fp32_parameters": 4, "fp32_gradients": 4}),
+            "plain SGD keeps no state beyond each fp32 parameter and its gradient",
+        ),
         "fp32-sgd-momentum": Recipe(
             "fp32 SGD with momentum",
             MappingProxyType({"fp32_parameters": 4, "fp32_gradients": 4, "fp32_momentum": 4}),
@@ -165,6 +170,14 @@ def activation_values(hidden: int, batch: int, sequence: int, layers: int) -> in
     return ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN * hidden * batch * sequence * layers
 
 
-def activation_bytes(hidden: int, batch: int, sequence: int, layers: int) -> int:
-    """Bytes of those activations, kept in fp16 as in ZeRO §3.2."""
-    return BYTES_PER_VALUE[ACTIVATION_PRECISION] * activation_values(hidden, batch, sequence, layers)
+def activation_bytes(hidden: int, batch: int, sequence: int, layers: int, precision: str = ACTIVATION_PRECISION) -> int:
+    """Bytes of those activations, kept in fp16 as in ZeRO §3.2 unless `precision` says (fp32 before Stage 3).
+
+    Raises:
+        KeyError: `precision` is not one of `BYTES_PER_VALUE`.
+    """
+    values = activation_values(hidden, batch, sequence, layers)
+    try:
+        return BYTES_PER_VALUE[precision] * values
+    except (KeyError, TypeError):
+        raise KeyError(f"unknown precision {precision!r}; known: {', '.join(BYTES_PER_VALUE)}") from None

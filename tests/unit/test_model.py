@@ -130,3 +130,18 @@ def test_a_fused_fp32_buffer_of_gpt2_is_the_papers_6_gb() -> None:
 def test_an_unknown_precision_names_the_known_ones() -> None:
     with pytest.raises(KeyError, match="fp16, bf16, fp32"):
         model.copy_bytes(GPT2_PARAMETERS, "fp8")
+
+
+def test_fp32_recipes_count_state_by_optimizer() -> None:
+    # Plain SGD keeps nothing beyond the parameter and its gradient; momentum keeps one more value;
+    # Adam two (Kingma and Ba, Algorithm 1: "Initialize 1st moment vector", "Initialize 2nd moment vector").
+    assert model.RECIPES["fp32-sgd"].bytes_per_parameter == 8
+    assert model.RECIPES["fp32-sgd-momentum"].bytes_per_parameter == 12
+    assert model.RECIPES["fp32-adam"].bytes_per_parameter == 16
+
+
+def test_activations_in_fp32_take_twice_zeros_fp16() -> None:
+    fp16 = model.activation_bytes(hidden=1600, batch=32, sequence=1024, layers=48)
+    assert model.activation_bytes(hidden=1600, batch=32, sequence=1024, layers=48, precision="fp32") == 2 * fp16
+    with pytest.raises(KeyError, match="unknown precision 'fp8'"):
+        model.activation_bytes(hidden=1600, batch=32, sequence=1024, layers=48, precision="fp8")
