@@ -80,7 +80,7 @@ def memory_left(catalog: Catalog, entry: str, gpu: str = "") -> Computed:
 
 @figure_kind("activations")
 def activations(catalog: Catalog, workload: str) -> Computed:
-    """Activation bytes of a workload without checkpointing (ZeRO §3.2): 12·h·b·s·l values in fp16."""
+    """Activation bytes of a workload without checkpointing (ZeRO §3.2, footnote 3): 12·h·b·s·l 16-bit values."""
     setting = catalog.workload(workload)
     hidden = catalog.quantity(setting.model.id, "hidden")
     layers = catalog.quantity(setting.model.id, "layers")
@@ -91,8 +91,8 @@ def activations(catalog: Catalog, workload: str) -> Computed:
     factor = model.ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN
     words = (
         f"{factor} × hidden size {shown(hidden)} × batch {shown(batch)} × sequence {shown(sequence)}"
-        f" × {shown(layers)} layers activation values (ZeRO §3.2), at {per_value} bytes each"
-        f" in {model.ACTIVATION_PRECISION}"
+        f" × {shown(layers)} layers activation values (ZeRO §3.2, footnote 3), at {per_value} bytes each"
+        f" in 16-bit ({model.ACTIVATION_PRECISION} in ZeRO, or bf16)"
     )
     formula = f"{per_value} B × {factor} × hidden × batch × sequence × layers"
     return Computed(value, "B", formula, words, (hidden, layers, batch, sequence))

@@ -8,7 +8,7 @@ reads `model.model_state_bytes(...)` whichever module holds it.
 - `activations`: activations counted tensor by tensor (Korthikanti et al. 2022, §4);
 - `communication`: the ring all-reduce and transfer times (Patarasuk and Yuan; nccl-tests);
 - `zero`: ZeRO-DP's stages, per device, the largest model and what they send (ZeRO §5, §7, Table 2);
-- `fsdp`: FSDP's sharding strategies and cross-host traffic (Zhao et al. 2023 §3.2, §4.4).
+- `fsdp`: FSDP's sharding strategies and cross-host traffic (Zhao et al. 2023 §3.2, §4.4; NCCL's rings).
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from .fsdp import (
     STRATEGIES,
     Strategy,
     cross_host_traffic,
+    cross_host_traffic_per_port,
     fsdp_state_bytes,
     fsdp_strategy,
-    hybrid_cross_host_traffic,
     sequences_that_fit,
     sharding_factor,
 )
@@ -58,6 +58,7 @@ from .zero import (
     zero_bytes_per_parameter,
     zero_communication_elements,
     zero_max_parameters,
+    zero_memory_reduction,
     zero_stage,
     zero_state_bytes,
 )
@@ -89,9 +90,9 @@ __all__ = [
     "attention_score_term",
     "copy_bytes",
     "cross_host_traffic",
+    "cross_host_traffic_per_port",
     "fsdp_state_bytes",
     "fsdp_strategy",
-    "hybrid_cross_host_traffic",
     "model_state_bytes",
     "recipe",
     "ring_allreduce_bytes_sent",
@@ -103,6 +104,7 @@ __all__ = [
     "zero_bytes_per_parameter",
     "zero_communication_elements",
     "zero_max_parameters",
+    "zero_memory_reduction",
     "zero_stage",
     "zero_state_bytes",
 ]

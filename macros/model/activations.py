@@ -8,7 +8,10 @@ the micro-batch, h the hidden size and a the attention heads, Equation 1 gives
 sbh(34 + 5as/h) bytes per layer: 11sbh + 5as²b for the attention block, 19sbh
 for the MLP and 4sbh for the two layer norms (§4.1). Keeping only each layer's
 input and recomputing the rest ("full activation recomputation", §5) keeps
-2sbh bytes per layer (Table 2).
+2sbh bytes per layer (Table 2). Recomputing only the attention scores
+("selective activation recomputation", §5) drops the 5as/h term and keeps
+34sbh bytes per layer (Table 2 with t = 1); an attention kernel that never
+stores the scores, such as FlashAttention, keeps about the same.
 
 ZeRO's rougher estimate, 12 values of 2 bytes per token, hidden unit and layer,
 is `memory.activation_bytes`.
@@ -28,8 +31,9 @@ LINEAR_BYTES_PER_TOKEN_HIDDEN: Mapping[str, int] = MappingProxyType({"attention"
 ATTENTION_SCORE_BYTES = 5
 #: Table 2, "full activation recomputation": only each layer's 16-bit input is kept, sbh(2).
 CHECKPOINT_BYTES_PER_TOKEN_HIDDEN = 2
-#: What a layer keeps: everything (Equation 1), or only its input (full recomputation).
-RECOMPUTE = ("none", "full")
+#: What a layer keeps: everything (Equation 1), all but the attention scores (selective
+#: recomputation, Table 2: sbh(10 + 24/t) with t = 1), or only its input (full recomputation).
+RECOMPUTE = ("none", "selective", "full")
 
 
 def attention_score_term(heads: int, sequence: int, hidden: int) -> Fraction:
@@ -42,8 +46,9 @@ def attention_score_term(heads: int, sequence: int, hidden: int) -> Fraction:
 def activation_bytes_per_layer(sequence: int, batch: int, hidden: int, heads: int, recompute: str = "none") -> Fraction:
     """Bytes of activations one transformer layer keeps, without model parallelism.
 
-    sbh(34 + 5as/h) when nothing is recomputed (Equation 1); sbh(2) with full
-    activation recomputation (Table 2).
+    sbh(34 + 5as/h) when nothing is recomputed (Equation 1); sbh(34) when
+    the attention scores are recomputed, not stored (selective recomputation,
+    Table 2); sbh(2) with full activation recomputation (Table 2).
 
     Raises:
         ValueError: `recompute` is not one of `RECOMPUTE`.
@@ -53,6 +58,8 @@ def activation_bytes_per_layer(sequence: int, batch: int, hidden: int, heads: in
     tokens_hidden = sequence * batch * hidden
     if recompute == "none":
         return tokens_hidden * (sum(LINEAR_BYTES_PER_TOKEN_HIDDEN.values()) + scores)
+    if recompute == "selective":
+        return Fraction(sum(LINEAR_BYTES_PER_TOKEN_HIDDEN.values()) * tokens_hidden)
     if recompute == "full":
         return Fraction(CHECKPOINT_BYTES_PER_TOKEN_HIDDEN * tokens_hidden)
     raise ValueError(f"unknown recompute {recompute!r}; known: {', '.join(RECOMPUTE)}")
@@ -63,7 +70,8 @@ def activation_bytes_total(
 ) -> Fraction:
     """Bytes of activations of all `layers` layers: L × the bytes per layer.
 
-    Equation 5 with no tensor parallelism (t = 1), sbhL(34 + 5as/h); with full
+    Equation 5 with no tensor parallelism (t = 1), sbhL(34 + 5as/h); with
+    selective recomputation, 34sbhL (Equation 6 with t = 1); with full
     recomputation, 2sbhL (§5).
     """
     _check_count("layers", layers)
