@@ -36,10 +36,12 @@ def _layer_bytes_words(sequence: Quantity, heads: Quantity, hidden: Quantity) ->
 
 @figure_kind("activations-by-tensor")
 def activations_by_tensor(catalog: Catalog, workload: str, recompute: str = "none") -> Computed:
-    """Activation bytes of a workload's layers as Korthikanti et al. count them: sbhL(34 + 5as/h), or 2sbhL.
+    """Activation bytes of a workload's layers as Korthikanti et al. count them: sbhL(34 + 5as/h), 34sbhL or 2sbhL.
 
-    With `recompute="full"`, each layer keeps only its input (Table 2, full
-    activation recomputation).
+    With `recompute="selective"`, no layer keeps its attention scores (Table 2,
+    selective activation recomputation; also what a FlashAttention-style kernel
+    keeps, give or take its softmax statistics); with `recompute="full"`, each
+    layer keeps only its input (Table 2, full activation recomputation).
     """
     sequence, batch, hidden, heads, layers = _shape(catalog, workload)
     value = model.activation_bytes_total(
@@ -53,6 +55,13 @@ def activations_by_tensor(catalog: Catalog, workload: str, recompute: str = "non
         per = model.CHECKPOINT_BYTES_PER_TOKEN_HIDDEN
         formula = f"{per} B × sequence × micro-batch × hidden × layers"
         words = f"{per} bytes (each layer's 16-bit input) × {size} (Korthikanti et al. 2022, Table 2)"
+    elif recompute == "selective":
+        linear = sum(model.LINEAR_BYTES_PER_TOKEN_HIDDEN.values())
+        formula = f"{linear} B × sequence × micro-batch × hidden × layers"
+        words = (
+            f"{linear} bytes (everything a layer keeps but its attention scores, in 16-bit) × {size}"
+            " (Korthikanti et al. 2022, Table 2, selective recomputation)"
+        )
     else:
         layer_formula, layer_words = _layer_bytes_words(sequence, heads, hidden)
         formula = f"sequence × micro-batch × hidden × {layer_formula} × layers"

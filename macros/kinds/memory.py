@@ -80,7 +80,7 @@ def memory_left(catalog: Catalog, entry: str, gpu: str = "") -> Computed:
 
 @figure_kind("activations")
 def activations(catalog: Catalog, workload: str, precision: str = model.ACTIVATION_PRECISION) -> Computed:
-    """Activation bytes of a workload without checkpointing (ZeRO §3.2): 12·h·b·s·l values, in fp16 unless said."""
+    """Activation bytes of a workload without checkpointing (ZeRO §3.2, footnote 3): 12·h·b·s·l values, in fp16."""
     setting = catalog.workload(workload)
     hidden = catalog.quantity(setting.model.id, "hidden")
     layers = catalog.quantity(setting.model.id, "layers")
@@ -91,7 +91,7 @@ def activations(catalog: Catalog, workload: str, precision: str = model.ACTIVATI
     factor = model.ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN
     words = (
         f"{factor} × hidden size {shown(hidden)} × batch {shown(batch)} × sequence {shown(sequence)}"
-        f" × {shown(layers)} layers activation values (ZeRO §3.2), at {per_value} bytes each"
+        f" × {shown(layers)} layers activation values (ZeRO §3.2, footnote 3), at {per_value} bytes each"
         f" in {precision}"
     )
     formula = f"{per_value} B × {factor} × hidden × batch × sequence × layers"

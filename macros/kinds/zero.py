@@ -39,6 +39,14 @@ def zero_bytes_per_parameter(catalog: Catalog, stage: str, dp: int) -> Computed:
     return Computed(value, "B", f"{_FORMULAS[stage]} ÷ Ψ", f"{_FORMULAS[stage]} ÷ Ψ for {_stage_words(stage, dp)}")
 
 
+@figure_kind("zero-memory-reduction")
+def zero_memory_reduction(catalog: Catalog, stage: str, dp: int) -> Computed:
+    """How many times less model-state memory each device holds under a ZeRO stage than under standard DP (§5.4)."""
+    value = model.zero_memory_reduction(stage, dp)
+    words = f"{_FORMULAS['dp']} ÷ ({_FORMULAS[stage]}) for {_stage_words(stage, dp)} (ZeRO §5.4: up to 4x, 8x, N_d)"
+    return Computed(value, "1", f"{_FORMULAS['dp']} ÷ ({_FORMULAS[stage]})", words)
+
+
 @figure_kind("zero-states")
 def zero_states(catalog: Catalog, entry: str, stage: str, dp: int = 0) -> Computed:
     """Model-state bytes on each device under a ZeRO stage, for a model (give `dp`) or a workload (its devices)."""

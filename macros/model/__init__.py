@@ -12,7 +12,7 @@ reads `model.model_state_bytes(...)` whichever module holds it.
 - `activations`: activations counted tensor by tensor (Korthikanti et al. 2022, §4);
 - `communication`: the ring all-reduce and transfer times (Patarasuk and Yuan; nccl-tests);
 - `zero`: ZeRO-DP's stages, per device, the largest model and what they send (ZeRO §5, §7, Table 2);
-- `fsdp`: FSDP's sharding strategies and cross-host traffic (Zhao et al. 2023 §3.2, §4.4);
+- `fsdp`: FSDP's sharding strategies and cross-host traffic (Zhao et al. 2023 §3.2, §4.4; NCCL's rings);
 - `tensor`: tensor parallelism's all-reduces, bytes and FLOPs per layer, scaling (Megatron-LM; Narayanan et al.);
 - `parallel_activations`: a layer's activations under tensor and sequence parallelism (Korthikanti et al., Table 2);
 - `pipeline`: the GPipe and 1F1B schedules, their bubble, stage boundaries (GPipe; Narayanan et al.);
@@ -57,9 +57,9 @@ from .fsdp import (
     STRATEGIES,
     Strategy,
     cross_host_traffic,
+    cross_host_traffic_per_port,
     fsdp_state_bytes,
     fsdp_strategy,
-    hybrid_cross_host_traffic,
     sequences_that_fit,
     sharding_factor,
 )
@@ -90,6 +90,7 @@ from .zero import (
     zero_bytes_per_parameter,
     zero_communication_elements,
     zero_max_parameters,
+    zero_memory_reduction,
     zero_stage,
     zero_state_bytes,
 )
@@ -133,11 +134,11 @@ __all__ = [
     "compute_optimal_parameters",
     "copy_bytes",
     "cross_host_traffic",
+    "cross_host_traffic_per_port",
     "embedding_parameters",
     "format_quantity_value",
     "fsdp_state_bytes",
     "fsdp_strategy",
-    "hybrid_cross_host_traffic",
     "layers_kept",
     "layout",
     "model_flops_utilization",
@@ -165,6 +166,7 @@ __all__ = [
     "zero_bytes_per_parameter",
     "zero_communication_elements",
     "zero_max_parameters",
+    "zero_memory_reduction",
     "zero_stage",
     "zero_state_bytes",
 ]

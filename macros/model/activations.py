@@ -11,7 +11,10 @@ input and recomputing the rest ("full activation recomputation", §5) keeps
 2sbh bytes per layer (Table 2). While the backward pass recomputes a layer, that
 layer's activations are rebuilt beside the stored inputs: the peak Chen et al.,
 "Training Deep Nets with Sublinear Memory Cost" (2016,
-https://arxiv.org/abs/1604.06174), count in their §4.3, Equation 1.
+https://arxiv.org/abs/1604.06174), count in their §4.3, Equation 1. Recomputing only the attention scores
+("selective activation recomputation", §5) drops the 5as/h term and keeps
+34sbh bytes per layer (Table 2 with t = 1); an attention kernel that never
+stores the scores, such as FlashAttention, keeps about the same.
 
 ZeRO's rougher estimate, 12 values of 2 bytes per token, hidden unit and layer,
 is `memory.activation_bytes`.
@@ -31,8 +34,9 @@ LINEAR_BYTES_PER_TOKEN_HIDDEN: Mapping[str, int] = MappingProxyType({"attention"
 ATTENTION_SCORE_BYTES = 5
 #: Table 2, "full activation recomputation": only each layer's 16-bit input is kept, sbh(2).
 CHECKPOINT_BYTES_PER_TOKEN_HIDDEN = 2
-#: What a layer keeps: everything (Equation 1), or only its input (full recomputation).
-RECOMPUTE = ("none", "full")
+#: What a layer keeps: everything (Equation 1), all but the attention scores (selective
+#: recomputation, Table 2: sbh(10 + 24/t) with t = 1), or only its input (full recomputation).
+RECOMPUTE = ("none", "selective", "full")
 
 
 def attention_score_term(heads: int, sequence: int, hidden: int) -> Fraction:
@@ -45,8 +49,9 @@ def attention_score_term(heads: int, sequence: int, hidden: int) -> Fraction:
 def activation_bytes_per_layer(sequence: int, batch: int, hidden: int, heads: int, recompute: str = "none") -> Fraction:
     """Bytes of activations one transformer layer keeps, without model parallelism.
 
-    sbh(34 + 5as/h) when nothing is recomputed (Equation 1); sbh(2) with full
-    activation recomputation (Table 2).
+    sbh(34 + 5as/h) when nothing is recomputed (Equation 1); sbh(34) when
+    the attention scores are recomputed, not stored (selective recomputation,
+    Table 2); sbh(2) with full activation recomputation (Table 2).
 
     Raises:
         ValueError: `recompute` is not one of `RECOMPUTE`.
@@ -56,6 +61,8 @@ def activation_bytes_per_layer(sequence: int, batch: int, hidden: int, heads: in
     tokens_hidden = sequence * batch * hidden
     if recompute == "none":
         return tokens_hidden * (sum(LINEAR_BYTES_PER_TOKEN_HIDDEN.values()) + scores)
+    if recompute == "selective":
+        return Fraction(sum(LINEAR_BYTES_PER_TOKEN_HIDDEN.values()) * tokens_hidden)
     if recompute == "full":
         return Fraction(CHECKPOINT_BYTES_PER_TOKEN_HIDDEN * tokens_hidden)
     raise ValueError(f"unknown recompute {recompute!r}; known: {', '.join(RECOMPUTE)}")
@@ -66,7 +73,8 @@ def activation_bytes_total(
 ) -> Fraction:
     """Bytes of activations of all `layers` layers: L × the bytes per layer.
 
-    Equation 5 with no tensor parallelism (t = 1), sbhL(34 + 5as/h); with full
+    Equation 5 with no tensor parallelism (t = 1), sbhL(34 + 5as/h); with
+    selective recomputation, 34sbhL (Equation 6 with t = 1); with full
     recomputation, 2sbhL (§5).
     """
     _check_count("layers", layers)

@@ -1,4 +1,4 @@
-"""PyTorch FSDP's sharding strategies: what each device keeps, and what each GPU sends across hosts.
+"""PyTorch FSDP's sharding strategies: what each device keeps, and what crosses between hosts.
 
 Zhao et al., "PyTorch FSDP: Experiences on Scaling Fully Sharded Data
 Parallel" (PVLDB 16(12), 2023, https://arxiv.org/abs/2304.11277), and
@@ -6,6 +6,14 @@ PyTorch's documentation of `ShardingStrategy` and `MixedPrecision`. W is the
 number of GPUs (the global world size), G the GPUs per host, F the sharding
 factor ("the number of ranks over which parameters are sharded", §3.2) and M
 the size of the model in bytes as it is communicated.
+
+What crosses between hosts is counted two ways: as §3.2.2 prints it, and per
+network port for NCCL's rings, which are laid out host by host, so that "Ring
+Allreduce requires data to go through each GPU and enter/exit the node once"
+(S. Jeaugey, NVIDIA, https://github.com/NVIDIA/nccl/issues/687), and which
+NCCL runs several at a time, spread over a host's network ports, so that a ring
+all-reduce's bandwidth grows with each port a host adds
+(https://github.com/NVIDIA/nccl/issues/307).
 """
 
 from __future__ import annotations
@@ -27,16 +35,18 @@ class Strategy:
     zero_stage: str
     #: Whether the unsharded low-precision parameters stay from the forward to the end of the backward.
     keeps_parameters_after_forward: bool
+    #: All-gathers of the parameters per step: before the forward, and again before the backward if resharded.
+    all_gathers: int
 
 
 #: The strategies by id. FULL_SHARD shards over all W GPUs, HYBRID_SHARD within a host (F = G),
 #: SHARD_GRAD_OP over all W but keeps the gathered parameters from forward to backward, NO_SHARD not at all.
 STRATEGIES: Mapping[str, Strategy] = MappingProxyType(
     {
-        "full-shard": Strategy("FULL_SHARD", "os-g-p", False),
-        "shard-grad-op": Strategy("SHARD_GRAD_OP", "os-g", True),
-        "hybrid-shard": Strategy("HYBRID_SHARD", "os-g-p", False),
-        "no-shard": Strategy("NO_SHARD", "dp", True),
+        "full-shard": Strategy("FULL_SHARD", "os-g-p", False, 2),
+        "shard-grad-op": Strategy("SHARD_GRAD_OP", "os-g", True, 1),
+        "hybrid-shard": Strategy("HYBRID_SHARD", "os-g-p", False, 2),
+        "no-shard": Strategy("NO_SHARD", "dp", True, 0),
     }
 )
 
@@ -88,13 +98,16 @@ def sharding_factor(strategy_id: str, world: int, per_host: int) -> int:
 
 
 def fsdp_state_bytes(parameters: int, strategy_id: str, world: int, per_host: int) -> Fraction:
-    """Bytes each GPU holds for Adam with bf16 or fp16 mixed precision, at the end of the forward pass.
+    """Model-state bytes each GPU holds for Adam with bf16 or fp16 mixed precision, at the end of the backward pass.
 
     The sharded states, (4 + 4 + 8)Ψ/F: fp32 parameters and gradients and
-    Adam's two fp32 states. Strategies that do not reshard after forward
-    (SHARD_GRAD_OP, NO_SHARD) also hold the whole low-precision model, 2Ψ, until
-    the backward pass ends. Left out: the one or two units FULL_SHARD gathers at
-    a time (§3, §4.4: K_low·max ψ_i), activations and buffers.
+    Adam's two fp32 states, all of which exist at the end of the backward pass
+    from the second step on (Adam's states from the first optimizer step, the
+    gradients from the backward pass until they are zeroed). Strategies that do
+    not reshard after forward (SHARD_GRAD_OP, NO_SHARD) also hold the whole
+    low-precision model, 2Ψ, from the forward until the backward pass ends.
+    Left out: the one or two units FULL_SHARD gathers at a time (§3, §4.4:
+    K_low·max ψ_i), activations and buffers.
     """
     _check_count("parameters", parameters)
     factor = sharding_factor(strategy_id, world, per_host)
@@ -107,7 +120,9 @@ def cross_host_traffic(model_bytes: int, strategy_id: str, world: int, per_host:
     """Cross-host traffic per GPU per step as §3.2.2 prints it, for an M-sized model.
 
     Full replication 2M(W − 1)/W, full sharding 3M(W − 1)/W, hybrid sharding
-    2M(W − 1)/(GW).
+    2M(W − 1)/(GW). The first two are each GPU's whole ring traffic: all of it
+    crosses hosts only where every hop of the ring does, as with one GPU per
+    host (`cross_host_traffic_per_port` counts rings laid out host by host).
 
     Raises:
         KeyError: a strategy the paper gives no formula for (SHARD_GRAD_OP).
@@ -121,21 +136,47 @@ def cross_host_traffic(model_bytes: int, strategy_id: str, world: int, per_host:
     return Fraction(factor * model_bytes * (world - 1), world * (per_host if per_host_share else 1))
 
 
-def hybrid_cross_host_traffic(model_bytes: int, world: int, per_host: int) -> Fraction:
-    """Cross-host traffic per GPU of hybrid sharding, counted from §3.2.2's own scheme: 2M(W − G)/(GW).
+def cross_host_traffic_per_port(
+    gathered_bytes: int, reduced_bytes: int, strategy_id: str, world: int, per_host: int
+) -> Fraction:
+    """Bytes each network port of a host sends to other hosts per step, for rings laid out host by host.
 
-    Within a host the gradients are reduce-scattered, leaving each GPU an M/G
-    shard; across hosts each shard is all-reduced over the W/G GPUs of its
-    replication group, and a ring all-reduce of M/G over W/G GPUs sends
-    2·(M/G)·(W/G − 1)/(W/G). The all-gathers stay within the host. This is
-    below the paper's printed 2M(W − 1)/(GW), by the factor (W − G)/(W − 1).
+    `gathered_bytes` is the model in the precision its parameters are
+    all-gathered in (FSDP's param_dtype), `reduced_bytes` the model in the
+    precision its gradients are reduced in (reduce_dtype). Each ring enters and
+    leaves a host once, so a collective over all W GPUs sends across a host's
+    boundary what one link of the ring carries, (W − 1)/W of the data per pass,
+    and the host's G ports (one per GPU) share it: (W − 1)/(GW) of the data
+    per pass and port. Per step:
+
+    - NO_SHARD all-reduces the gradients, two passes: 2R(W − 1)/(GW);
+    - FULL_SHARD all-gathers the parameters twice and reduce-scatters the
+      gradients: (2P + R)(W − 1)/(GW);
+    - SHARD_GRAD_OP all-gathers once: (P + R)(W − 1)/(GW);
+    - HYBRID_SHARD all-gathers and reduce-scatters inside the host; across
+      hosts each GPU all-reduces its R/G shard on a ring of its W/G peers, one
+      per host, through its own port: 2(R/G)(W/G − 1)/(W/G) = 2R(W − G)/(GW).
+
+    On one host nothing crosses: 0. With P = R = M, NO_SHARD's count is the
+    hybrid formula §3.2.2 prints, 2M(W − 1)/(GW), and the other two are its
+    full-replication and full-sharding formulas divided by G.
 
     Raises:
         ValueError: `per_host` does not divide `world`.
     """
-    _check_count("model_bytes", model_bytes)
-    groups = Fraction(world, sharding_factor("hybrid-shard", world, per_host))
-    return 2 * Fraction(model_bytes, per_host) * (groups - 1) / groups
+    _check_count("gathered_bytes", gathered_bytes)
+    _check_count("reduced_bytes", reduced_bytes)
+    factor = sharding_factor(strategy_id, world, per_host)
+    if world == per_host:
+        return Fraction(0)
+    if strategy_id == "hybrid-shard":
+        peers = Fraction(world, factor)
+        return 2 * Fraction(reduced_bytes, per_host) * (peers - 1) / peers
+    chosen = fsdp_strategy(strategy_id)
+    # A reduce-scatter is one pass of the gradients; NO_SHARD's all-reduce is two.
+    reductions = 2 if chosen.zero_stage == "dp" else 1
+    passes = chosen.all_gathers * gathered_bytes + reductions * reduced_bytes
+    return Fraction(passes * (world - 1), per_host * world)
 
 
 def sequences_that_fit(free_bytes: float | Fraction, bytes_per_sequence: float | Fraction) -> int:

@@ -88,6 +88,17 @@ def zero_state_bytes(parameters: int, stage_id: str, dp: int, k: int = MIXED_ADA
     return parameters * zero_bytes_per_parameter(stage_id, dp, k)
 
 
+def zero_memory_reduction(stage_id: str, dp: int, k: int = MIXED_ADAM_K) -> Fraction:
+    """How many times less model-state memory a device holds under a stage than under standard DP.
+
+    §5.4: the stages "reduces the memory consumption of each data parallel
+    process on model states by up to 4x, 8x, and N_d respectively". The first
+    two are limits: 16/(4 + 12/N_d) and 16/(2 + 14/N_d) approach 4 and 8 as N_d
+    grows but stay below them; P_os+g+p gives exactly N_d.
+    """
+    return zero_bytes_per_parameter("dp", dp, k) / zero_bytes_per_parameter(stage_id, dp, k)
+
+
 def zero_max_parameters(
     memory: float | Fraction, stage_id: str, dp: int, mp: int = 1, k: int = MIXED_ADAM_K
 ) -> Fraction:

@@ -29,18 +29,6 @@ def test_the_attention_score_term_is_what_the_paper_prints(shape: dict[str, int]
     assert model.attention_score_term(**shape) == printed
 
 
-@pytest.mark.parametrize(("shape", "printed_percent"), [(GPT3, 70), (MT_NLG, 65)])
-def test_the_attention_scores_are_the_share_selective_recomputation_saves(
-    shape: dict[str, int], printed_percent: int
-) -> None:
-    # §5: "by using selective activation recomputation we can save 70% and 65% of the required memory
-    # for activations for the GPT-3 and MT-NLG models": the 5as/h term's share of sbh(34 + 5as/h).
-    everything = model.activation_bytes_per_layer(shape["sequence"], 1, shape["hidden"], shape["heads"])
-    tokens_hidden = shape["sequence"] * shape["hidden"]
-    scores = everything - 34 * tokens_hidden
-    assert round(100 * scores / everything) == printed_percent
-
-
 def test_a_layer_keeps_equation_1s_bytes() -> None:
     # GPT-3's shape at micro-batch 1: 2048 × 1 × 12288 × (34 + 80) bytes.
     assert model.activation_bytes_per_layer(2048, 1, 12288, 96) == 2048 * 12288 * 114
@@ -64,14 +52,29 @@ def test_the_checkpointed_peak_is_the_stored_inputs_and_one_whole_layer() -> Non
     assert model.checkpointed_peak_bytes(2048, 1, 12288, 96, 96) == stored + 2048 * 12288 * 114
 
 
+def test_selective_recomputation_keeps_34_sbh_per_layer() -> None:
+    # Table 2, "tensor parallel + selective activation recomputation": sbh(10 + 24/t), so 34sbh with t = 1.
+    assert model.activation_bytes_per_layer(2048, 2, 12288, 96, "selective") == 34 * 2048 * 2 * 12288
+    assert model.activation_bytes_total(2048, 2, 12288, 96, 96, "selective") == 34 * 2048 * 2 * 12288 * 96
+
+
+@pytest.mark.parametrize(("shape", "printed_percent"), [(GPT3, 70), (MT_NLG, 65)])
+def test_selective_recomputation_saves_what_section_5_says(shape: dict[str, int], printed_percent: int) -> None:
+    # §5: "by using selective activation recomputation we can save 70% and 65% of the required memory
+    # for activations for the GPT-3 and MT-NLG models": the 5as/h term's share of sbh(34 + 5as/h).
+    everything = model.activation_bytes_per_layer(shape["sequence"], 1, shape["hidden"], shape["heads"])
+    selective = model.activation_bytes_per_layer(shape["sequence"], 1, shape["hidden"], shape["heads"], "selective")
+    assert round(100 * (1 - selective / everything)) == printed_percent
+
+
 def test_a_term_that_does_not_divide_evenly_stays_exact() -> None:
     # 5 × 12 × 100 / 768 = 7.8125, kept as a fraction, not rounded.
     assert model.attention_score_term(12, 100, 768) == Fraction(6000, 768)
 
 
 def test_an_unknown_recompute_names_the_known_ones() -> None:
-    with pytest.raises(ValueError, match=r"unknown recompute 'selective'; known: none, full"):
-        model.activation_bytes_per_layer(2048, 1, 12288, 96, "selective")
+    with pytest.raises(ValueError, match=r"unknown recompute 'partial'; known: none, selective, full"):
+        model.activation_bytes_per_layer(2048, 1, 12288, 96, "partial")
 
 
 @pytest.mark.parametrize("name", ["sequence", "batch", "hidden", "heads"])

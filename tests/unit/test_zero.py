@@ -91,6 +91,24 @@ def test_each_stage_keeps_what_section_5_writes(stage: str, expected: Fraction) 
     assert model.zero_bytes_per_parameter(stage, 8) == expected
 
 
+@pytest.mark.parametrize(("stage", "limit"), [("os", 4), ("os-g", 8)])
+def test_the_4x_and_8x_reductions_are_approached_never_reached(stage: str, limit: int) -> None:
+    # §1: "4x memory reduction", "8x memory reduction"; 16/(4 + 12/N_d) and 16/(2 + 14/N_d) stay below them.
+    for dp in (1, 64, 1024, 2**20):
+        assert model.zero_memory_reduction(stage, dp) < limit
+    assert limit - model.zero_memory_reduction(stage, 2**20) < Fraction(1, 10**4)
+
+
+def test_optimizer_state_partitioning_at_1024_way_saves_just_under_4x() -> None:
+    # 16 / (4 + 12/1024) = 16,384 / 4,108, about 3.99.
+    assert model.zero_memory_reduction("os", 1024) == Fraction(16 * 1024, 4 * 1024 + 12)
+
+
+def test_parameter_partitioning_saves_the_dp_degree() -> None:
+    # §1: "splitting across 64 GPUs (N_d = 64) will yield a 64x memory reduction".
+    assert model.zero_memory_reduction("os-g-p", 64) == 64
+
+
 @pytest.mark.parametrize(
     ("stage", "printed_gb"),
     [  # Figure 1's example, Ψ = 7.5B and N_d = 64, as §5.1-§5.3 state it.
