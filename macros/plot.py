@@ -120,7 +120,7 @@ def dodge(positions: Sequence[float], gap: float, low: float, high: float) -> li
     """
     order = sorted(range(len(positions)), key=lambda i: positions[i])
     placed = [float(positions[i]) for i in order]
-    for _ in range(len(placed) + 1):  # push apart around each cluster's centre until none overlap
+    for _ in range(200):  # push neighbours apart around their middle until none overlap
         moved = False
         for i in range(1, len(placed)):
             overlap = gap - (placed[i] - placed[i - 1])
