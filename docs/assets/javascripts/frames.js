@@ -21,8 +21,13 @@
     const title = frames[current].querySelector("strong")?.textContent ?? "";
     root.querySelector(".sbn-frames__status").textContent = `Step ${current + 1} of ${frames.length}: ${title}`;
     const [previous, next] = root.querySelectorAll("[data-sbn-frames-step]");
+    const focused = document.activeElement;
     previous.disabled = current === 0;
     next.disabled = current === frames.length - 1;
+    // A button that has just become disabled loses the focus: give it to the other one.
+    if (focused?.disabled && root.contains(focused)) {
+      (previous.disabled ? next : previous).focus();
+    }
   }
 
   function mount() {
@@ -40,8 +45,6 @@
     if (!button) return;
     const root = button.closest("[data-sbn-frames]");
     show(root, Number(root.dataset.sbnFrame) + Number(button.dataset.sbnFramesStep));
-    // A button that has just become disabled loses the focus: keep it on the other one.
-    if (button.disabled) root.querySelector("[data-sbn-frames-step]:not([disabled])")?.focus();
   });
 
   const KEYS = { ArrowLeft: -1, ArrowRight: 1 };
