@@ -171,3 +171,18 @@ def test_dodged_labels_keep_their_order_and_gap_within_bounds() -> None:
     order = sorted(range(4), key=lambda i: [100, 101, 102, 50][i])
     assert [placed[i] for i in order] == sorted(placed)
     assert all(b - a >= 13 - 1e-6 for a, b in itertools.pairwise(sorted(placed)))
+
+
+@pytest.mark.parametrize(
+    ("svg", "found"),
+    [
+        # A tick's number and the axis's title are separate labels, not "100GB".
+        ('<svg><text x="1">100</text><text x="2">GB</text></svg>', []),
+        # A label that types a figure is one, inside a drawing as anywhere.
+        ('<svg><text x="1">V100 32 GB</text></svg>', ["32 GB"]),
+        # A figure's own element is skipped, whatever its tag.
+        ('<svg><text>V100 <tspan class="fig" data-fig-id="x">32 GB</tspan></text></svg>', []),
+    ],
+)
+def test_the_typed_figure_check_reads_each_svg_label_on_its_own(svg: str, found: list[str]) -> None:
+    assert [f.text for f in typed_figures(svg)] == found
