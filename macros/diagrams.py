@@ -198,7 +198,9 @@ def frames_html(frames: Frames, ident: str, caption: str, script: str | None) ->
     """
     figure = _element("figure", {"class": "sbn-frames", "id": ident, "data-sbn-frames": ""})
     controls = _element("div", {"class": "sbn-frames__controls", "hidden": ""}, figure)
-    _element("button", {"type": "button", "class": "sbn-frames__button", "data-sbn-frames-step": "-1"}, controls, "Previous")
+    _element(
+        "button", {"type": "button", "class": "sbn-frames__button", "data-sbn-frames-step": "-1"}, controls, "Previous"
+    )
     _element("p", {"class": "sbn-frames__status", "role": "status"}, controls, "")
     _element("button", {"type": "button", "class": "sbn-frames__button", "data-sbn-frames-step": "1"}, controls, "Next")
     listing = _element(

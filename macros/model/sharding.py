@@ -26,6 +26,7 @@ from types import MappingProxyType
 
 from .checks import check_count as _check_count
 from .memory import DEFAULT_RECIPE, recipe
+from .zero import zero_stage
 
 #: The roles of model states, in the order ZeRO counts them (2Ψ + 2Ψ + KΨ).
 ROLES = ("parameters", "gradients", "optimizer_states")
@@ -33,21 +34,31 @@ ROLES = ("parameters", "gradients", "optimizer_states")
 
 @dataclass(frozen=True)
 class Stage:
-    """A ZeRO-DP stage: its name in the paper, in words, and the roles it shards across the devices."""
+    """A ZeRO-DP stage by the number DeepSpeed gives it: its symbol in the paper, in words, and the roles it shards."""
 
     name: str
     words: str
     sharded: frozenset[str]
 
 
-#: ZeRO-DP's stages by number, 0 being plain data parallelism (§5: P_os, P_g and P_p, enabled cumulatively).
-STAGES: Mapping[int, Stage] = MappingProxyType(
-    {
-        0: Stage("DP", "plain data parallelism", frozenset()),
-        1: Stage("P_os", "optimizer states sharded", frozenset({"optimizer_states"})),
-        2: Stage("P_os+g", "optimizer states and gradients sharded", frozenset({"optimizer_states", "gradients"})),
-        3: Stage("P_os+g+p", "optimizer states, gradients and parameters sharded", frozenset(ROLES)),
+def _stage(zero_id: str) -> Stage:
+    """A stage of `zero.ZERO_STAGES`, the model's one list of what each stage partitions, seen by role."""
+    chosen = zero_stage(zero_id)
+    flags = {
+        "parameters": chosen.parameters,
+        "gradients": chosen.gradients,
+        "optimizer_states": chosen.optimizer_states,
     }
+    symbol = "DP" if zero_id == "dp" else chosen.symbol
+    return Stage(
+        symbol, "plain data parallelism" if zero_id == "dp" else chosen.name, frozenset(r for r in ROLES if flags[r])
+    )
+
+
+#: ZeRO-DP's stages by number, 0 being plain data parallelism, as DeepSpeed numbers them (§5: P_os, P_g and
+#: P_p, enabled cumulatively), from `zero.ZERO_STAGES`.
+STAGES: Mapping[int, Stage] = MappingProxyType(
+    {number: _stage(zero_id) for number, zero_id in enumerate(("dp", "os", "os-g", "os-g-p"))}
 )
 
 
