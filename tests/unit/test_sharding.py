@@ -84,7 +84,7 @@ def test_devices_must_be_a_positive_whole_number(devices: object) -> None:
         model.device_state_bytes(PSI, devices, 1)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("number", "zero_id"), enumerate(["dp", "os", "os-g", "os-g-p"]))
+@pytest.mark.parametrize(("number", "zero_id"), list(enumerate(["dp", "os", "os-g", "os-g-p"])))
 @pytest.mark.parametrize("devices", [1, 4, 64, 1000])
 def test_for_zeros_own_recipe_it_agrees_with_the_zero_module(number: int, zero_id: str, devices: int) -> None:
     assert model.device_state_bytes(PSI, devices, number) == model.zero_state_bytes(PSI, zero_id, devices)
