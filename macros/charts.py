@@ -388,18 +388,20 @@ def _lines(
         for ((entry, _, html), _), label_y in zip(on_side, places, strict=True):
             group = _element("g", {"class": "sbn-chart__reference"}, svg)
             _labelled(group, {"x": x, "y": label_y, "text-anchor": anchor}, _label(entry, chart.catalog, labels), html)
-    # Marks are labelled on alternate sides, so that two close together do not cover each other, and
-    # turned to the other side where a label would leave the drawing (its width estimated from its letters).
-    for index, (where, p) in enumerate(marked):
+    # Marks are labelled on the side of the series that stays empty (below a rising line, above a falling
+    # one), moved apart from each other, and turned leftwards where a label would leave the drawing (its
+    # width estimated from its letters).
+    first = [y_scale(float(p.figure.value)) for p in points if p.series == series_values[0]]
+    below = first[-1] < first[0]
+    spots = [(x_scale(float(where)), y_scale(float(p.figure.value))) for where, p in marked]
+    places = dodge([cy + 16 if below else cy - 8 for _, cy in spots], FONT + 2, TOP + FONT, BOTTOM - 2)
+    for (_, p), (cx, _), label_y in zip(marked, spots, places, strict=True):
         group = _element("g", {"class": "sbn-chart__mark"}, svg)
-        cx, cy = x_scale(float(where)), y_scale(float(p.figure.value))
         label = _label(p.x, chart.catalog, labels)
         width = 0.55 * FONT * (len(label) + 1 + len(ET.fromstring(p.html).text or ""))
-        left = index % 2 == 0
-        if (left and cx - 8 - width < 0) or (not left and cx + 8 + width > WIDTH):
-            left = not left
-        place = {"x": cx - 8 if left else cx + 8, "y": cy - 8 if index % 2 == 0 else cy + 16}
-        _labelled(group, {**place, "text-anchor": "end" if left else "start"}, label, p.html)
+        right = cx + 8 + width <= WIDTH
+        place = {"x": cx + 8 if right else cx - 8, "y": label_y, "text-anchor": "start" if right else "end"}
+        _labelled(group, place, label, p.html)
 
     parts: list[ET.Element] = [svg]
     if series_name:
