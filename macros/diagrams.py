@@ -201,8 +201,8 @@ def frames_html(frames: Frames, ident: str, caption: str, script: str | None) ->
     _element(
         "button", {"type": "button", "class": "sbn-frames__button", "data-sbn-frames-step": "-1"}, controls, "Previous"
     )
-    _element("p", {"class": "sbn-frames__status", "role": "status"}, controls, "")
     _element("button", {"type": "button", "class": "sbn-frames__button", "data-sbn-frames-step": "1"}, controls, "Next")
+    _element("p", {"class": "sbn-frames__status", "role": "status"}, controls, "")
     listing = _element(
         "ol", {"class": "sbn-frames__list", "tabindex": "0", "aria-label": f"The steps of: {caption}"}, figure
     )
