@@ -78,25 +78,29 @@ def role_bytes_per_parameter(recipe_id: str = DEFAULT_RECIPE) -> Mapping[str, in
     """Bytes per parameter of each role in a recipe: 2, 2 and K = 12 in ZeRO's mixed-precision Adam (§3.1).
 
     A recipe lists its states in the order they are counted: its first state is
-    the parameters the forward and backward passes use, the state whose id ends
-    in `_gradients` is their gradients, and every other state is optimizer
-    state, as ZeRO counts the fp32 master parameters, momentum and variance in K.
+    the parameters the forward and backward passes use, the first state whose id
+    ends in `_gradients` is the gradients the backward pass writes, and every
+    other state is the optimizer's: ZeRO counts the fp32 master parameters,
+    momentum and variance in K, and Megatron-LM's distributed optimizer shards
+    its fp32 copy of fp16 gradients with them ("4 + 16/d" bytes for "`fp16`
+    parameters, `fp16` gradients", "6 + 12/d" for "`bf16` parameters, `fp32`
+    gradients", in its distributed-optimizer guide).
 
     Raises:
         KeyError: an unknown recipe.
-        ValueError: a recipe whose first state is not parameters, or that has not exactly one gradients state.
+        ValueError: a recipe whose first state is not parameters, or that has no gradients.
     """
     states = recipe(recipe_id).states
     names = list(states)
-    gradients = [name for name in names if name.endswith("_gradients")]
-    if not names[0].endswith("_parameters") or len(gradients) != 1:
+    gradients = next((name for name in names if name.endswith("_gradients")), None)
+    if not names[0].endswith("_parameters") or gradients is None:
         raise ValueError(
-            f"recipe {recipe_id!r} lists {names}: its first state must be the parameters and exactly one"
-            " state must end in _gradients, so that each state has a role"
+            f"recipe {recipe_id!r} lists {names}: its first state must be the parameters and one state must end"
+            " in _gradients, so that each state has a role"
         )
-    optimizer = sum(size for name, size in states.items() if name not in (names[0], gradients[0]))
+    optimizer = sum(size for name, size in states.items() if name not in (names[0], gradients))
     return MappingProxyType(
-        {"parameters": states[names[0]], "gradients": states[gradients[0]], "optimizer_states": optimizer}
+        {"parameters": states[names[0]], "gradients": states[gradients], "optimizer_states": optimizer}
     )
 
 

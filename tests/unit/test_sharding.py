@@ -48,6 +48,8 @@ def test_each_stage_follows_zeros_formula_for_k_12(stage: int, formula) -> None:
         ("mixed-adam", (2, 2, 12)),
         # bf16 parameters, fp32 gradients, the same fp32 optimizer states.
         ("bf16-adam", (2, 4, 12)),
+        # Megatron-LM's fp16 recipe: its fp32 copy of the gradients is the optimizer's.
+        ("fp16-adam-fp32-grads", (2, 2, 16)),
         # fp32 Adam: the fp32 parameters are the ones the passes use; momentum and variance are the states.
         ("fp32-adam", (4, 4, 8)),
         ("fp32-sgd-momentum", (4, 4, 4)),
@@ -88,3 +90,19 @@ def test_devices_must_be_a_positive_whole_number(devices: object) -> None:
 @pytest.mark.parametrize("devices", [1, 4, 64, 1000])
 def test_for_zeros_own_recipe_it_agrees_with_the_zero_module(number: int, zero_id: str, devices: int) -> None:
     assert model.device_state_bytes(PSI, devices, number) == model.zero_state_bytes(PSI, zero_id, devices)
+
+
+@pytest.mark.parametrize(
+    ("recipe", "whole", "sharded"),
+    [
+        # Megatron-LM's distributed-optimizer guide: "| `fp16` parameters, `fp16` gradients | 20 | 4 + 16/d |"
+        ("fp16-adam-fp32-grads", 4, 16),
+        # and "| `bf16` parameters, `fp32` gradients | 18 | 6 + 12/d |".
+        ("bf16-adam", 6, 12),
+    ],
+)
+def test_sharding_the_optimizer_states_gives_megatrons_distributed_optimizer(
+    recipe: str, whole: int, sharded: int
+) -> None:
+    for d in (1, 8, 64):
+        assert model.device_state_bytes(PSI, d, 1, recipe) == whole * PSI + Fraction(sharded * PSI, d)
