@@ -11,6 +11,7 @@ touches MkDocs or mkdocs-macros.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import re
 from collections.abc import Callable
@@ -22,11 +23,16 @@ from markdown import Extension, Markdown
 from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from mkdocs.exceptions import PluginError
+from mkdocs.utils import get_relative_url
 
 from . import glossary, issues, lessons
+from .calculator import FIELDS as CALCULATOR_FIELDS
+from .calculator import calculator_config, calculator_html
 from .calls import CallError, render_calls
 from .catalog import Catalog, CatalogError, load_catalog
+from .charts import ChartError, figure_chart
 from .config import ConfigError, CourseConfig, course_config
+from .diagrams import DIAGRAMS, DiagramError, frames_html
 from .figures import Figure, FigureLog, render_html, value_text
 from .kinds import KINDS, FigureKind, FigureKindError, check_printed
 from .markup import source_citation
@@ -78,6 +84,15 @@ class PageState:
     html: list[tuple[str, KeyFigure | None]] = field(default_factory=list)
     #: The key figure of each stash placeholder Markdown gave a figure's HTML.
     placeholders: dict[str, KeyFigure] = field(default_factory=dict)
+    #: How many charts, diagrams and calculators the page has drawn so far, for their element ids.
+    counters: dict[str, int] = field(default_factory=dict)
+    #: The scripts of ours the page has loaded so far (a page's first diagram or calculator loads its script).
+    scripts: set[str] = field(default_factory=set)
+
+    def ident(self, what: str) -> str:
+        """An element id for the page's next `what` (chart, diagram, calculator): `sbn-chart-1`, ..."""
+        self.counters[what] = self.counters.get(what, 0) + 1
+        return f"sbn-{what}-{self.counters[what]}"
 
     def token(self, html: str, key: KeyFigure | None = None) -> str:
         """A token that stands for `html` in the page's Markdown until Markdown stashes it (see `_StashHtml`).
@@ -312,6 +327,79 @@ class Build:
             return self.page.html[int(match.group(1))][0] if match and self.page else shown
 
         return render
+
+    def chart(self, kind: str, **layout: Any) -> str:
+        """A chart of figures of one kind (see `macros.charts`), every plotted value a figure."""
+        if kind not in KINDS:
+            raise CallError(f"there is no figure kind {kind!r}; kinds: {', '.join(KINDS)}")
+        ident = self.page.ident("chart") if self.page else "sbn-chart"
+        try:
+            html = figure_chart(
+                KINDS[kind], self._figure_html(KINDS[kind]), self._kind_html, self.catalog, ident, **layout
+            )
+        except ChartError as error:
+            raise CallError(str(error)) from None
+        return self.page.token(html) if self.page else html
+
+    def diagram(self, name: str, caption: str = "", **options: Any) -> str:
+        """A diagram of frames that a reader steps through (see `macros.diagrams`), drawn from the model."""
+        if name not in DIAGRAMS:
+            raise CallError(f"there is no diagram {name!r}; diagrams: {', '.join(DIAGRAMS)}")
+        if not isinstance(caption, str) or not caption.strip():
+            raise CallError('caption= says what the diagram shows, such as caption="The ring all-reduce"')
+        try:
+            frames = DIAGRAMS[name](**options)
+        except DiagramError as error:
+            raise CallError(str(error)) from None
+        except TypeError:
+            known = ", ".join(inspect.signature(DIAGRAMS[name]).parameters)
+            raise CallError(f"the diagram {name} takes caption= and {known or 'no other option'}") from None
+        ident = self.page.ident("diagram") if self.page else "sbn-diagram"
+        html = frames_html(frames, ident, caption.strip(), self._script("frames.js"))
+        return self.page.token(html) if self.page else html
+
+    def calculator(self, id: str, **defaults: Any) -> str:
+        """The memory calculator (see `macros.calculator`), its inputs kept in the browser under `id`.
+
+        Keyword arguments are its fields' first values: `model="gpt2-1.5b"`, `devices=64`, `stage=1`, ...
+        """
+        if not isinstance(id, str) or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", id):
+            raise CallError(
+                f'id= names the calculator for the reader\'s stored inputs, like "l8-calculator"; got {id!r}'
+            )
+        fields = [name for name, *_ in CALCULATOR_FIELDS]
+        unknown = sorted(set(defaults) - set(fields))
+        if unknown:
+            raise CallError(f"the calculator has no field {', '.join(unknown)}; its fields are {', '.join(fields)}")
+        if self.page is not None:
+            self.add_question(id)
+        html = calculator_html(
+            calculator_config(self.catalog),
+            id,
+            {name: str(value) for name, value in defaults.items()},
+            self._script("calculator.js"),
+        )
+        return self.page.token(html) if self.page else html
+
+    def _kind_html(self, name: str) -> tuple[FigureKind, Callable[..., str]]:
+        """The kind `name` and its figure element, for a chart's reference lines."""
+        if name not in KINDS:
+            raise KeyError(f"there is no figure kind {name!r}; kinds: {', '.join(KINDS)}")
+        return KINDS[name], self._figure_html(KINDS[name])
+
+    def _script(self, name: str) -> str | None:
+        """The address of our script `name` from the current page, the first time the page asks for it.
+
+        Scripts that only some pages need are loaded by those pages' content: Material's instant
+        navigation runs the scripts of the content it swaps in, and so does a first load.
+        """
+        if self.page is not None and name in self.page.scripts:
+            return None
+        path = f"assets/javascripts/{name}"
+        if self.page is None:
+            return path
+        self.page.scripts.add(name)
+        return get_relative_url(path, self.page.url)
 
     def term(self, name: str, link: bool | None = None) -> str:
         """A term from the glossary: linked to its entry, with its definition as tooltip, where first used.

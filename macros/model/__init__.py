@@ -10,13 +10,14 @@ reads `model.model_state_bytes(...)` whichever module holds it.
 - `memory`: model states by training recipe, copies, activations (ZeRO §3);
 - `checkpointing`: Chen et al. 2016's √n activation checkpointing;
 - `activations`: activations counted tensor by tensor (Korthikanti et al. 2022, §4);
-- `communication`: the ring all-reduce and transfer times (Patarasuk and Yuan; nccl-tests);
+- `communication`: the ring all-reduce, its schedule, and transfer times (Patarasuk and Yuan; nccl-tests);
 - `zero`: ZeRO-DP's stages, per device, the largest model and what they send (ZeRO §5, §7, Table 2);
 - `fsdp`: FSDP's sharding strategies and cross-host traffic (Zhao et al. 2023 §3.2, §4.4; NCCL's rings);
 - `tensor`: tensor parallelism's all-reduces, bytes and FLOPs per layer, scaling (Megatron-LM; Narayanan et al.);
 - `parallel_activations`: a layer's activations under tensor and sequence parallelism (Korthikanti et al., Table 2);
 - `pipeline`: the GPipe and 1F1B schedules, their bubble, stage boundaries (GPipe; Narayanan et al.);
-- `layout`: one step laid out as DP, ZeRO-3, tensor, pipeline or PTD-P (Narayanan et al.).
+- `layout`: one step laid out as DP, ZeRO-3, tensor, pipeline or PTD-P (Narayanan et al.);
+- `sharding`: ZeRO-DP's stages for any recipe, by the role of each model state (ZeRO §5).
 """
 
 from __future__ import annotations
@@ -33,7 +34,15 @@ from .activations import (
     checkpointed_peak_bytes,
 )
 from .checkpointing import checkpointed_share, layers_kept, recompute_overhead, sqrt_segments
-from .communication import ring_allreduce_bytes_sent, ring_allreduce_factor, transfer_seconds
+from .communication import (
+    RING_PHASES,
+    RingSend,
+    RingStep,
+    ring_allreduce_bytes_sent,
+    ring_allreduce_factor,
+    ring_allreduce_schedule,
+    transfer_seconds,
+)
 from .compute import (
     BACKWARD_FLOPS_PER_PARAMETER,
     FLOPS_PER_PARAMETER,
@@ -83,6 +92,7 @@ from .shape import (
     embedding_parameters,
     shape_parameters,
 )
+from .sharding import ROLES, STAGES, Stage, device_bytes_by_role, device_state_bytes, role_bytes_per_parameter, stage
 from .zero import (
     MIXED_ADAM_K,
     ZERO_STAGES,
@@ -117,10 +127,16 @@ __all__ = [
     "QUANTITIES",
     "RECIPES",
     "RECOMPUTE",
+    "RING_PHASES",
+    "ROLES",
+    "STAGES",
     "STRATEGIES",
     "ZERO_STAGES",
     "Format",
     "Recipe",
+    "RingSend",
+    "RingStep",
+    "Stage",
     "Strategy",
     "ZeroStage",
     "activation_bytes",
@@ -135,6 +151,8 @@ __all__ = [
     "copy_bytes",
     "cross_host_traffic",
     "cross_host_traffic_per_port",
+    "device_bytes_by_role",
+    "device_state_bytes",
     "embedding_parameters",
     "format_quantity_value",
     "fsdp_state_bytes",
@@ -152,11 +170,14 @@ __all__ = [
     "recompute_overhead",
     "ring_allreduce_bytes_sent",
     "ring_allreduce_factor",
+    "ring_allreduce_schedule",
+    "role_bytes_per_parameter",
     "seconds_at_utilization",
     "sequences_that_fit",
     "shape_parameters",
     "sharding_factor",
     "sqrt_segments",
+    "stage",
     "state_bytes_per_parameter",
     "tensor",
     "tokens_per_parameter",
