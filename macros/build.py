@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 import logging
 import re
+import xml.etree.ElementTree as etree
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,10 +23,13 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from markdown import Extension, Markdown
 from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
+from markdown.treeprocessors import Treeprocessor
+from markdown.util import AtomicString
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
 from . import glossary, issues, lessons
+from .assets import strip_site_assets
 from .calculator import FIELDS as CALCULATOR_FIELDS
 from .calculator import calculator_config, calculator_html
 from .calls import CallError, render_calls
@@ -33,9 +37,9 @@ from .catalog import Catalog, CatalogError, load_catalog
 from .charts import ChartError, figure_chart
 from .config import ConfigError, CourseConfig, course_config
 from .diagrams import DIAGRAMS, DiagramError, frames_html
-from .figures import Figure, FigureLog, render_html, value_text
+from .figures import Figure, FigureLog, render_html, tooltip, value_text
 from .kinds import KINDS, FigureKind, FigureKindError, check_printed
-from .markup import source_citation
+from .markup import PLAIN_FIELDS, markup_in, script_json, source_citation, without_markup
 from .quantities import Display, check_display_options, display_quantity, with_defaults
 from .quiz import KeyFigure, QuizExtension
 from .tables import TableError, figure_table
@@ -86,13 +90,15 @@ class PageState:
     placeholders: dict[str, KeyFigure] = field(default_factory=dict)
     #: How many charts, diagrams and calculators the page has drawn so far, for their element ids.
     counters: dict[str, int] = field(default_factory=dict)
-    #: The scripts of ours the page has loaded so far (a page's first diagram or calculator loads its script).
+    #: The scripts and style sheets of ours the page has loaded so far (its first picture loads them).
     scripts: set[str] = field(default_factory=set)
 
     def ident(self, what: str) -> str:
         """An element id for the page's next `what` (chart, diagram, calculator): `sbn-chart-1`, ..."""
         self.counters[what] = self.counters.get(what, 0) + 1
         return f"sbn-{what}-{self.counters[what]}"
+    #: What the tooltip of each figure the page shows says beyond its title, by figure id (`figures.tooltip`).
+    tooltips: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def token(self, html: str, key: KeyFigure | None = None) -> str:
         """A token that stands for `html` in the page's Markdown until Markdown stashes it (see `_StashHtml`).
@@ -211,6 +217,12 @@ class Build:
             first_line=offset + 1,
             lesson=self.lessons.at(page.file.src_path),
         )
+        for name in ("title", "description"):
+            value = page.meta.get(name)
+            if isinstance(value, str) and markup_in(value):
+                found = ", ".join(map(repr, markup_in(value)))
+                self.report(f"the front matter's {name} holds {found}; {PLAIN_FIELDS}", self.page.line_of(f"{name}:"))
+                page.meta[name] = without_markup(value)
         if self.page.lesson is not None:
             lesson = self.page.lesson
             try:
@@ -243,9 +255,9 @@ class Build:
         match = _PLACEHOLDER.match(text)
         return self.page.placeholders.get(match.group(1)) if match and self.page else None
 
-    def issue_url(self, form: str, fields: dict[str, str]) -> str | None:
-        """A new issue on the course repository about this page, or None off a lesson."""
-        if self.page is None or self.page.lesson is None:
+    def issue_url(self, form: str, fields: dict[str, str], any_page: bool = False) -> str | None:
+        """A new issue on the course repository about this page, or None off a lesson unless `any_page`."""
+        if self.page is None or (self.page.lesson is None and not any_page):
             return None
         context = issues.PageContext(
             lesson=self.page.title,
@@ -275,6 +287,7 @@ class Build:
             if self.page is None:
                 return html
             self.figure_log.add(self.page.src_path, self.page.url, figure, shown)
+            self.page.tooltips.setdefault(figure.id, tooltip(figure))
             key = KeyFigure(value_text(figure.value), figure.unit, value_text(shown.factor), shown.symbol)
             return self.page.token(html, key)
 
@@ -339,7 +352,7 @@ class Build:
             )
         except ChartError as error:
             raise CallError(str(error)) from None
-        return self.page.token(html) if self.page else html
+        return self._picture(html)
 
     def diagram(self, name: str, caption: str = "", **options: Any) -> str:
         """A diagram of frames that a reader steps through (see `macros.diagrams`), drawn from the model."""
@@ -356,7 +369,7 @@ class Build:
             raise CallError(f"the diagram {name} takes caption= and {known or 'no other option'}") from None
         ident = self.page.ident("diagram") if self.page else "sbn-diagram"
         html = frames_html(frames, ident, caption.strip(), self._script("frames.js"))
-        return self.page.token(html) if self.page else html
+        return self._picture(html)
 
     def calculator(self, id: str, **defaults: Any) -> str:
         """The memory calculator (see `macros.calculator`), its inputs kept in the browser under `id`.
@@ -379,7 +392,21 @@ class Build:
             {name: str(value) for name, value in defaults.items()},
             self._script("calculator.js"),
         )
-        return self.page.token(html) if self.page else html
+        return self._picture(html)
+
+    def _picture(self, html: str) -> str:
+        """A chart's, diagram's or calculator's HTML for the page, with the pictures' style sheet the first time.
+
+        Only pages with pictures need their styles, so those pages' content loads them, as it
+        loads their scripts: every page's budget of our own script and style stays small.
+        """
+        if self.page is None:
+            return html
+        if "pictures.css" not in self.page.scripts:
+            self.page.scripts.add("pictures.css")
+            href = get_relative_url("assets/stylesheets/pictures.css", self.page.url)
+            html = f'<link rel="stylesheet" href="{href}">{html}'
+        return self.page.token(html)
 
     def _kind_html(self, name: str) -> tuple[FigureKind, Callable[..., str]]:
         """The kind `name` and its figure element, for a chart's reference lines."""
@@ -416,9 +443,18 @@ class Build:
         return glossary.term_link(entry, name, self.page.src_path, self.config.glossary_page)
 
     def glossary_page(self) -> str:
-        """The glossary page's entries, as Markdown."""
+        """The glossary page's entries, as Markdown, each with a link that reports a problem with it."""
         page = self.page.src_path if self.page else self.config.glossary_page
-        return glossary.glossary_markdown(self.glossary, self.term_usages, self.lessons, page)
+
+        def report(entry: glossary.Entry) -> str | None:
+            fields = {
+                "title": f"Glossary: {entry.term}",
+                "page-url": f"{self.config.site_url}{self.page.url}#{entry.id}" if self.page else "",
+                "source-file": self.config.relative(self.config.glossary_file),
+            }
+            return self.issue_url(issues.LESSON_FORM, fields, any_page=True)
+
+        return glossary.glossary_markdown(self.glossary, self.term_usages, self.lessons, page, report)
 
     def source_link(self, source_id: str) -> str:
         """A Markdown link to a catalog source: its title, authors' citation and URL."""
@@ -442,7 +478,8 @@ class Build:
             self.question_pages.setdefault(question_id, []).append(self.page.src_path)
 
     def finish(self, site_dir: Path) -> None:
-        """After the last page: check that question ids are unique on the site, and write figures.json."""
+        """After the last page: check that question ids are unique on the site, write figures.json, and serve
+        the course's own script and style without their comments."""
         self.page = None
         for question_id, pages in sorted(self.question_pages.items()):
             if len(pages) > 1:
@@ -452,6 +489,9 @@ class Build:
                 )
         self.figure_log.write(site_dir / "figures.json")
         log.info("figures.json: %s figures", len(self.figure_log.records()))
+        paths = [str(path) for path in (*self.env.conf["extra_javascript"], *self.env.conf["extra_css"])]
+        paths += ["assets/javascripts/frames.js", "assets/javascripts/calculator.js", "assets/stylesheets/pictures.css"]
+        strip_site_assets(self.config.docs_dir, site_dir, paths)
 
 
 def _box(message: str, tag: str) -> str:
@@ -520,8 +560,28 @@ class _HtmlCheck(Postprocessor):
         return self.build.check_html(text)
 
 
+class _FigureData(Treeprocessor):
+    """Appends what the page's script shows in its figures' tooltips, and where a figure is reported.
+
+    A tree processor, not a postprocessor: the toc extension runs postprocessors on every heading's text too.
+    """
+
+    def __init__(self, md: Markdown, build: Build) -> None:
+        super().__init__(md)
+        self.build = build
+
+    def run(self, root: etree.Element) -> None:
+        page = self.build.page
+        if page is None or not page.tooltips:
+            return
+        data = {"report": self.build.issue_url(issues.FIGURE_FORM, {}, any_page=True), "figures": page.tooltips}
+        script = etree.SubElement(root, "script", {"type": "application/json", "id": "sbn-figures"})
+        script.text = AtomicString(script_json(data))
+
+
 class _ChecksExtension(Extension):
-    """What a page needs of Markdown beyond the quizzes: its macros' HTML stashed, and the typed-figure check."""
+    """What a page needs of Markdown beyond the quizzes: its macros' HTML stashed, the typed-figure check, and
+    its figures' tooltips."""
 
     def __init__(self, build: Build) -> None:
         super().__init__()
@@ -532,3 +592,4 @@ class _ChecksExtension(Extension):
         md.preprocessors.register(_StashHtml(md, self.build), "sbn-stash-html", 29)
         # After the raw HTML is put back (30), before anything else of ours.
         md.postprocessors.register(_HtmlCheck(md, self.build), "sbn-typed-figures", 5)
+        md.treeprocessors.register(_FigureData(md, self.build), "sbn-figure-data", 1)

@@ -11,6 +11,7 @@ import os
 import shutil
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -60,15 +61,25 @@ class _SiteHandler(SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="session")
-def base_url(site_dir: Path) -> Iterator[str]:
-    """The built site, served over HTTP on 127.0.0.1 at a port the OS picks, under site_url's path."""
-    handler = functools.partial(_SiteHandler, directory=str(site_dir))
+@contextmanager
+def serve(site: Path) -> Iterator[str]:
+    """A built site, served over HTTP on 127.0.0.1 at a port the OS picks, under site_url's path."""
+    handler = functools.partial(_SiteHandler, directory=str(site))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_port}{SITE_PATH}"
-    server.shutdown()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}{SITE_PATH}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def base_url(site_dir: Path) -> Iterator[str]:
+    """The course's own build, served."""
+    with serve(site_dir) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

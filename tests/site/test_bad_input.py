@@ -195,6 +195,17 @@ def test_a_malformed_lesson_fails_the_build(
         ("prerequisites: [7]", "prerequisites: [99]", "prerequisite Lesson 99 does not exist"),
         ("lesson: 8", "lessno: 8", "every page in stage-4/ is a lesson; its front matter needs `lesson:`"),
         ("title: Lesson 8.", "title: Lesson 8. 24 GB,", "the front matter's title types '24 GB'"),
+        (
+            "title: Lesson 8.",
+            "title: Lesson 8. <img src=x onerror=window.__pwned=1>",
+            "the front matter's title holds '<', '>'; a page's title and description are plain text",
+        ),
+        (
+            "description: What a full copy",
+            'description: x"><script>window.__pwned=1</script> What a full copy',
+            "the front matter's description holds '\"', '>', '<'",
+        ),
+        ("title: Lesson 8.", "title: Lesson 8. &lt;b&gt;", "the front matter's title holds '&'"),
     ],
 )
 def test_a_lesson_whose_front_matter_is_wrong_stops_the_build(
@@ -261,6 +272,38 @@ def test_issue_link_outside_a_lesson_fails_with_a_clear_message(course_copy: Pat
     edit(course_copy / "docs/index.md", "## Syllabus", '{{ issue_link("report") }}\n\n## Syllabus')
     path = course_copy / "docs/index.md"
     fails_with(build_copy(course_copy), f"docs/index.md:{line_of(path, 'issue_link')}", "works on lesson pages only")
+
+
+@pytest.mark.parametrize(("field", "payload"), [("title", "Home <b>x</b>"), ("description", 'A "quoted" course')])
+def test_a_page_title_or_description_with_markup_fails_at_its_line(
+    course_copy: Path, edit: Edit, field: str, payload: str
+) -> None:
+    """Not a lesson: the build reports it in the page, and shows the page without the markup meanwhile."""
+    path = course_copy / "docs/index.md"
+    text = path.read_text(encoding="utf-8")
+    start = text.index(f"{field}: ")
+    path.write_text(f"{text[:start]}{field}: '{payload}'{text[text.index(chr(10), start) :]}", encoding="utf-8")
+    fails_with(
+        build_copy(course_copy), f"docs/index.md:{line_of(path, field + ':')}", f"the front matter's {field} holds"
+    )
+
+
+@pytest.mark.parametrize("url", ["javascript:window.__pwned=1", "data:text/html,<script>x</script>", "//evil.example"])
+def test_a_source_address_that_is_not_http_stops_the_build(course_copy: Path, edit: Edit, url: str) -> None:
+    edit(course_copy / "macros/catalog/sources.yml", "url: https://arxiv.org/abs/1910.02054v3", f"url: '{url}'")
+    built = build_copy(course_copy)
+    assert not built.ok and any("expected an address starting with https://" in m for m in built.messages), built.output
+
+
+def test_a_glossary_definition_with_a_link_stops_the_build(course_copy: Path, edit: Edit) -> None:
+    edit(
+        course_copy / "glossary/terms.yml",
+        "Keeping only some of the activations",
+        "Keeping [only](javascript:window.__pwned=1) some of the activations",
+    )
+    built = build_copy(course_copy)
+    assert not built.ok
+    assert any("activation-checkpointing.definition: holds a link or an image" in m for m in built.messages)
 
 
 def test_a_glossary_definition_with_a_typed_figure_stops_the_build(course_copy: Path, edit: Edit) -> None:
