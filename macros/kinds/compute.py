@@ -14,6 +14,24 @@ from .registry import figure_kind
 _SCIENTIFIC = {"scientific": True}
 #: Which parameter count a compute figure multiplies by.
 COUNTS = ("published", "shape")
+#: A GPU's 16-bit Tensor Core peak, under the name its source gives the format: the A100's
+#: fp16 and bf16 peaks are the same (NVIDIA's Ampere Table 3); Narayanan et al. say "16-bit precision".
+PEAK_16_BIT_FIELDS = ("peak_bf16_flops", "peak_fp16_flops")
+
+
+def _peak(catalog: Catalog, workload: str) -> Quantity:
+    """The 16-bit peak FLOP/s of the workload's GPU, from whichever of PEAK_16_BIT_FIELDS its entry gives.
+
+    Raises:
+        ValueError: the workload names no GPU, or its GPU has no 16-bit peak.
+    """
+    setting = catalog.workload(workload)
+    if setting.gpu is None:
+        raise ValueError(f"workload {workload!r} names no gpu; add `gpu:` to it in workloads.yml")
+    for field in PEAK_16_BIT_FIELDS:
+        if getattr(setting.gpu, field, None) is not None:
+            return catalog.quantity(setting.gpu.id, field)
+    raise ValueError(f"gpu {setting.gpu.id!r} gives no 16-bit peak; add one of {', '.join(PEAK_16_BIT_FIELDS)}")
 
 
 def _parameters(catalog: Catalog, workload: str, count: str) -> tuple[int, str, tuple[Quantity, ...]]:
@@ -26,7 +44,7 @@ def _parameters(catalog: Catalog, workload: str, count: str) -> tuple[int, str, 
         shape = tuple(catalog.quantity(setting.model.id, f) for f in ("layers", "hidden", "vocabulary", "context"))
         layers, hidden, vocabulary, context = (q.count for q in shape)
         value = model.shape_parameters(layers, hidden, vocabulary, context)
-        return value, f"{format_quantity(value, 'param')} (by its shape)", shape
+        return value, f"{format_quantity(value, 'param', digits=4)} (by its shape)", shape
     raise KeyError(f"unknown parameter count {count!r}; known: {', '.join(COUNTS)}")
 
 
@@ -137,13 +155,10 @@ def training_time(catalog: Catalog, workload: str, recompute: str = "full") -> C
 @figure_kind("mfu")
 def mfu(catalog: Catalog, workload: str) -> Computed:
     """PaLM's model FLOPs utilization, attention left out: tokens/s × 6N ÷ (devices × peak FLOP/s)."""
-    setting = catalog.workload(workload)
-    if setting.gpu is None:
-        raise ValueError(f"workload {workload!r} names no gpu; add `gpu:` to it in workloads.yml")
+    peak = _peak(catalog, workload)
     rate = catalog.quantity(workload, "tokens_per_second")
-    parameters = catalog.quantity(setting.model.id, "parameters")
+    parameters = catalog.quantity(catalog.workload(workload).model.id, "parameters")
     devices = catalog.quantity(workload, "devices")
-    peak = catalog.quantity(setting.gpu.id, "peak_bf16_flops")
     value = model.model_flops_utilization(rate.value, parameters.count, devices.count, peak.value)
     words = (
         f"{shown(rate)} tokens/s × 6 × {shown(parameters)} ÷ ({shown(devices)} chips × {shown(peak)} peak each),"
@@ -154,16 +169,13 @@ def mfu(catalog: Catalog, workload: str) -> Computed:
 
 @figure_kind("time-at-utilization")
 def time_at_utilization(catalog: Catalog, workload: str, devices: int, utilization: int) -> Computed:
-    """The time a run's 6ND FLOPs take on `devices` of its GPU, at `utilization` percent of their bf16 peak."""
-    setting = catalog.workload(workload)
-    if setting.gpu is None:
-        raise ValueError(f"workload {workload!r} names no gpu; add `gpu:` to it in workloads.yml")
+    """The time a run's 6ND FLOPs take on `devices` of its GPU, at `utilization` percent of their 16-bit peak."""
+    peak = _peak(catalog, workload)
     if not isinstance(devices, int) or isinstance(devices, bool) or devices < 1:
         raise ValueError(f"devices is a whole number of GPUs, 1 or more; got {devices!r}")
     if not isinstance(utilization, int) or isinstance(utilization, bool) or not 1 <= utilization <= 100:
         raise ValueError(f"utilization is a whole percentage from 1 to 100; got {utilization!r}")
     flops, words, inputs = _flops(catalog, workload, "published", "none")
-    peak = catalog.quantity(setting.gpu.id, "peak_bf16_flops")
     value = model.seconds_at_utilization(flops, devices, peak.value, Fraction(utilization, 100))
     return Computed(
         value,
@@ -176,16 +188,13 @@ def time_at_utilization(catalog: Catalog, workload: str, devices: int, utilizati
 
 @figure_kind("throughput-share")
 def throughput_share(catalog: Catalog, workload: str, flops: str = "hardware") -> Computed:
-    """A run's achieved FLOP/s per device over its GPU's bf16 peak: as measured ("hardware"), or model FLOPs only.
+    """A run's achieved FLOP/s per device over its GPU's 16-bit peak: as measured ("hardware"), or model FLOPs only.
 
     Narayanan et al.'s X counts the recomputed forward pass (8 FLOPs per
     parameter per token); "model" keeps the 6 that MFU counts: X × 6/8 ÷ peak.
     """
-    setting = catalog.workload(workload)
-    if setting.gpu is None:
-        raise ValueError(f"workload {workload!r} names no gpu; add `gpu:` to it in workloads.yml")
+    peak = _peak(catalog, workload)
     throughput = catalog.quantity(workload, "throughput")
-    peak = catalog.quantity(setting.gpu.id, "peak_bf16_flops")
     shares = {"hardware": Fraction(1), "model": Fraction(model.recomputation("none"), model.recomputation("full"))}
     if flops not in shares:
         raise KeyError(f"unknown count of FLOPs {flops!r}; known: {', '.join(shares)}")

@@ -27,6 +27,7 @@ def format_value(catalog: Catalog, fmt: str, quantity: str) -> Computed:
         "max_subnormal": "(1 − 2^−m) × 2^(1 − bias)",
         "min_subnormal": "2^(1 − bias − m)",
         "epsilon": "2^−m",
+        "overflow": "(2 − 2^−(m+1)) × 2^(e_max − bias), rounding to nearest",
     }
     formula = formulas.get(quantity, what)
     display = {"scientific": True} if value >= _LARGE or value < _SMALL else {}

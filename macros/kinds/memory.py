@@ -57,15 +57,15 @@ def one_copy(catalog: Catalog, entry: str, precision: str) -> Computed:
 
 
 @figure_kind("memory-left")
-def memory_left(catalog: Catalog, entry: str, gpu: str = "") -> Computed:
-    """Device memory left after the model states: memory − 16 bytes × parameters.
+def memory_left(catalog: Catalog, entry: str, gpu: str = "", recipe: str = model.DEFAULT_RECIPE) -> Computed:
+    """Device memory left after the model states: memory − the recipe's bytes (16 unless said) × parameters.
 
     The memory is the entry's own (a claim's "32 GB", as its source computes
     with it) unless `gpu` names a GPU, whose real capacity is used instead.
     """
     parameters = catalog.quantity(entry, "parameters")
     memory = catalog.quantity(gpu or entry, "memory")
-    states = model.model_state_bytes(parameters.count)
+    states = model.model_state_bytes(parameters.count, "all", recipe)
     per_parameter = states // parameters.value
     if states > memory.value:
         raise ValueError(f"the model states ({format_quantity(states, 'B')}) do not fit in {shown(memory)}")
@@ -73,7 +73,7 @@ def memory_left(catalog: Catalog, entry: str, gpu: str = "") -> Computed:
         memory.value - states,
         "B",
         f"memory − {per_parameter} B × parameters",
-        f"{shown(memory)} − {per_parameter} bytes × {shown(parameters)}",
+        f"{shown(memory)} − {per_parameter} bytes × {shown(parameters)}, model states in {model.recipe(recipe).name}",
         (memory, parameters),
     )
 

@@ -1,4 +1,8 @@
-"""How many parameters a model's shape implies (Kaplan et al. 2020, eq. 2.1 and Table 1), beside what it publishes."""
+"""How many parameters a model's shape implies (Kaplan et al. 2020, eq. 2.1 and Table 1), beside what it publishes.
+
+"total" is Kaplan's count, blocks and embeddings; "vectors" are the biases and
+layer norms it leaves out, counted for GPT-2's layout; "all" is both.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,15 @@ from ..quantities import format_quantity
 from .registry import figure_kind
 
 #: The parts of a shape's count a figure can name.
-PARTS = ("blocks", "embeddings", "total")
+PARTS = ("blocks", "embeddings", "total", "vectors", "all")
+#: The parts that are a whole model's count, which shape_parameters shows.
+TOTALS = ("total", "all")
+#: Counts in the explanations keep four digits, enough to tell 174.6 billion from 175.
+_WORD_DIGITS = 4
+
+
+def _count(value: int) -> str:
+    return format_quantity(value, "param", digits=_WORD_DIGITS)
 
 
 def _part(catalog: Catalog, entry: str, part: str) -> tuple[int, str, str, tuple[Quantity, ...]]:
@@ -20,6 +32,19 @@ def _part(catalog: Catalog, entry: str, part: str) -> tuple[int, str, str, tuple
         raise KeyError(f"unknown part {part!r} of a shape's count; known: {', '.join(PARTS)}")
     factor = model.BLOCK_PARAMETERS_PER_LAYER_PER_HIDDEN_SQUARED
     hidden = catalog.quantity(entry, "hidden")
+    if part == "vectors":
+        layers = catalog.quantity(entry, "layers")
+        per_layer, final = model.GPT2_VECTORS_PER_LAYER_PER_HIDDEN, model.GPT2_FINAL_VECTORS_PER_HIDDEN
+        value = model.vector_parameters(layers.count, hidden.count)
+        words = (
+            f"({per_layer} × {shown(layers)} layers + {final}) × {shown(hidden)}: per layer, the biases of the"
+            " four linear layers and two layer norms' gains and biases, then the final layer norm (GPT-2's layout)"
+        )
+        return value, f"({per_layer} × n_layer + {final}) × d_model", words, (layers, hidden)
+    if part == "all":
+        total, total_formula, total_words, inputs = _part(catalog, entry, "total")
+        vectors, vectors_formula, vectors_words, _ = _part(catalog, entry, "vectors")
+        return total + vectors, f"{total_formula} + {vectors_formula}", f"{total_words} + {vectors_words}", inputs
     if part == "embeddings":
         vocabulary, context = catalog.quantity(entry, "vocabulary"), catalog.quantity(entry, "context")
         value = model.embedding_parameters(vocabulary.count, context.count, hidden.count)
@@ -49,10 +74,19 @@ def embedding_parameters(catalog: Catalog, entry: str) -> Computed:
     return Computed(value, "param", formula, f"{words} (Kaplan et al. Table 1)", inputs)
 
 
+@figure_kind("vector-parameters")
+def vector_parameters(catalog: Catalog, entry: str) -> Computed:
+    """GPT-2's biases and layer norms, which Kaplan's count leaves out: (13 × layers + 2) × hidden."""
+    value, formula, words, inputs = _part(catalog, entry, "vectors")
+    return Computed(value, "param", formula, words, inputs)
+
+
 @figure_kind("shape-parameters")
-def shape_parameters(catalog: Catalog, entry: str) -> Computed:
-    """Every parameter the shape implies: blocks plus embeddings, biases and layer norms left out."""
-    value, formula, words, inputs = _part(catalog, entry, "total")
+def shape_parameters(catalog: Catalog, entry: str, part: str = "total") -> Computed:
+    """Every parameter the shape implies: blocks plus embeddings ("total"), and GPT-2's vectors too ("all")."""
+    if part not in TOTALS:
+        raise KeyError(f"shape_parameters counts a whole model; part is one of {', '.join(TOTALS)}, not {part!r}")
+    value, formula, words, inputs = _part(catalog, entry, part)
     return Computed(value, "param", formula, words, inputs)
 
 
@@ -67,7 +101,7 @@ def shape_gap(catalog: Catalog, entry: str, part: str = "total") -> Computed:
         gap,
         "param",
         f"|{part} by shape − published parameters|",
-        f"{words} = {format_quantity(value, 'param')}, {side} the published {shown(published)}",
+        f"{words} = {_count(value)}, {side} the published {shown(published)}",
         (*inputs, published),
     )
 
@@ -81,7 +115,7 @@ def shape_share(catalog: Catalog, entry: str, part: str) -> Computed:
         Fraction(value, published.count),
         "1",
         f"{part} by shape ÷ published parameters",
-        f"{words} = {format_quantity(value, 'param')}, over the published {shown(published)}",
+        f"{words} = {_count(value)}, divided by the published {shown(published)}",
         (*inputs, published),
         {"percent": True},
     )

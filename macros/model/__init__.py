@@ -4,7 +4,7 @@ No catalog, no formatting, no MkDocs. One module per topic, each citing the
 sections it follows; this package gathers their names, so that a figure kind
 reads `model.model_state_bytes(...)` whichever module holds it.
 
-- `shape`: the parameters a transformer's shape implies (Kaplan et al. 2020, eq. 2.1);
+- `shape`: the parameters a transformer's shape implies (Kaplan et al. 2020, eq. 2.1), GPT-2's vectors too;
 - `compute`: training FLOPs, time and utilization (Kaplan; Narayanan et al. 2021; PaLM);
 - `formats`: floating-point formats from their bit layout (IEEE 754; the FP8 paper);
 - `memory`: model states by training recipe, copies, activations (ZeRO §3);
@@ -88,9 +88,12 @@ from .memory import (
 )
 from .shape import (
     BLOCK_PARAMETERS_PER_LAYER_PER_HIDDEN_SQUARED,
+    GPT2_FINAL_VECTORS_PER_HIDDEN,
+    GPT2_VECTORS_PER_LAYER_PER_HIDDEN,
     block_parameters,
     embedding_parameters,
     shape_parameters,
+    vector_parameters,
 )
 from .sharding import ROLES, STAGES, Stage, device_bytes_by_role, device_state_bytes, role_bytes_per_parameter, stage
 from .zero import (
@@ -121,6 +124,8 @@ __all__ = [
     "FORWARD_FLOPS_PER_PARAMETER",
     "FULL_GRADIENT_BYTES",
     "FULL_PARAMETER_BYTES",
+    "GPT2_FINAL_VECTORS_PER_HIDDEN",
+    "GPT2_VECTORS_PER_LAYER_PER_HIDDEN",
     "LINEAR_BYTES_PER_TOKEN_HIDDEN",
     "LOW_PRECISION_BYTES",
     "MIXED_ADAM_K",
@@ -184,6 +189,7 @@ __all__ = [
     "training_flops",
     "training_seconds",
     "transfer_seconds",
+    "vector_parameters",
     "zero_bytes_per_parameter",
     "zero_communication_elements",
     "zero_max_parameters",

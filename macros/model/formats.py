@@ -16,7 +16,14 @@ computed from those, as an exact `Fraction`:
 - E4M3 and E5M2: Micikevicius et al. 2022, "FP8 Formats for Deep Learning"
   (https://arxiv.org/abs/2209.05433), Table 1. E5M2 follows IEEE; E4M3 has no
   infinities and keeps one NaN mantissa pattern (S.1111.111), so its all-ones
-  exponent also holds normal values, up to 1.75 × 2⁸ = 448 (§3.1).
+  exponent also holds normal values, up to 1.75 × 2⁸ = 448 (§3.1). "e4m3-ieee"
+  is the same layout under IEEE's rules, the format §3.1 compares against:
+  "The maximum representable magnitude without this modification would be 240."
+
+Rounding to nearest, ties to even (IEEE 754's default, and the conversion
+Google's TPUs and NVIDIA's GPUs use), a value overflows to infinity only from
+half a step above the largest finite value: (2 − 2^−(m+1)) × 2^(emax − bias),
+65,520 for fp16, whose largest value is 65,504.
 
 A normal value is 1.m × 2^(e − bias) for an exponent field e from 1 up; a
 subnormal, with e = 0, is 0.m × 2^(1 − bias).
@@ -58,6 +65,7 @@ FORMATS: Mapping[str, Format] = MappingProxyType(
         "bf16": Format("bf16", 8, 7, 127, "ieee", "fp32's exponent with 7 mantissa bits"),
         "e5m2": Format("e5m2", 5, 2, 15, "ieee", "FP8 Formats for Deep Learning, Table 1"),
         "e4m3": Format("e4m3", 4, 3, 7, "e4m3", "FP8 Formats for Deep Learning, Table 1"),
+        "e4m3-ieee": Format("e4m3-ieee", 4, 3, 7, "ieee", "E4M3's layout under IEEE's rules, FP8 Formats §3.1"),
     }
 )
 
@@ -106,6 +114,19 @@ def min_subnormal(name: str) -> Fraction:
     return min_normal(name) / (1 << layout.mantissa_bits)
 
 
+def overflow_threshold(name: str) -> Fraction:
+    """The smallest magnitude that rounds to infinity, to nearest with ties to even: half a step above max_normal.
+
+    Raises:
+        ValueError: the format has no infinities (E4M3, whose conversions saturate or give NaN).
+    """
+    layout = number_format(name)
+    if layout.specials != "ieee":
+        raise ValueError(f"{name} has no infinities, so nothing overflows to one; known: IEEE-style formats")
+    half_step = Fraction(1, 1 << (layout.mantissa_bits + 1))
+    return (2 - half_step) * Fraction(2) ** (_largest_exponent_field(layout) - layout.bias)
+
+
 def machine_epsilon(name: str) -> Fraction:
     """The gap between 1 and the next value up: 2^−m, the format's relative precision."""
     return Fraction(1, 2 ** number_format(name).mantissa_bits)
@@ -123,6 +144,7 @@ QUANTITIES: Mapping[str, str] = MappingProxyType(
         "max_subnormal": "largest subnormal value",
         "min_subnormal": "smallest subnormal value",
         "epsilon": "machine epsilon, the gap above 1",
+        "overflow": "smallest magnitude that rounds to infinity",
     }
 )
 
@@ -148,6 +170,7 @@ def format_quantity_value(name: str, quantity: str) -> int | Fraction:
         "max_subnormal": max_subnormal,
         "min_subnormal": min_subnormal,
         "epsilon": machine_epsilon,
+        "overflow": overflow_threshold,
     }
     if quantity not in functions:
         raise KeyError(f"unknown quantity {quantity!r} of a number format; known: {', '.join(QUANTITIES)}")

@@ -5,13 +5,16 @@ Every expected value is typed from the paper named beside it.
 
 from __future__ import annotations
 
+import shutil
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 from macros import model
+from macros.catalog import load_catalog
 from macros.kinds import KINDS
-from tests.conftest import catalog
+from tests.conftest import catalog, course
 
 DAY = 86_400
 
@@ -86,6 +89,14 @@ def test_the_compute_optimal_model_spends_the_budget_at_the_ratio() -> None:
     assert model.compute_optimal_parameters(6 * 70 * 10**9 * 1_400 * 10**9, 20) == 70 * 10**9
 
 
+def test_gophers_budget_at_chinchillas_ratio_buys_a_little_less_than_chinchilla() -> None:
+    # 6 × 280e9 × 300e9 = 5.04e23 at r = 20: N = √(5.04e23 / 120) = √(4.2e21), about 64.8 billion, under Chinchilla's
+    # 70 billion only because Gopher's 6ND budget is smaller than Chinchilla's 5.88e23.
+    figure = KINDS["optimal_parameters"].figure(catalog(), "gopher-run", "chinchilla-run")
+    assert round(figure.value, -8) == 64_800_000_000
+    assert model.compute_optimal_parameters(6 * 70 * 10**9 * 1_400 * 10**9, 20) == 70 * 10**9 > figure.value
+
+
 def test_chinchilla_trains_twenty_tokens_per_parameter() -> None:
     # Hoffmann et al. §1: 70B parameters, 1.4 trillion tokens.
     assert model.tokens_per_parameter(1_400_000_000_000, 70_000_000_000) == 20
@@ -129,3 +140,23 @@ def test_narayanans_largest_run_reaches_the_printed_share_of_peak() -> None:
     assert round(share, 2) == Fraction(52, 100)
     model_share = KINDS["throughput_share"].figure(catalog(), "narayanan-1t-training", "model").value
     assert model_share == share * Fraction(6, 8)
+
+
+def test_narayanans_runs_are_on_selenes_80_gb_a100s() -> None:
+    # Narayanan et al. §5: "8 NVIDIA 80-GB A100 GPUs" per server; "The peak device throughput of an A100 GPU with
+    # 16-bit precision is 312 teraFLOP/s." The share of peak reads that 16-bit peak, whatever the entry calls it.
+    share = KINDS["throughput_share"].figure(catalog(), "narayanan-gpt3")
+    assert [q.entry for q in share.computed.inputs][-1] == "a100-selene"
+    assert share.value == Fraction(140, 312)
+    assert catalog().quantity("a100-selene", "memory").value == 80 * 2**30
+
+
+def test_a_gpu_without_a_16_bit_peak_has_no_share_of_it(tmp_path: Path) -> None:
+    shutil.copytree(course().catalog_dir, tmp_path, dirs_exist_ok=True)
+    run = (
+        "v100-run:\n  name: x\n  model: gpt2-1.5b\n  tokens: 1000\n  throughput: 100\n  gpu: v100-32gb\n"
+        "  source: course\n  where: x\n"
+    )
+    (tmp_path / "workloads.yml").write_text((tmp_path / "workloads.yml").read_text() + run)
+    with pytest.raises(ValueError, match="gives no 16-bit peak"):
+        KINDS["throughput_share"].figure(load_catalog(tmp_path), "v100-run")

@@ -92,6 +92,13 @@ def test_memory_left_takes_the_claims_own_memory_or_a_gpus_real_capacity() -> No
     assert figure("memory_left", "zero-dp-limit", "v100-32gb").value == 32 * 2**30 - 16 * 1_400_000_000
 
 
+def test_memory_left_counts_the_recipe_it_is_given() -> None:
+    # fp32 SGD with momentum keeps 4 + 4 + 4 bytes per parameter; the H100 SXM5 has 80 GiB.
+    left = figure("memory_left", "example-7b", "h100-sxm5", "fp32-sgd-momentum")
+    assert left.value == 80 * 2**30 - 12 * 7_000_000_000
+    assert left.id == "memory-left/example-7b/h100-sxm5/fp32-sgd-momentum"
+
+
 def test_memory_left_refuses_a_model_that_does_not_fit(tmp_path: Path) -> None:
     shutil.copytree(course().catalog_dir, tmp_path, dirs_exist_ok=True)
     claim = "too-big:\n  name: x\n  parameters: 2_500_000_000\n  memory: 32_000_000_000\n  source: zero\n  where: x\n"

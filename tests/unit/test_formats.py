@@ -75,10 +75,29 @@ def test_fp8_formats_are_the_papers_table_1(fmt: str, quantity: str, printed: Fr
 
 def test_e4m3_without_its_special_encoding_would_stop_at_240() -> None:
     # FP8 paper §3.1: "The maximum representable magnitude without this modification would be 240."
-    ieee_like = model.Format("e4m3-ieee", 4, 3, 7, "ieee", "E4M3 with IEEE special values")
-    step = Fraction(1, 2**ieee_like.mantissa_bits)
-    largest_field = 2**ieee_like.exponent_bits - 2
-    assert (2 - step) * Fraction(2) ** (largest_field - ieee_like.bias) == 240
+    assert model.format_quantity_value("e4m3-ieee", "max_normal") == 240
+    assert model.format_quantity_value("e4m3", "max_normal") > model.format_quantity_value("e4m3-ieee", "max_normal")
+
+
+@pytest.mark.parametrize(("fmt", "pack"), [("fp16", "<e"), ("fp32", "<f")])
+def test_a_value_overflows_only_from_half_a_step_above_the_largest(fmt: str, pack: str) -> None:
+    # Python's struct rounds to nearest, ties to even, and refuses a value that would round to infinity.
+    threshold = model.format_quantity_value(fmt, "overflow")
+    largest = model.format_quantity_value(fmt, "max_normal")
+    just_below = float(threshold) * (1 - 2**-40)
+    assert Fraction(struct.unpack(pack, struct.pack(pack, just_below))[0]) == largest
+    with pytest.raises(OverflowError):
+        struct.pack(pack, float(threshold))
+
+
+def test_fp16_overflows_from_65520() -> None:
+    # By hand: fp16's top binade steps by 2^(15 − 10) = 32, so half a step above 65,504 is 65,520.
+    assert model.format_quantity_value("fp16", "overflow") == 65_520
+
+
+def test_e4m3_has_no_infinity_to_overflow_to() -> None:
+    with pytest.raises(ValueError, match="has no infinities"):
+        model.format_quantity_value("e4m3", "overflow")
 
 
 def test_fp16_has_ten_mantissa_bits_and_loses_values_below_two_to_the_minus_24() -> None:
@@ -95,6 +114,7 @@ def test_every_format_has_one_sign_bit() -> None:
         "bf16": 16,
         "e5m2": 8,
         "e4m3": 8,
+        "e4m3-ieee": 8,
     }
 
 

@@ -6,6 +6,8 @@ the expected counts from the papers' own tables, or from arithmetic done by hand
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from macros import model
@@ -36,6 +38,44 @@ def test_gpt2_by_its_shape_is_above_the_printed_1542m() -> None:
     assert model.shape_parameters(48, 1600, 50_257, 1024) > 1_542_000_000
 
 
+@pytest.mark.parametrize(
+    ("layers", "hidden", "printed_millions", "to_nearest"),
+    [  # Table 2.1's shapes (context 2048, GPT-2's vocabulary) against Table D.1's "Params (M)" column.
+        (12, 768, 125, 1),
+        (24, 1024, 356, 1),  # Table 2.1 prints 350M; D.1 prints 356, the shape's count
+        (24, 1536, 760, 1),
+        (24, 2048, 1_320, 10),
+        (32, 2560, 2_650, 10),
+        (32, 4096, 6_660, 10),
+        (40, 5120, 12_850, 10),  # d_model as 40 heads × 128; Table 2.1's printed 5140 would give 12,950
+    ],
+)
+def test_table_d1_counts_gpt3s_smaller_models_by_their_shape(
+    layers: int, hidden: int, printed_millions: int, to_nearest: int
+) -> None:
+    millions = Fraction(model.shape_parameters(layers, hidden, 50_257, 2048), 10**6)
+    assert round(millions / to_nearest) * to_nearest == printed_millions
+
+
+def test_gpt2s_biases_and_layer_norms_make_up_the_released_count() -> None:
+    # nanoGPT's model.py, GPT.from_pretrained: "'gpt2': dict(n_layer=12, n_head=12, n_embd=768),  # 124M params" and
+    # "'gpt2-xl': dict(n_layer=48, n_head=25, n_embd=1600), # 1558M params"; vocabulary 50257, block size 1024.
+    # By hand, per layer: biases 3d + d + 4d + d, two layer norms 2d each: 13d; the final layer norm 2d.
+    assert model.vector_parameters(48, 1600) == (13 * 48 + 2) * 1600 == 1_001_600
+    small = model.shape_parameters(12, 768, 50_257, 1024) + model.vector_parameters(12, 768)
+    largest = model.shape_parameters(48, 1600, 50_257, 1024) + model.vector_parameters(48, 1600)
+    assert round(small, -6) == 124_000_000 and round(largest, -6) == 1_558_000_000
+
+
+def test_the_whole_count_adds_the_vectors_to_the_shapes() -> None:
+    kind = KINDS["shape_parameters"]
+    assert kind.figure(catalog(), "gpt2-xl-released", "all").id == "shape-parameters/gpt2-xl-released/all"
+    whole = kind.figure(catalog(), "gpt2-xl-released", "all").value
+    assert whole - kind.figure(catalog(), "gpt2-xl-released").value == 1_001_600
+    with pytest.raises(KeyError, match="counts a whole model"):
+        kind.figure(catalog(), "gpt2-xl", "blocks")
+
+
 def test_the_gap_is_said_either_way() -> None:
     gap = KINDS["shape_gap"].figure(catalog(), "gpt2-xl")
     assert gap.value == 1_556_609_600 - 1_542_000_000
@@ -57,5 +97,5 @@ def test_a_shape_must_be_positive(call: tuple[int, int], message: str) -> None:
 
 
 def test_an_unknown_part_says_the_known_ones() -> None:
-    with pytest.raises(KeyError, match="known: blocks, embeddings, total"):
+    with pytest.raises(KeyError, match="known: blocks, embeddings, total, vectors, all"):
         KINDS["shape_share"].figure(catalog(), "gpt2-xl", "biases")
