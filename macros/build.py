@@ -23,7 +23,7 @@ from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from mkdocs.exceptions import PluginError
 
-from . import glossary, issues, lessons
+from . import glossary, issues, lessons, schedules
 from .calls import CallError, render_calls
 from .catalog import Catalog, CatalogError, load_catalog
 from .config import ConfigError, CourseConfig, course_config
@@ -300,6 +300,15 @@ class Build:
             html = figure_table(KINDS[kind], self._figure_html(KINDS[kind]), self.catalog, **layout)
         except TableError as error:
             raise CallError(str(error)) from None
+        return self.page.token(html) if self.page else html
+
+    def schedule_table(self, schedule: str, stages: int, microbatches: int, caption: str = "") -> str:
+        """A pipeline schedule as a table of its passes (see `macros.schedules`), one row per stage."""
+        try:
+            html = schedules.schedule_table(schedule, stages, microbatches, caption)
+        except (KeyError, ValueError, TypeError) as error:
+            message = error.args[0] if error.args else str(error)
+            raise CallError(f'{message}; call it as schedule_table("gpipe", 4, 8, caption="…")') from None
         return self.page.token(html) if self.page else html
 
     def _figure_html(self, kind: FigureKind) -> Callable[..., str]:
