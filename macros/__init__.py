@@ -2,9 +2,9 @@
 
 `define_env` only registers: every figure kind of `macros.kinds` becomes a
 macro of its name, and a few page macros follow, each a thin adapter
-(`build.Build`) to a pure function of `course`, `glossary`, `tables`, `charts`,
-`diagrams` or `calculator`, none of
-which imports MkDocs. Pages are rendered by the course itself, call by call
+(`build.Build`) to a pure function of `course`, `glossary`, `tables`, `schedules`,
+`charts`, `diagrams` or `calculator`, none of which imports MkDocs. Pages are
+rendered by the course itself, call by call
 (`macros.calls`), in `on_pre_page_macros`: mkdocs.yml sets
 `render_by_default: false`, so mkdocs-macros runs no Jinja over the pages.
 """
@@ -43,6 +43,7 @@ def define_env(env: MacrosPlugin) -> None:
     for name, kind in KINDS.items():
         env.macro(build.figure_macro(kind), name)
     env.macro(build.table, "table")
+    env.macro(build.schedule_table, "schedule_table")
     env.macro(build.chart, "chart")
     env.macro(build.diagram, "diagram")
     env.macro(build.calculator, "calculator")

@@ -28,7 +28,7 @@ from markdown.util import AtomicString
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
-from . import glossary, issues, lessons
+from . import glossary, issues, lessons, schedules
 from .assets import strip_site_assets
 from .calculator import FIELDS as CALCULATOR_FIELDS
 from .calculator import calculator_config, calculator_html
@@ -97,6 +97,7 @@ class PageState:
         """An element id for the page's next `what` (chart, diagram, calculator): `sbn-chart-1`, ..."""
         self.counters[what] = self.counters.get(what, 0) + 1
         return f"sbn-{what}-{self.counters[what]}"
+
     #: What the tooltip of each figure the page shows says beyond its title, by figure id (`figures.tooltip`).
     tooltips: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -328,6 +329,15 @@ class Build:
             html = figure_table(KINDS[kind], self._figure_html(KINDS[kind]), self.catalog, **layout)
         except TableError as error:
             raise CallError(str(error)) from None
+        return self.page.token(html) if self.page else html
+
+    def schedule_table(self, schedule: str, stages: int, microbatches: int, caption: str = "") -> str:
+        """A pipeline schedule as a table of its passes (see `macros.schedules`), one row per stage."""
+        try:
+            html = schedules.schedule_table(schedule, stages, microbatches, caption)
+        except (KeyError, ValueError, TypeError) as error:
+            message = error.args[0] if error.args else str(error)
+            raise CallError(f'{message}; call it as schedule_table("gpipe", 4, 8, caption="…")') from None
         return self.page.token(html) if self.page else html
 
     def _figure_html(self, kind: FigureKind) -> Callable[..., str]:

@@ -7,6 +7,7 @@ from fractions import Fraction
 from .. import model
 from ..catalog import Catalog, Quantity
 from ..figures import Computed, shown
+from ..model.communication import cross_host_bytes_per_port
 from ..quantities import format_quantity
 from .registry import figure_kind
 
@@ -44,6 +45,8 @@ def _tensor_bytes(catalog: Catalog, workload: str, per: str) -> tuple[Fraction, 
     s = catalog.quantity(workload, "sequence")
     h = catalog.quantity(setting.model.id, "hidden")
     t = catalog.quantity(workload, "tensor")
+    if setting.model.heads is not None:
+        model.tensor.check_heads(catalog.quantity(setting.model.id, "heads").count, t.count)
     per_value = model.BYTES_PER_VALUE["fp16"]
     value = model.tensor.tensor_bytes_per_layer(b.count, s.count, h.count, t.count, per_value)
     formula = f"8bsh(t − 1)/t × {per_value} B"
@@ -69,15 +72,29 @@ def tensor_bytes(catalog: Catalog, workload: str, per: str = "layer") -> Compute
 
 
 @figure_kind("tensor-seconds")
-def tensor_seconds(catalog: Catalog, workload: str, link: str, per: str = "layer") -> Computed:
-    """Least time for those bytes over `link` (an interconnect), at its bandwidth in one direction."""
+def tensor_seconds(catalog: Catalog, workload: str, link: str, per: str = "layer", per_server: int = 1) -> Computed:
+    """Least time for those bytes over `link` (an interconnect), at its bandwidth in one direction.
+
+    Over a network link, `per_server` is how many GPUs of the group share each
+    server: 1 puts each GPU in a different server, all its bytes through its own
+    port; with more, the group's rings share the server's ports, and each port
+    carries that share of them (`cross_host_bytes_per_port`).
+    """
     sent, inputs, formula, _ = _tensor_bytes(catalog, workload, per)
     bandwidth = catalog.quantity(link, "bandwidth_per_direction")
+    words = f"{format_quantity(sent, 'B')} sent ÷ {shown(bandwidth)} ({bandwidth.label}), ignoring latency"
+    if per_server > 1:
+        sent = cross_host_bytes_per_port(sent, per_server)
+        formula = f"({formula}) ÷ {per_server} GPUs of the group per server"
+        words = (
+            f"{format_quantity(sent, 'B')} per port (each GPU's bytes ÷ {per_server} GPUs of the group per"
+            f" server, whose rings share its ports) ÷ {shown(bandwidth)} ({bandwidth.label}), ignoring latency"
+        )
     return Computed(
         model.transfer_seconds(sent, bandwidth.value),
         "s",
         f"{formula} ÷ bandwidth per direction",
-        f"{format_quantity(sent, 'B')} sent ÷ {shown(bandwidth)} ({bandwidth.label}), ignoring latency",
+        words,
         (*inputs, bandwidth),
     )
 
@@ -187,6 +204,16 @@ def aggregate_flops(catalog: Catalog, claim: str) -> Computed:
     value = model.tensor.sustained_flops(efficiency.value, devices.count, rate.value)
     words = f"{format_quantity(efficiency.value, '1', percent=True)} × {shown(devices)} GPUs × {shown(rate)}"
     return Computed(value, "FLOP/s", "efficiency × devices × per-device rate", words, (efficiency, devices, rate))
+
+
+@figure_kind("per-device-flops")
+def per_device_flops(catalog: Catalog, claim: str) -> Computed:
+    """One device's share of a claim's aggregate throughput: aggregate ÷ devices."""
+    aggregate = catalog.quantity(claim, "aggregate_flops")
+    devices = catalog.quantity(claim, "devices")
+    value = model.tensor.per_device_rate(aggregate.value, devices.count)
+    words = f"{shown(aggregate)} ÷ {shown(devices)} devices"
+    return Computed(value, "FLOP/s", "aggregate ÷ devices", words, (aggregate, devices))
 
 
 @figure_kind("implied-peak")

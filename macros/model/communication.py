@@ -1,4 +1,4 @@
-"""What data parallelism sends: the ring all-reduce, its schedule step by step, and the time a transfer takes."""
+"""What data parallelism sends: the ring all-reduce step by step, what crosses between hosts, and transfer times."""
 
 from __future__ import annotations
 
@@ -27,6 +27,30 @@ def ring_allreduce_bytes_sent(data_bytes: int, devices: int) -> Fraction:
     """Bytes each device sends (and receives) in a ring all-reduce of `data_bytes`: 2(N − 1)/N × the data."""
     _check_count("data_bytes", data_bytes)
     return ring_allreduce_factor(devices) * data_bytes
+
+
+def cross_host_bytes_per_port(bytes_per_gpu: float | Fraction, members_per_host: int) -> Fraction:
+    """Bytes each network port of a host sends to other hosts, for a ring collective spread over several hosts.
+
+    `bytes_per_gpu` is what each GPU of the group sends in the collective (for
+    a ring all-reduce, 2(N − 1)/N of the data), `members_per_host` how many of
+    the group's GPUs share a host; every GPU of a host belongs to such a group
+    and has its own port. NCCL lays its rings out host by host, so that "Ring
+    Allreduce requires data to go through each GPU and enter/exit the node
+    once" (S. Jeaugey, NVIDIA, https://github.com/NVIDIA/nccl/issues/687), and
+    runs several rings at once, each "entering/exiting the node through a NIC"
+    (https://github.com/NVIDIA/nccl/issues/412). One link of a ring carries
+    what each GPU sends, and one link per ring leaves each host; a host holds
+    G/k groups of k members each, and its G ports share their rings, so each
+    port sends the per-GPU bytes ÷ k. With one member per host (k = 1), each
+    GPU's whole traffic crosses its own port.
+
+    Raises:
+        ValueError: fewer than one member per host.
+    """
+    _check_count("bytes_per_gpu", bytes_per_gpu)
+    _check_count("members_per_host", members_per_host)
+    return Fraction(bytes_per_gpu) / members_per_host
 
 
 def transfer_seconds(data_bytes: float | Fraction, bytes_per_second: float | Fraction) -> Fraction:

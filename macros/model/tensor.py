@@ -8,7 +8,10 @@ is split column- then row-parallel, attention by heads, so that a layer needs
 https://arxiv.org/abs/2104.04473) §3.2 count what that sends: "8bsh((t−1)/t)
 per layer per device for each microbatch", in values; the bytes per value are
 the course's step. Their appendix counts a layer's forward FLOPs as
-24Bsh² + 4Bs²h.
+24Bsh² + 4Bs²h. Attention is split by heads, "such that the matrix multiply
+corresponding to each attention head is done locally on one GPU" (Megatron-LM
+§3), so the tensor-parallel degree must divide the heads, as Megatron-LM's code
+asserts (`mpu.divide(args.num_attention_heads, world_size)`).
 """
 
 from __future__ import annotations
@@ -43,19 +46,52 @@ def tensor_allreduces(direction: str = "both") -> int:
         raise KeyError(f"unknown direction {direction!r}; known: forward, backward, both") from None
 
 
-def tensor_bytes_per_layer(microbatch: int, sequence: int, hidden: int, tensor: int, bytes_per_value: int) -> Fraction:
+def check_heads(heads: int, tensor: int) -> None:
+    """Refuse a tensor-parallel degree that does not divide the attention heads, which are split whole.
+
+    Raises:
+        ValueError: `heads` is not a multiple of `tensor`.
+    """
+    _check_count("heads", heads)
+    _check_count("tensor", tensor)
+    if heads % tensor:
+        raise ValueError(
+            f"{heads} attention heads do not split {tensor} ways: each GPU computes whole heads, so the"
+            " tensor-parallel degree must divide the heads"
+        )
+
+
+def allreduces_per_layer(passes: str = "no-recompute") -> int:
+    """All-reduces per layer per microbatch in a training step: 4, or 6 when the forward pass is recomputed.
+
+    Recomputing a layer's forward pass before its backward pass runs its two
+    forward all-reduces (g) again.
+
+    Raises:
+        KeyError: an unknown `passes`.
+    """
+    if passes not in PASSES:
+        raise KeyError(f"unknown passes {passes!r}; known: {', '.join(PASSES)}")
+    repeated = ALLREDUCES_PER_LAYER["forward"] if passes == "recompute" else 0
+    return tensor_allreduces() + repeated
+
+
+def tensor_bytes_per_layer(
+    microbatch: int, sequence: int, hidden: int, tensor: int, bytes_per_value: int, passes: str = "no-recompute"
+) -> Fraction:
     """Bytes each device sends per layer per microbatch under `tensor`-way tensor parallelism.
 
     Four ring all-reduces of b·s·h values, each sending 2(t − 1)/t of them:
-    8bsh(t − 1)/t values (Narayanan et al. §3.2), times `bytes_per_value`.
+    8bsh(t − 1)/t values (Narayanan et al. §3.2), times `bytes_per_value`; with
+    the forward pass recomputed (`passes="recompute"`), six: 12bsh(t − 1)/t.
 
     Raises:
-        ValueError: fewer than 2 tensor-parallel devices, which send nothing.
+        ValueError: fewer than 2 tensor-parallel devices, which send nothing. KeyError: an unknown `passes`.
     """
     for name, value in (("microbatch", microbatch), ("sequence", sequence), ("hidden", hidden)):
         _check_count(name, value)
     activation = microbatch * sequence * hidden * bytes_per_value
-    return tensor_allreduces() * ring_allreduce_bytes_sent(activation, tensor)
+    return allreduces_per_layer(passes) * ring_allreduce_bytes_sent(activation, tensor)
 
 
 def layer_flops(microbatch: int, sequence: int, hidden: int, passes: str = "no-recompute") -> int:
@@ -91,6 +127,13 @@ def sustained_flops(efficiency: float | Fraction, devices: int, per_device: floa
     _check_count("devices", devices)
     _check_count("per_device", per_device)
     return Fraction(efficiency) * devices * Fraction(per_device)
+
+
+def per_device_rate(aggregate: float | Fraction, devices: int) -> Fraction:
+    """One device's share of an aggregate throughput: aggregate ÷ devices."""
+    _check_count("aggregate", aggregate)
+    _check_count("devices", devices)
+    return Fraction(aggregate) / devices
 
 
 def implied_peak(rate: float | Fraction, fraction_of_peak: float | Fraction) -> Fraction:

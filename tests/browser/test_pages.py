@@ -66,8 +66,15 @@ def test_search_keeps_hyphenated_terms_whole(page: Page, base_url: str) -> None:
     results = _search(page, "all-reduce")
     first = results.locator(".md-search-result__link[href*='#']").first  # the best section, after the page's own
     expect(first).to_have_attribute("href", re.compile(f"/glossary/[^#]*#{entry.id}$"))
-    marks = _search(page, "gpt-2").locator("mark").all_text_contents()
-    assert marks and all(mark.lower().startswith("gpt-2") for mark in marks), marks
+    _search(page, "gpt-2")
+    # Results follow the query as it is typed ("gpt" finds GPT-3 too): wait for the whole query's.
+    page.wait_for_function(
+        """() => {
+            const marks = [...document.querySelectorAll(".md-search-result mark")].map((m) => m.textContent);
+            return marks.length > 0 && marks.every((mark) => mark.toLowerCase().startsWith("gpt-2"));
+        }""",
+        timeout=5000,
+    )
 
 
 def test_the_search_dialog_has_a_name(page: Page, base_url: str) -> None:

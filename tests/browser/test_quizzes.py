@@ -428,9 +428,7 @@ def test_a_choice_report_names_the_options_chosen(lesson: Page) -> None:
     quiz.get_by_label("a) Communication bandwidth").check()
     quiz.get_by_role("button", name="Check").click()
     fields = _followed(lesson, quiz.get_by_role("link", name="Report a problem"))
-    assert fields["description"].startswith(
-        "My answer: a) Communication bandwidth between devices saturates"
-    )
+    assert fields["description"].startswith("My answer: a) Communication bandwidth between devices saturates")
 
 
 def test_a_free_questions_report_carries_the_answer_and_the_self_mark(lesson: Page) -> None:

@@ -26,6 +26,10 @@ QUOTES = {
         # Korthikanti et al. §4.2.2
         "the communication bandwidth used for tensor parallelism and tensor together with sequence parallelism are"
         " the same.",
+        # Narayanan et al. §5.4.1
+        "we see peak performance when the tensor-parallel size is equal to the number of GPUs in a single node",
+        # NCCL issue 687 (S. Jeaugey)
+        "Ring Allreduce requires data to go through each GPU and enter/exit the node once",
     ],
     12: [
         # GPipe §2.2
@@ -35,15 +39,33 @@ QUOTES = {
         "activations to be stashed for p or fewer microbatches (compared to m microbatches for the GPipe schedule).",
         # Narayanan et al. §2.2.2
         "Quantitatively, the amount of communication also increases by v.",
+        # Narayanan et al. §1
+        "As much as 50% of time can be spent flushing the pipeline depending on the number of microbatches injected"
+        " into the pipeline",
+        # Narayanan et al. §3.5
+        "Activation recomputation is required to train reasonably large models with pipeline parallelism to keep"
+        " memory footprint acceptably low",
     ],
     13: [
         # Narayanan et al. §3.2, Takeaway #1
         "When considering different forms of model parallelism, tensor model parallelism should generally be used up"
         " to degree g when using g-GPU servers, and then pipeline model parallelism can be used to scale up to larger"
         " models across servers.",
-        # ZeRO §7.3 (VII-C)
+        # ZeRO, SC20 version, §VII-C "Comparison with MP" (not in arXiv v3, whose §7 ends at §7.2.2)
         "The communication volume of MP per mini-batch is proportional to the number of samples in the batch while"
         " communication for ZeRO-DP is a constant w.r.t mini-batch",
+        # Narayanan et al. §3
+        "do not present direct cost models for communication time, which is harder to model for a hierarchical"
+        " network topology where interconnects between GPUs on the same server have higher bandwidth than"
+        " interconnects between servers",
+        # Narayanan et al. §5.2
+        "by doubling the number of GPUs (keeping the batch size the same), PTD-P outperforms ZeRO-3 by 70% for both"
+        " models due to less cross-node communication. We note that we have only considered ZeRO-3 without tensor"
+        " parallelism.",
+        # Narayanan et al. §6
+        "can be partially hidden by carefully overlapping computation and communication. However, this can become"
+        " harder if tensor parallelism is not used or the batch size is not large enough to hide the extra"
+        " communication overhead",
     ],
 }
 
@@ -89,3 +111,18 @@ def test_lesson_13_keys_its_layout_by_the_papers_degrees(site_dir: Path) -> None
 def test_the_places_for_the_pending_pictures_are_marked(site_dir: Path, number: int, pictures: int) -> None:
     html = (site_dir / lesson_page(number)).read_text(encoding="utf-8")
     assert html.count("<!-- picture:") == pictures
+
+
+def test_lesson_12s_schedule_tables_show_the_bubble_its_figure_gives(site_dir: Path) -> None:
+    # The GPipe table of 4 stages and 8 micro-batches leaves each stage idle as long as the figure beside it says:
+    # GPipe §2.3's (K − 1)/(M + K − 1) of the step, 3/11, read off the table's own cells.
+    body = lesson_body(soup(site_dir / lesson_page(12)))
+    tables = body.select("table.sbn-schedule")
+    assert len(tables) == 2
+    figure = body.select_one('.fig[data-fig-id="pipeline-bubble/4/8/gpipe/total"]')
+    # data-value is decimal, to 20 digits.
+    assert figure is not None and abs(Fraction(figure["data-value"]) - Fraction(3, 11)) < Fraction(1, 10**19)
+    for table in tables:
+        for row in table.select("tbody tr"):
+            cells = row.select("td")
+            assert Fraction(sum(not cell.get_text(strip=True) for cell in cells), len(cells)) == Fraction(3, 11)

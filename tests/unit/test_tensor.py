@@ -6,14 +6,17 @@ arithmetic written out beside them, never from the code's output.
 
 from __future__ import annotations
 
+import shutil
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 from macros import model
+from macros.catalog import load_catalog
 from macros.kinds import KINDS
 from macros.model import parallel_activations, tensor
-from tests.conftest import catalog
+from tests.conftest import catalog, course
 
 
 def test_a_layer_all_reduces_twice_forward_and_twice_backward() -> None:
@@ -33,6 +36,27 @@ def test_each_device_sends_8bsh_t_minus_1_over_t_values_per_layer(b: int, s: int
 def test_gpt3s_layer_sends_352_mb_per_microbatch() -> None:
     # 8 × 1 × 2048 × 12288 × 7/8 values = 176,160,768 values, × 2 bytes.
     assert tensor.tensor_bytes_per_layer(1, 2048, 12288, 8, 2) == 352_321_536
+
+
+def test_recomputing_the_forward_pass_repeats_its_two_all_reduces() -> None:
+    # Megatron-LM §3: two all-reduces (g) in the forward pass; recomputation runs the forward pass again before the
+    # backward pass, so 4 + 2 = 6 all-reduces: 12bsh(t − 1)/t values.
+    assert tensor.allreduces_per_layer("recompute") == 6
+    assert tensor.tensor_bytes_per_layer(1, 2048, 12288, 8, 2, "recompute") == 12 * 2048 * 12288 * Fraction(7, 8) * 2
+    with pytest.raises(KeyError, match="no-recompute, recompute"):
+        tensor.allreduces_per_layer("twice")
+
+
+@pytest.mark.parametrize(("heads", "t"), [(25, 2), (25, 4), (25, 8), (96, 64)])
+def test_a_tensor_parallel_degree_that_does_not_divide_the_heads_is_refused(heads: int, t: int) -> None:
+    # Megatron-LM §3: each attention head "is done locally on one GPU"; its code divides the heads by t exactly.
+    with pytest.raises(ValueError, match=f"{heads} attention heads do not split {t} ways"):
+        tensor.check_heads(heads, t)
+
+
+@pytest.mark.parametrize(("heads", "t"), [(25, 5), (96, 8), (16, 8), (32, 8)])
+def test_a_degree_that_divides_the_heads_is_accepted(heads: int, t: int) -> None:
+    tensor.check_heads(heads, t)
 
 
 def test_one_device_sends_nothing_to_itself() -> None:
@@ -57,6 +81,12 @@ def test_megatrons_abstract_efficiency_is_its_aggregate_over_512_baselines() -> 
 def test_megatrons_section_5_efficiency_stands_for_less_than_15_1_petaflops() -> None:
     # §5.1.1: "74% scaling" on 512 GPUs: 0.74 × 512 × 39 TFLOP/s = 14,776.32 TFLOP/s.
     assert tensor.sustained_flops(Fraction(74, 100), 512, 39 * 10**12) == 14_776_320 * 10**9
+
+
+def test_a_dgx_2h_gives_each_of_its_16_v100s_131_teraflops() -> None:
+    # Tom's Hardware: the DGX-2H "increases performance from 2 petaflops to 2.1 petaflops", 16 Tesla V100s.
+    assert tensor.per_device_rate(Fraction(21, 10) * 10**15, 16) == Fraction(13125, 100) * 10**12
+    assert KINDS["per_device_flops"].figure(catalog(), "dgx2h-peak").value == Fraction(13125, 100) * 10**12
 
 
 def test_39_teraflops_at_30_percent_means_a_peak_of_130() -> None:
@@ -131,3 +161,24 @@ def test_the_same_bytes_take_twelve_times_longer_over_infiniband_than_over_nvlin
     nvlink = KINDS["tensor_seconds"].figure(catalog(), "megatron-8.3b-tp", "nvlink-a100").value
     network = KINDS["tensor_seconds"].figure(catalog(), "megatron-8.3b-tp", "infiniband-hdr").value
     assert Fraction(network) / Fraction(nvlink) == 12
+
+
+def test_a_group_split_four_and_four_over_two_servers_sends_a_quarter_per_adapter() -> None:
+    # Two groups of 8 with 4 GPUs in each of two servers: each group's ring leaves a server once, and the server's
+    # 8 adapters carry both groups' rings, so each adapter carries what one GPU sends ÷ 4 (NCCL issues 687, 412).
+    spread = KINDS["tensor_seconds"].figure(catalog(), "megatron-8.3b-tp", "infiniband-hdr", "layer", 4)
+    assert spread.id == "tensor-seconds/megatron-8.3b-tp/infiniband-hdr/layer/4"
+    assert spread.value == Fraction(8 * 8 * 1024 * 3072 * 7 * 2, 8 * 4 * 25 * 10**9)
+
+
+def test_the_tensor_kinds_refuse_a_degree_that_does_not_divide_the_heads(tmp_path: Path) -> None:
+    # GPT-2's 25 heads split 8 ways, written into a copy of the catalog as a workload, is refused by the kind.
+    copy = tmp_path / "catalog"
+    shutil.copytree(course().catalog_dir, copy)
+    with (copy / "workloads.yml").open("a", encoding="utf-8") as workloads:
+        workloads.write(
+            "gpt2-tp8:\n  name: GPT-2 split eight ways\n  model: gpt2-1.5b\n  sequence: 1024\n  batch: 1\n"
+            "  tensor: 8\n  source: course\n  where: a test\n"
+        )
+    with pytest.raises(ValueError, match="25 attention heads do not split 8 ways"):
+        KINDS["tensor_bytes"].figure(load_catalog(copy), "gpt2-tp8")
