@@ -505,7 +505,7 @@ def _legend(names: list[str], what: str) -> ET.Element:
 
 
 def _table(corner: str, columns: list[str], rows: list[tuple[str, list[str]]]) -> ET.Element:
-    table = _element("table", {"class": "sbn-table sbn-chart__table"})
+    table = _element("table", {})
     head = _element("tr", {}, _element("thead", {}, table))
     _element("th", {"scope": "col"}, head, corner)
     for name in columns:

@@ -117,7 +117,8 @@ def figure_table(
         )
     memory = catalog.quantity(fits, "memory") if fits is not None else None
 
-    table = ET.Element("table", {"class": "sbn-table"})
+    # Class-less, so that Material styles it as every table of the course and lets it scroll on a phone.
+    table = ET.Element("table")
     caption_element = ET.SubElement(table, "caption")
     caption_element.text = caption.strip()
     legends = []
@@ -161,7 +162,7 @@ def figure_table(
             if memory is not None and figure.unit == "B" and figure.value <= memory.value:
                 cell.set("class", "sbn-table__fits")
                 mark = ET.SubElement(cell, "span", {"class": "sbn-table__mark", "aria-label": "fits"})
-                mark.text = "✓"
+                mark.text = "\u2009✓"
                 mark.tail = None
             if printed and figure.printed is not None:
                 shown = display_quantity(figure.value, figure.unit, **display)
