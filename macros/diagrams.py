@@ -18,8 +18,9 @@ algorithm its figures use. Nothing here imports MkDocs.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from . import model
@@ -134,8 +135,220 @@ def ring_allreduce_frames(devices: int = 4) -> Frames:
     )
 
 
+def _count_words(count: int) -> str:
+    """A small count in words, as a frame's description says it ("two all-gathers")."""
+    return ("no", "one", "two", "three", "four")[count] if 0 <= count <= 4 else str(count)
+
+
+def _times_psi(value: Fraction) -> str:
+    """Bytes per parameter times Ψ, as ZeRO §5 writes them: 16Ψ, 5.5Ψ; exact when whole, else to three digits."""
+    return f"{value.numerator}Ψ" if value.denominator == 1 else f"{float(value):.3g}Ψ"
+
+
+#: The letter a ZeRO diagram's cell shows for each role of the model states (`model.ROLES`), and its words.
+_ROLE_LETTERS = {"parameters": "P", "gradients": "G", "optimizer_states": "O"}
+_ROLE_WORDS = {
+    "parameters": "the fp16 parameters (P)",
+    "gradients": "the fp16 gradients (G)",
+    "optimizer_states": "the optimizer states (O: the fp32 parameters, momentum and variance)",
+}
+
+
+def zero_stages_frames(devices: int = 4) -> Frames:
+    """What each of `devices` GPUs holds under plain data parallelism and each ZeRO-DP stage, a frame per stage.
+
+    From `model.STAGES` (the roles each stage partitions) and
+    `model.device_bytes_by_role` in ZeRO's mixed-precision Adam: the model's
+    parameters are cut into N_d parts, and GPU i keeps the partitioned states of
+    part i only (ZeRO §5.1: "the i^th data parallel process only updates the
+    optimizer states corresponding to the i^th partition"). A cell is one part
+    on one GPU, and names the states the GPU holds of it: P, G and O.
+
+    Raises:
+        DiagramError: fewer than 2 GPUs, or more than 6, which no longer fit a phone's width.
+    """
+    if isinstance(devices, bool) or not isinstance(devices, int) or not 2 <= devices <= 6:
+        raise DiagramError(f"devices= is a whole number from 2 to 6, got {devices!r}")
+    per_parameter = model.role_bytes_per_parameter()
+    frames = []
+    for number, chosen in model.STAGES.items():
+        rows = []
+        for device in range(devices):
+            cells = []
+            for part in range(devices):
+                held = [role for role in model.ROLES if role not in chosen.sharded or part == device]
+                state = "complete" if len(held) == len(model.ROLES) else "partial" if held else "empty"
+                cells.append(Cell(" ".join(_ROLE_LETTERS[role] for role in held) or "—", state))
+            rows.append(Device(f"GPU {device}", tuple(cells)))
+        by_role = model.device_bytes_by_role(1, devices, number)
+        terms = " + ".join(
+            f"{per_parameter[role]}Ψ/{devices}" if role in chosen.sharded else f"{per_parameter[role]}Ψ"
+            for role in model.ROLES
+        )
+        whole = [_ROLE_WORDS[role] for role in model.ROLES if role not in chosen.sharded]
+        split = [_ROLE_WORDS[role] for role in model.ROLES if role in chosen.sharded]
+        if number == 0:
+            title = "Plain data parallelism (stage 0)."
+            held_words = (
+                f"Every GPU holds every part of {', '.join(whole[:-1])} and {whole[-1]}, however many GPUs there are."
+            )
+        else:
+            title = f"ZeRO stage {number}, {chosen.name}: {chosen.words}."
+            keeps = (
+                f" It keeps every part of {' and '.join(whole)}." if whole else " It holds nothing of the other parts."
+            )
+            held_words = (
+                f"The model is cut into N_d = {devices} parts, and GPU i keeps {', '.join(split[:-1])}"
+                f"{' and ' if len(split) > 1 else ''}{split[-1]} of part i only.{keeps}"
+            )
+        total = sum(by_role.values(), Fraction(0))
+        saving = "" if number == 0 else f", against {_times_psi(Fraction(sum(per_parameter.values())))}"
+        description = f"{held_words} Each GPU: {terms} = {_times_psi(total)} bytes{saving}."
+        frames.append(Frame(title, description, tuple(rows)))
+    return Frames(
+        tuple(frames),
+        tuple(f"part {part}" for part in range(devices)),
+        {
+            "complete": "all three of a part: P, G and O",
+            "partial": "some of them",
+            "empty": "none (—)",
+        },
+    )
+
+
+#: A moment of `model.UNIT_MOMENTS` as an FSDP diagram's row names it.
+_MOMENT_NAMES = {
+    "start": "start",
+    "forward": "fwd",
+    "after-forward": "after fwd",
+    "backward": "bwd",
+    "after-backward": "after bwd",
+    "step": "step",
+}
+
+
+#: A collective with its article, as a description names it.
+_COLLECTIVES = {"reduce-scatter": "a reduce-scatter", "all-reduce": "an all-reduce"}
+
+
+def _unit_cells(moment: model.UnitMoment) -> tuple[Cell, Cell]:
+    """What one GPU holds of a unit's parameters and gradients at a moment, and what just happened to them."""
+    whole = moment.parameters == "unsharded"
+    if "all-gather" in moment.collectives:
+        parameters = Cell("gathered", "complete received")
+    elif moment.frees:
+        parameters = Cell("freed", "partial")
+    elif moment.moment == "step":
+        parameters = Cell("stepped", "complete" if whole else "partial")
+    else:
+        parameters = Cell("whole" if whole else "shard", "complete" if whole else "partial")
+    reduced = [c for c in moment.collectives if c != "all-gather"]
+    if moment.gradients == "none":
+        gradients = Cell("—", "empty")
+    elif reduced:
+        text = "all-reduced" if reduced == ["all-reduce"] else "reduced"
+        gradients = Cell(text, f"{'complete' if moment.gradients == 'unsharded' else 'partial'} received")
+    elif moment.moment == "backward":
+        gradients = Cell("computed", "complete")
+    else:
+        gradients = Cell("whole", "complete") if moment.gradients == "unsharded" else Cell("shard", "partial")
+    return parameters, gradients
+
+
+def _unit_story(schedule: tuple[model.UnitMoment, ...]) -> str:
+    """A frame's description: the unit's step under a strategy in words, sentence by sentence from its schedule."""
+    moments = {m.moment: m for m in schedule}
+    sharded = moments["start"].parameters == "sharded"
+    sentences = [
+        "Between steps the GPU holds only its own shard of the unit's parameters, 1/F of them."
+        if sharded
+        else "Between steps the GPU holds the whole unit's parameters, as every GPU does."
+    ]
+    if "all-gather" in moments["forward"].collectives:
+        sentences.append(
+            "Before the forward pass it all-gathers the other GPUs' shards and computes with the whole unit."
+        )
+    else:
+        sentences.append("The forward pass computes with them as they are.")
+    if moments["after-forward"].frees:
+        sentences.append("After the forward pass it frees them, keeping its own shard.")
+    elif sharded:
+        sentences.append("After the forward pass it keeps the whole unit.")
+    if "all-gather" in moments["backward"].collectives:
+        sentences.append("Before the backward pass it all-gathers them again.")
+    sentences.append("The backward pass writes the whole unit's gradients.")
+    after = moments["after-backward"]
+    if "reduce-scatter" in after.collectives:
+        summed = (
+            "summed over its host's GPUs, then all-reduced with the same shard on the other hosts"
+            if "all-reduce" in after.collectives
+            else "summed over the GPUs"
+        )
+        sentences.append(
+            f"Then it reduce-scatters them: it keeps only its own shard's gradients, {summed}, and frees the"
+            " gathered parameters. The optimizer steps its shard of the parameters with its shard of the gradients."
+        )
+    else:
+        sentences.append("Then it all-reduces them, and the optimizer steps the whole unit on every GPU.")
+    gathers = sum(m.collectives.count("all-gather") for m in schedule)
+    reductions = [_COLLECTIVES[c] for m in schedule for c in m.collectives if c != "all-gather"]
+    sentences.append(
+        f"Per step: {_count_words(gathers)} all-gather{'' if gathers == 1 else 's'} of the unit's parameters,"
+        f" and {' then '.join(reductions)} of its gradients."
+    )
+    return " ".join(sentences)
+
+
+def fsdp_unit_frames(strategies: Sequence[str] = ("full-shard", "shard-grad-op")) -> Frames:
+    """One FSDP unit through a training step on one GPU, a frame per sharding strategy, from `model.fsdp_unit_schedule`.
+
+    Each row is a moment of the step (`model.UNIT_MOMENTS`), read from top to
+    bottom; the cells say what the GPU holds of the unit's parameters and
+    gradients then, and what just happened to them.
+
+    Raises:
+        DiagramError: fewer than two strategies, an unknown one, or one given twice.
+    """
+    known = ", ".join(f'"{s}"' for s in model.STRATEGIES)
+    if (
+        isinstance(strategies, str)
+        or not isinstance(strategies, Sequence)
+        or not 2 <= len(strategies) <= len(model.STRATEGIES)
+        or len(set(strategies)) != len(strategies)
+        or any(s not in model.STRATEGIES for s in strategies)
+    ):
+        raise DiagramError(f"strategies= lists two or more of {known}, each once; got {strategies!r}")
+    frames = []
+    for strategy_id in strategies:
+        chosen = model.fsdp_strategy(strategy_id)
+        schedule = model.fsdp_unit_schedule(strategy_id)
+        rows = tuple(Device(_MOMENT_NAMES[m.moment], _unit_cells(m)) for m in schedule)
+        moments = {m.moment: m for m in schedule}
+        if moments["start"].parameters == "unsharded":
+            how = "nothing sharded"
+        elif moments["after-forward"].frees:
+            how = "reshards after the forward"
+        else:
+            how = "keeps the unit whole from forward to backward"
+        frames.append(Frame(f"{chosen.name}: {how}.", _unit_story(schedule), rows))
+    return Frames(
+        tuple(frames),
+        ("parameters", "gradients"),
+        {
+            "partial": "a shard: this GPU's 1/F of the unit",
+            "complete": "the whole unit",
+            "received": "outlined: the result of a collective just now",
+            "empty": "none (—)",
+        },
+    )
+
+
 #: Diagrams a lesson can draw, by name: each builds its frames from keyword options.
-DIAGRAMS: Mapping[str, Callable[..., Frames]] = {"ring_allreduce": ring_allreduce_frames}
+DIAGRAMS: Mapping[str, Callable[..., Frames]] = {
+    "ring_allreduce": ring_allreduce_frames,
+    "zero_stages": zero_stages_frames,
+    "fsdp_unit": fsdp_unit_frames,
+}
 
 
 def _element(tag: str, attributes: Mapping[str, Any], parent: ET.Element | None = None, text: str = "") -> ET.Element:

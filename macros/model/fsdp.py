@@ -183,3 +183,71 @@ def sequences_that_fit(free_bytes: float | Fraction, bytes_per_sequence: float |
     """How many whole sequences' activations fit in `free_bytes`: the largest micro-batch, 0 if none."""
     _check_count("bytes_per_sequence", bytes_per_sequence)
     return max(0, int(Fraction(free_bytes) // Fraction(bytes_per_sequence)))
+
+
+#: The moments of one FSDP unit's training step on one GPU, in order: between steps, the forward pass, after it,
+#: the backward pass, after it, and the optimizer step.
+UNIT_MOMENTS = ("start", "forward", "after-forward", "backward", "after-backward", "step")
+
+
+@dataclass(frozen=True)
+class UnitMoment:
+    """What one GPU does with one FSDP unit at one moment of a training step, and what it holds of the unit after.
+
+    `parameters` is "sharded" (its own 1/F of the unit) or "unsharded" (the
+    whole unit); `gradients` is "none", "unsharded" (the whole unit's, as the
+    backward pass writes them) or "sharded" (the sum over the GPUs of its own
+    shard's gradients).
+    """
+
+    moment: str
+    #: The collectives the GPU joins at this moment, in order: "all-gather", "reduce-scatter", "all-reduce".
+    collectives: tuple[str, ...]
+    parameters: str
+    gradients: str
+    #: Whether the GPU frees the other GPUs' shards of the parameters at this moment (FSDP's "reshard").
+    frees: bool = False
+
+
+def fsdp_unit_schedule(strategy_id: str) -> tuple[UnitMoment, ...]:
+    """One FSDP unit through a training step on one GPU under a strategy, moment by moment (`UNIT_MOMENTS`).
+
+    From PyTorch's `ShardingStrategy` documentation: `FULL_SHARD` "unshards (via
+    all-gather) before the forward, reshards after the forward, unshards before
+    the backward computation, and reshards after the backward computation. For
+    gradients, it synchronizes and shards them (via reduce-scatter) after the
+    backward computation. The sharded optimizer states are updated locally per
+    rank."; `SHARD_GRAD_OP` "unshards before the forward, does not reshard them
+    after the forward, and only reshards them after the backward computation";
+    `NO_SHARD` replicates everything and "synchronizes them (via all-reduce)
+    after the backward computation"; `HYBRID_SHARD` applies `FULL_SHARD` within
+    a host and replicates across hosts, so FSDP1's `_reduce_grad`
+    (torch/distributed/fsdp/_runtime_utils.py) reduce-scatters the gradients
+    within the host, then all-reduces each shard across hosts. The paper's §3
+    gives the same order: gather the unit's shards before its forward, free
+    them after, gather them again for its backward, then free them and
+    reduce-scatter the gradients. The all-gathers in the schedule are
+    `Strategy.all_gathers`.
+
+    Raises:
+        KeyError: an unknown strategy.
+    """
+    chosen = fsdp_strategy(strategy_id)
+    sharded = chosen.zero_stage != "dp"  # F > 1: the parameters rest sharded between steps
+    rest = "sharded" if sharded else "unsharded"
+    after_forward = "unsharded" if chosen.keeps_parameters_after_forward else "sharded"
+    gather = ("all-gather",)
+    if not sharded:
+        reduction: tuple[str, ...] = ("all-reduce",)
+    elif strategy_id == "hybrid-shard":
+        reduction = ("reduce-scatter", "all-reduce")
+    else:
+        reduction = ("reduce-scatter",)
+    return (
+        UnitMoment("start", (), rest, "none"),
+        UnitMoment("forward", gather if sharded else (), "unsharded", "none"),
+        UnitMoment("after-forward", (), after_forward, "none", frees=after_forward == "sharded"),
+        UnitMoment("backward", gather if after_forward == "sharded" else (), "unsharded", "unsharded"),
+        UnitMoment("after-backward", reduction, rest, rest, frees=sharded),
+        UnitMoment("step", (), rest, rest),
+    )

@@ -179,3 +179,101 @@ def test_llama_2_7b_count_follows_from_its_config() -> None:
     count = 2 * vocab * hidden + layers * (4 * hidden**2 + 3 * hidden * intermediate + 2 * hidden) + hidden
     assert count == 6_738_415_616
     assert catalog().quantity("llama-2-7b", "parameters").value == count
+
+
+# ------------------------------------------------------------------ one unit through a step
+
+
+def test_every_strategy_takes_a_unit_through_the_same_moments() -> None:
+    for strategy in model.STRATEGIES:
+        assert tuple(m.moment for m in model.fsdp_unit_schedule(strategy)) == (
+            "start",
+            "forward",
+            "after-forward",
+            "backward",
+            "after-backward",
+            "step",
+        )
+
+
+@pytest.mark.parametrize(
+    ("strategy", "forward", "backward"),
+    [  # ShardingStrategy: FULL_SHARD "unshards (via all-gather) before the forward, ... unshards before the
+        # backward computation"; SHARD_GRAD_OP "unshards before the forward, does not reshard them after the
+        # forward"; NO_SHARD shards nothing, so it gathers nothing.
+        ("full-shard", ("all-gather",), ("all-gather",)),
+        ("shard-grad-op", ("all-gather",), ()),
+        ("hybrid-shard", ("all-gather",), ("all-gather",)),
+        ("no-shard", (), ()),
+    ],
+)
+def test_the_unit_is_all_gathered_before_the_passes_that_find_it_sharded(
+    strategy: str, forward: tuple[str, ...], backward: tuple[str, ...]
+) -> None:
+    moments = {m.moment: m for m in model.fsdp_unit_schedule(strategy)}
+    assert moments["forward"].collectives == forward
+    assert moments["backward"].collectives == backward
+    assert len(forward + backward) == model.fsdp_strategy(strategy).all_gathers
+
+
+def test_both_passes_compute_with_the_whole_unit() -> None:
+    for strategy in model.STRATEGIES:
+        moments = {m.moment: m for m in model.fsdp_unit_schedule(strategy)}
+        assert moments["forward"].parameters == moments["backward"].parameters == "unsharded"
+        assert moments["backward"].gradients == "unsharded"  # the backward pass writes the whole unit's gradients
+
+
+def test_full_shard_frees_the_unit_after_the_forward_and_shard_grad_op_keeps_it() -> None:
+    full = {m.moment: m for m in model.fsdp_unit_schedule("full-shard")}
+    grad_op = {m.moment: m for m in model.fsdp_unit_schedule("shard-grad-op")}
+    assert (full["after-forward"].parameters, full["after-forward"].frees) == ("sharded", True)
+    assert (grad_op["after-forward"].parameters, grad_op["after-forward"].frees) == ("unsharded", False)
+    # Both reshard after the backward computation, and rest sharded between steps.
+    for moments in (full, grad_op):
+        assert moments["after-backward"].frees
+        assert moments["start"].parameters == moments["step"].parameters == "sharded"
+
+
+@pytest.mark.parametrize(
+    ("strategy", "reduction", "gradients"),
+    [  # FULL_SHARD "synchronizes and shards them (via reduce-scatter)"; NO_SHARD "synchronizes them (via
+        # all-reduce)"; HYBRID_SHARD reduce-scatters within the host, then all-reduces across hosts (_reduce_grad).
+        ("full-shard", ("reduce-scatter",), "sharded"),
+        ("shard-grad-op", ("reduce-scatter",), "sharded"),
+        ("hybrid-shard", ("reduce-scatter", "all-reduce"), "sharded"),
+        ("no-shard", ("all-reduce",), "unsharded"),
+    ],
+)
+def test_after_the_backward_the_gradients_are_reduced(
+    strategy: str, reduction: tuple[str, ...], gradients: str
+) -> None:
+    after = {m.moment: m for m in model.fsdp_unit_schedule(strategy)}["after-backward"]
+    assert after.collectives == reduction
+    assert after.gradients == gradients
+
+
+@pytest.mark.parametrize("strategy", ["full-shard", "shard-grad-op", "no-shard"])
+def test_the_schedules_collectives_are_what_each_port_sends(strategy: str) -> None:
+    # An all-gather or a reduce-scatter is one pass of the unit over the ring, an all-reduce two: with
+    # M = 16 bytes, W = 16 and G = 8, each pass sends M(W − 1)/(GW) per port (cross_host_traffic_per_port).
+    passes = sum(
+        {"all-gather": 1, "reduce-scatter": 1, "all-reduce": 2}[collective]
+        for moment in model.fsdp_unit_schedule(strategy)
+        for collective in moment.collectives
+    )
+    assert passes * Fraction(16 * 15, 8 * 16) == model.cross_host_traffic_per_port(16, 16, strategy, 16, 8)
+
+
+def test_full_sharding_sends_the_unit_one_and_a_half_times_as_often_as_ddp() -> None:
+    # §3.2.1: "full sharding has 1.5x communication overhead and volume over DDP": two all-gathers and a
+    # reduce-scatter, against an all-reduce's reduce-scatter and all-gather.
+    def passes(strategy: str) -> int:
+        collectives = [c for m in model.fsdp_unit_schedule(strategy) for c in m.collectives]
+        return len(collectives) + collectives.count("all-reduce")
+
+    assert Fraction(passes("full-shard"), passes("no-shard")) == Fraction(3, 2)
+
+
+def test_a_schedule_for_an_unknown_strategy_names_the_known_ones() -> None:
+    with pytest.raises(KeyError, match="known: full-shard, shard-grad-op"):
+        model.fsdp_unit_schedule("zero-3")
