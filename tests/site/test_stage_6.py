@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from macros.kinds import KINDS
 from tests.checks import lesson_body
-from tests.conftest import soup
+from tests.conftest import catalog, soup
 from tests.site.test_lessons import lesson_page
 
 QUOTES = {
@@ -138,3 +139,20 @@ def test_lesson_12s_schedule_tables_show_the_bubble_its_figure_gives(site_dir: P
             cells = row.select("td")
             assert Fraction(sum(not cell.get_text(strip=True) for cell in cells), len(cells)) == Fraction(3, 11)
 
+
+def test_a_bar_chart_of_layouts_crosses_out_exactly_those_whose_model_states_do_not_fit(
+    site_dir: Path, page: str
+) -> None:
+    # A bar's name carries ✗ (the caption says what it means) when the layout's model states alone exceed the
+    # memory of the workload's GPU: the name is typed, the fit computed, and this holds the one to the other.
+    for chart in lesson_body(soup(site_dir / page)).select("figure.sbn-chart:has(svg.sbn-chart__svg--bars)"):
+        table = chart.select_one("details.sbn-chart__data table")
+        names = [th.get_text() for th in table.select("thead th")][1:]
+        for name, figure in zip(names, table.select("tbody tr")[0].select(".fig"), strict=True):
+            kind, workload, scheme, _ = [*figure["data-fig-id"].split("/"), "", "", ""][:4]
+            if kind != "layout":
+                break
+            states = KINDS["layout"].figure(catalog(), workload, scheme, "states").value
+            gpu = catalog().workload(workload).gpu
+            assert gpu is not None
+            assert ("✗" in name) == (states > catalog().quantity(gpu.id, "memory").value), (page, name)
