@@ -200,7 +200,8 @@ def pipeline_schedules_frames(stages: int = 4, microbatches: int = 8) -> Frames:
             sentences.append(
                 f"Both schedules end here, after {slots} slots, 2(m + p − 1). Under either, every stage was idle"
                 f" {grids['gpipe'][0].count(None)} of them, 2(p − 1): the bubble. Stage 1 stashed up to"
-                f" {most['gpipe']} micro-batches (m) under GPipe, and {most['1f1b']} (p) under 1F1B."
+                f" {most['gpipe']} micro-batches (m) under GPipe, and"
+                f" {most['1f1b']} ({'p' if most['1f1b'] == stages else 'm, fewer than p'}) under 1F1B."
             )
         devices = tuple(Device(f"stage {stage + 1}", tuple(cells)) for stage, cells in enumerate(rows))
         frames.append(Frame(f"Slot {slot + 1} of {slots}.", " ".join(sentences), devices))

@@ -8,6 +8,7 @@ from bs4 import BeautifulSoup
 from macros import model
 from macros.diagrams import (
     DiagramError,
+    Frames,
     _microbatch_span,
     frames_html,
     pipeline_schedules_frames,
@@ -67,9 +68,9 @@ def test_a_second_diagram_on_a_page_does_not_load_the_script_again() -> None:
 # ------------------------------------------------------------ pipeline schedules
 
 
-def _cell(frames: object, slot: int, stage: int, column: int) -> tuple[str, str]:
+def _cell(frames: Frames, slot: int, stage: int, column: int) -> tuple[str, str]:
     """The text and state of a cell: `slot` and `stage` from 1; columns GPipe, its stash, 1F1B, its stash."""
-    cell = frames.frames[slot - 1].devices[stage - 1].cells[column]  # type: ignore[attr-defined]
+    cell = frames.frames[slot - 1].devices[stage - 1].cells[column]
     return cell.text, cell.state
 
 
@@ -119,6 +120,10 @@ def test_the_last_frame_sums_up_the_bubble_and_the_stash() -> None:
     # 2(p − 1) = 6 idle slots per stage; GPipe stashes m = 8, 1F1B p = 4.
     assert "every stage was idle 6 of them, 2(p − 1)" in last.description
     assert "up to 8 micro-batches (m) under GPipe, and 4 (p) under 1F1B" in last.description
+    # With fewer micro-batches than stages, 1F1B's first stage stashes all m = 2 of them, as GPipe's does.
+    assert "up to 2 micro-batches (m) under GPipe, and 2 (m, fewer than p) under 1F1B" in (
+        pipeline_schedules_frames(4, 2).frames[-1].description
+    )
 
 
 def test_each_frame_says_what_every_stage_runs_and_stashes_in_words() -> None:
