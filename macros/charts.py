@@ -16,7 +16,8 @@ exact value. Two layouts:
   that entry's own value of the x parameter; `log_x`/`log_y` for log axes;
   `x_unit` is the base unit of the x values ("param", "B", "1"...);
 - a stacked bar chart: `stack={"state": [...]}` stacks those values of one
-  parameter in one bar per value of `x` (a list of choices or catalog ids).
+  parameter in one bar per value of `x` (a list of choices or catalog ids);
+  bars' names too wide for one line alternate between two, or are refused.
 
 Also `caption` (required), `x_title`, `y_title`, `labels` (text for argument
 values; catalog ids show their entry's name), and display options for every
@@ -443,11 +444,21 @@ def _bars(
     width = min(56.0, slot * 0.6)
     axis = _element("g", {"class": "sbn-chart__axis"}, svg)
     _element("line", {"class": "sbn-chart__baseline", "x1": LEFT, "x2": right, "y1": BOTTOM, "y2": BOTTOM}, axis)
+    # Labels wider than their slot (their width estimated from their letters) alternate between two lines.
+    names = [_label(xv, chart.catalog, labels) for xv in x_values]
+    widest = max(0.55 * FONT * len(name) for name in names)
+    stagger = widest > slot - 4
+    if stagger and (x_title or widest > 2 * slot - 4):
+        letters = int((2 * slot - 4) / (0.55 * FONT))
+        raise ChartError(
+            f"the labels of {len(names)} bars overlap at a phone's width: write them in at most {letters} letters"
+            " with labels="
+            + (", and leave out x_title=, which two lines of labels leave no room for" if x_title else "")
+        )
     for index, xv in enumerate(x_values):
         centre = LEFT + slot * (index + 0.5)
-        _element(
-            "text", {"x": centre, "y": BOTTOM + 16, "text-anchor": "middle"}, axis, _label(xv, chart.catalog, labels)
-        )
+        line = BOTTOM + 16 + (FONT + 1) * (index % 2 if stagger else 0)
+        _element("text", {"x": centre, "y": line, "text-anchor": "middle"}, axis, names[index])
         base = 0.0
         for position, p in enumerate(q for q in points if q.x == xv):
             top = base + float(p.figure.value)

@@ -151,6 +151,15 @@ def stashed_microbatches(runs: tuple[Run, ...], stage: int = 0) -> int:
     return most
 
 
+def held_microbatches(runs: tuple[Run, ...], stage: int, time: int) -> tuple[int, ...]:
+    """The microbatches whose activations `stage` holds at `time`: forward pass ended by then, backward pass not.
+
+    The most of them at any time is `stashed_microbatches`.
+    """
+    ended = {(run.phase, run.microbatch) for run in runs if run.stage == stage and run.end <= time}
+    return tuple(sorted(j for phase, j in ended if phase == "F" and ("B", j) not in ended))
+
+
 def bubble_formula(stages: int, microbatches: int, denominator: str = "ideal") -> Fraction:
     """The bubble in closed form: (p − 1)/m of the ideal time (Narayanan), (K − 1)/(M + K − 1) of the total (GPipe)."""
     _check_count("stages", stages)

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from macros.kinds import KINDS
 from tests.checks import lesson_body
-from tests.conftest import soup
+from tests.conftest import catalog, soup
 from tests.site.test_lessons import lesson_page
 
 QUOTES = {
@@ -107,10 +108,21 @@ def test_lesson_13_keys_its_layout_by_the_papers_degrees(site_dir: Path) -> None
     assert keys["l13-practice-3"] == Fraction(34, 280)
 
 
-@pytest.mark.parametrize(("number", "pictures"), [(12, 2), (13, 1)])
-def test_the_places_for_the_pending_pictures_are_marked(site_dir: Path, number: int, pictures: int) -> None:
-    html = (site_dir / lesson_page(number)).read_text(encoding="utf-8")
-    assert html.count("<!-- picture:") == pictures
+def test_lesson_12s_diagram_steps_through_the_schedules_of_its_two_tables(site_dir: Path) -> None:
+    # Drawn by one function, the diagram's frame for slot t shows, for each stage, what the GPipe table's and the
+    # 1F1B table's cells say that stage runs in column t; an idle slot is blank in both.
+    body = lesson_body(soup(site_dir / lesson_page(12)))
+    gpipe, one_f_one_b = (
+        [[cell.get_text() for cell in row.select("td")] for row in table.select("tbody tr")]
+        for table in body.select("table.sbn-schedule")
+    )
+    frames = body.select_one("figure.sbn-frames").select(".sbn-frames__frame")
+    assert len(frames) == len(gpipe[0]) == len(one_f_one_b[0])
+    for slot, frame in enumerate(frames):
+        cells = [group.select_one("text").get_text() for group in frame.select("svg g[class^=sbn-frames__cell]")]
+        # Each stage's row: GPipe's pass, its stash, 1F1B's pass, its stash.
+        assert cells[0::4] == [row[slot] for row in gpipe], slot
+        assert cells[2::4] == [row[slot] for row in one_f_one_b], slot
 
 
 def test_lesson_12s_schedule_tables_show_the_bubble_its_figure_gives(site_dir: Path) -> None:
@@ -126,3 +138,21 @@ def test_lesson_12s_schedule_tables_show_the_bubble_its_figure_gives(site_dir: P
         for row in table.select("tbody tr"):
             cells = row.select("td")
             assert Fraction(sum(not cell.get_text(strip=True) for cell in cells), len(cells)) == Fraction(3, 11)
+
+
+def test_a_bar_chart_of_layouts_crosses_out_exactly_those_whose_model_states_do_not_fit(
+    site_dir: Path, page: str
+) -> None:
+    # A bar's name carries ✗ (the caption says what it means) when the layout's model states alone exceed the
+    # memory of the workload's GPU: the name is typed, the fit computed, and this holds the one to the other.
+    for chart in lesson_body(soup(site_dir / page)).select("figure.sbn-chart:has(svg.sbn-chart__svg--bars)"):
+        table = chart.select_one("details.sbn-chart__data table")
+        names = [th.get_text() for th in table.select("thead th")][1:]
+        for name, figure in zip(names, table.select("tbody tr")[0].select(".fig"), strict=True):
+            kind, workload, scheme, _ = [*figure["data-fig-id"].split("/"), "", "", ""][:4]
+            if kind != "layout":
+                break
+            states = KINDS["layout"].figure(catalog(), workload, scheme, "states").value
+            gpu = catalog().workload(workload).gpu
+            assert gpu is not None
+            assert ("✗" in name) == (states > catalog().quantity(gpu.id, "memory").value), (page, name)

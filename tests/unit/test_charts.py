@@ -135,6 +135,50 @@ def test_a_stacked_bar_stacks_each_state_on_the_last() -> None:
     assert bottom == pytest.approx(BOTTOM)
 
 
+SCHEMES = ["dp", "zero3", "tensor", "pipeline", "ptd"]
+STEP = dict(
+    x={"scheme": SCHEMES},
+    stack={"part": ["compute", "bubble", "network", "nvlink"]},
+    fixed={"workload": "gpt3-ptd"},
+    caption="One step per layout",
+)
+
+
+def _bar_labels(soup: BeautifulSoup) -> list[tuple[str, float]]:
+    """The bars' names under the axis, with their height on the page: the texts below the plot."""
+    texts = soup.select(".sbn-chart__axis text")
+    return [(t.get_text(), float(t["y"])) for t in texts if float(t["y"]) > BOTTOM + 8 and t.get("class") is None]
+
+
+def test_bar_labels_too_wide_for_their_bar_alternate_between_two_lines() -> None:
+    labels = {"dp": "DP", "zero3": "ZeRO-3", "tensor": "tensor", "pipeline": "pipe", "ptd": "PTD-P"}
+    placed = _bar_labels(chart("layout", labels=labels, **STEP))
+    assert [name for name, _ in placed] == list(labels.values())
+    lines = [y for _, y in placed]
+    assert lines[0] == lines[2] == lines[4] < lines[1] == lines[3]
+
+
+def test_bar_labels_that_fit_their_bar_stay_on_one_line() -> None:
+    labels = {"dp": "DP", "zero3": "Z", "tensor": "TP", "pipeline": "PP", "ptd": "PTD"}
+    assert len({y for _, y in _bar_labels(chart("layout", labels=labels, **STEP))}) == 1
+
+
+@pytest.mark.parametrize(
+    ("layout", "message"),
+    [
+        ({}, "the labels of 5 bars overlap at a phone's width: write them in at most 7 letters with labels="),
+        (
+            {"labels": {"ptd": "PTD-P"}, "x_title": "Layout"},
+            "leave out x_title=, which two lines of labels leave no room for",
+        ),
+    ],
+)
+def test_bar_labels_that_would_overlap_are_refused_with_the_fix(layout: dict[str, Any], message: str) -> None:
+    # Unlabelled, "tensor parallelism in each server..." falls back to the scheme's id, "pipeline" (8 letters).
+    with pytest.raises(ChartError, match=message):
+        chart("layout", **STEP, **layout)
+
+
 @pytest.mark.parametrize(
     ("layout", "message"),
     [

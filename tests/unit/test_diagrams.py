@@ -11,8 +11,10 @@ from macros.diagrams import (
     DiagramError,
     Frame,
     Frames,
+    _microbatch_span,
     frames_html,
     fsdp_unit_frames,
+    pipeline_schedules_frames,
     ring_allreduce_frames,
     zero_stages_frames,
 )
@@ -178,4 +180,103 @@ def test_the_new_diagrams_type_no_figure_and_describe_every_frame(frames: Frames
     soup = BeautifulSoup(html, "html.parser")
     for frame in soup.select("li.sbn-frames__frame"):
         assert len(frame.select_one("p").get_text()) > 40
+
+
+# ------------------------------------------------------------ pipeline schedules
+
+
+def _cell(frames: Frames, slot: int, stage: int, column: int) -> tuple[str, str]:
+    """The text and state of a cell: `slot` and `stage` from 1; columns GPipe, its stash, 1F1B, its stash."""
+    cell = frames.frames[slot - 1].devices[stage - 1].cells[column]
+    return cell.text, cell.state
+
+
+@pytest.mark.parametrize(("p", "m"), [(2, 1), (4, 8), (8, 16)])
+def test_the_schedules_have_a_frame_per_time_slot_2_m_plus_p_minus_1(p: int, m: int) -> None:
+    frames = pipeline_schedules_frames(p, m)
+    assert len(frames.frames) == 2 * (m + p - 1)
+    assert frames.columns == ("GPipe", "stashed", "1F1B", "stashed")
+    assert all(len(frame.devices) == p and len(frame.devices[0].cells) == 4 for frame in frames.frames)
+
+
+def test_each_cell_is_the_pass_its_stage_runs_in_that_slot_under_each_schedule() -> None:
+    frames = pipeline_schedules_frames(4, 8)
+    # Slot 1: only the first stage works, on micro-batch 1's forward pass, under both schedules.
+    assert _cell(frames, 1, 1, 0) == _cell(frames, 1, 1, 2) == ("F1", "forward")
+    assert _cell(frames, 1, 4, 0) == ("", "idle")
+    # Slot 5: 1F1B's last stage has no warm-up (p − 4 − 1 + 1 = 0 forwards ahead): F1 in slot 4, B1 in slot 5;
+    # GPipe's runs F2, its forward passes all before any backward pass.
+    assert _cell(frames, 5, 4, 2) == ("B1", "backward")
+    assert _cell(frames, 5, 4, 0) == ("F2", "forward")
+    # Slot 9: GPipe's first stage has run its 8 forward passes and waits, holding all 8 micro-batches.
+    assert _cell(frames, 9, 1, 0) == ("", "idle")
+    assert _cell(frames, 9, 1, 1) == ("1–8", "stash")
+
+
+def _span_count(text: str) -> int:
+    """How many micro-batches a stash cell names: "3–6" is 4 of them."""
+    if not text:
+        return 0
+    first, _, last = text.partition("–")
+    return int(last or first) - int(first) + 1
+
+
+@pytest.mark.parametrize("stage", [1, 2, 3, 4])
+def test_gpipe_stashes_all_m_micro_batches_and_1f1b_at_most_p_minus_the_stages_ahead(stage: int) -> None:
+    # Narayanan et al. §2.2.1: 1F1B stashes "for p or fewer microbatches (compared to m microbatches for the
+    # GPipe schedule)"; stage i (from 1) of 1F1B holds at most p − i + 1.
+    frames = pipeline_schedules_frames(4, 8)
+    gpipe = [_span_count(_cell(frames, t, stage, 1)[0]) for t in range(1, 23)]
+    one_f_one_b = [_span_count(_cell(frames, t, stage, 3)[0]) for t in range(1, 23)]
+    assert (max(gpipe), max(one_f_one_b)) == (8, 4 - stage + 1)
+
+
+def test_the_last_frame_sums_up_the_bubble_and_the_stash() -> None:
+    last = pipeline_schedules_frames(4, 8).frames[-1]
+    assert last.title == "Slot 22 of 22."
+    # 2(p − 1) = 6 idle slots per stage; GPipe stashes m = 8, 1F1B p = 4.
+    assert "every stage was idle 6 of them, 2(p − 1)" in last.description
+    assert "up to 8 micro-batches (m) under GPipe, and 4 (p) under 1F1B" in last.description
+    # With fewer micro-batches than stages, 1F1B's first stage stashes all m = 2 of them, as GPipe's does.
+    assert "up to 2 micro-batches (m) under GPipe, and 2 (m, fewer than p) under 1F1B" in (
+        pipeline_schedules_frames(4, 2).frames[-1].description
+    )
+
+
+def test_each_frame_says_what_every_stage_runs_and_stashes_in_words() -> None:
+    frames = pipeline_schedules_frames(4, 8)
+    assert frames.frames[4].description.startswith(
+        "GPipe, stages 1 to 4: F5, F4, F3, F2; stashing 5, 4, 3, 2 micro-batches."
+        " 1F1B, stages 1 to 4: idle, idle, idle, B1; stashing 4, 3, 2, 0 micro-batches."
+    )
+    assert "Under 1F1B the last stage starts the backward passes." in frames.frames[4].description
+    assert "Under GPipe the last stage starts the backward passes." in frames.frames[11].description
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"stages": 1}, "stages= is a whole number from 2 to 8, got 1"),
+        ({"stages": 9}, "from 2 to 8"),
+        ({"stages": True}, "from 2 to 8"),
+        ({"microbatches": 0}, "microbatches= is a whole number from 1 to 16, got 0"),
+        ({"microbatches": 17}, "from 1 to 16"),
+        ({"microbatches": 2.5}, "from 1 to 16"),
+    ],
+)
+def test_a_pipeline_too_tall_or_too_long_to_step_through_is_refused(options: dict[str, object], message: str) -> None:
+    with pytest.raises(DiagramError, match=message):
+        pipeline_schedules_frames(**options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("held", "text"), [((), ""), ((3,), "3"), ((3, 4, 5, 6), "3–6"), ((1, 3), "1,3")])
+def test_a_stash_reads_as_a_run_of_micro_batches(held: tuple[int, ...], text: str) -> None:
+    assert _microbatch_span(held) == text
+
+
+def test_the_schedules_html_has_a_frame_per_slot_and_no_typed_figure() -> None:
+    html = frames_html(pipeline_schedules_frames(4, 8), "p", "Schedules", None)
+    soup = BeautifulSoup(html, "html.parser")
+    assert len(soup.select("li.sbn-frames__frame")) == 22
+    assert soup.select_one(".sbn-frames__cell--backward text").get_text().startswith("B")
     assert typed_figures(html) == []

@@ -95,6 +95,30 @@ def test_bsh_values_cross_a_boundary_and_bsh_over_t_with_scatter_gather() -> Non
     assert pipeline.boundary_bytes(1, 2048, 12288, 2, 8) == Fraction(2 * 2048 * 12288, 8)
 
 
+@pytest.mark.parametrize("schedule", pipeline.SCHEDULES)
+@pytest.mark.parametrize(("p", "m"), GRID)
+def test_what_a_stage_holds_over_time_peaks_at_its_stash(schedule: str, p: int, m: int) -> None:
+    runs = pipeline.schedule(schedule, p, m)
+    length = max(run.end for run in runs)
+    for stage in range(p):
+        held = [pipeline.held_microbatches(runs, stage, t) for t in range(length + 1)]
+        assert max(len(h) for h in held) == pipeline.stashed_microbatches(runs, stage)
+        assert held[0] == held[-1] == ()  # nothing before the first pass, nothing after the flush
+
+
+def test_gpipes_first_stage_holds_every_microbatch_once_its_forward_passes_are_done() -> None:
+    # GPipe runs F1..F8 in slots 1 to 8 on the first stage, so at time 8 it holds 1 to 8. The last stage runs
+    # its forward passes in slots 4 to 11, and B1 climbs back in slots 12 to 15: at time 15 it holds 2 to 8.
+    runs = pipeline.schedule("gpipe", 4, 8)
+    assert pipeline.held_microbatches(runs, 0, 8) == tuple(range(1, 9))
+    assert pipeline.held_microbatches(runs, 0, 15) == tuple(range(2, 9))
+    # 1F1B's first stage: F1..F4, then B1 at slot 8 (after F1's trip down and back), then F5.
+    one_f_one_b = pipeline.schedule("1f1b", 4, 8)
+    assert pipeline.held_microbatches(one_f_one_b, 0, 4) == (1, 2, 3, 4)
+    assert pipeline.held_microbatches(one_f_one_b, 0, 8) == (2, 3, 4)
+    assert pipeline.held_microbatches(one_f_one_b, 0, 9) == (2, 3, 4, 5)
+
+
 def test_an_unknown_schedule_names_the_known_ones() -> None:
     with pytest.raises(KeyError, match="gpipe, 1f1b"):
         pipeline.schedule("zero-bubble", 4, 8)
