@@ -6,7 +6,7 @@ optionally one to `series` (a line each) and others to `fixed` values. Every
 plotted value is that kind's figure, rendered and recorded like any figure in
 the prose: it sits in the chart's data table behind a disclosure, the chart's
 text alternative, and each point of the drawing carries its figure's id and
-exact value. Two layouts:
+exact value. Three layouts:
 
 - a line chart (the default): `x` is numbers, a list or a range
   `{"from": 1, "to": 1024, "times": 2}` (or `"step": 1`); `lines` draws
@@ -16,8 +16,14 @@ exact value. Two layouts:
   that entry's own value of the x parameter; `log_x`/`log_y` for log axes;
   `x_unit` is the base unit of the x values ("param", "B", "1"...);
 - a stacked bar chart: `stack={"state": [...]}` stacks those values of one
-  parameter in one bar per value of `x` (a list of choices or catalog ids);
-  bars' names too wide for one line alternate between two, or are refused.
+  parameter in one bar per value of `x` (a list of choices or catalog ids),
+  with `lines` across the bars; bars' names too wide for one line alternate
+  between two, or are refused;
+- a range chart: `ranges={"quantity": ["min_subnormal", "min_normal",
+  "max_normal"]}` draws one horizontal bar per value of `x` on a log axis
+  marked in powers of `base` (10, or 2), from the first of those values to the
+  last, in a colour per span between them (`segments` names the spans);
+  `beside={"quantity": "epsilon"}` writes one more figure beside each bar.
 
 Also `caption` (required), `x_title`, `y_title`, `labels` (text for argument
 values; catalog ids show their entry's name), and display options for every
@@ -141,14 +147,17 @@ class _Chart:
     def __init__(self, kind: FigureKind, render: Callable[..., str], catalog: Catalog, display: Mapping[str, Any]):
         self.kind, self.render, self.catalog, self.display = kind, render, catalog, display
 
-    def point(self, binding: Mapping[str, Any], x: Any, series: Any) -> _Point:
+    def point(
+        self, binding: Mapping[str, Any], x: Any, series: Any, display: Mapping[str, Any] | None = None
+    ) -> _Point:
+        """The figure at `binding`, shown with the chart's display options and `display`'s on top."""
         arguments = _arguments(self.kind, binding)
         try:
             figure = self.kind.figure(self.catalog, *arguments)
         except (KeyError, ValueError, TypeError) as error:
             message = error.args[0] if error.args else str(error)
             raise ChartError(f"the point {dict(binding)} cannot be computed: {message}") from None
-        return _Point(x, series, figure, self.render(*arguments, **self.display))
+        return _Point(x, series, figure, self.render(*arguments, **{**self.display, **(display or {})}))
 
 
 def _unit_of(points: list[_Point]) -> str:
@@ -159,8 +168,9 @@ def _unit_of(points: list[_Point]) -> str:
 
 
 def _axis_unit(value: float, unit: str, display: Mapping[str, Any]) -> tuple[float, str]:
-    """The display unit an axis is marked in: the figures' own `scale=` if given, else that of a middle value."""
-    options = {"scale": display["scale"]} if "scale" in display else {}
+    """The display unit an axis is marked in: the figures' own `scale=` (or `percent=`) if given, else that of a
+    middle value."""
+    options = {name: display[name] for name in ("scale", "percent") if name in display}
     shown = display_quantity(value if value > 0 else 1, unit, **options)
     symbol = {"billion": "billions", "million": "millions", "trillion": "trillions"}.get(shown.symbol, shown.symbol)
     return float(shown.factor), symbol
@@ -190,6 +200,10 @@ def figure_chart(
     x_unit: str = "1",
     x_title: str = "",
     y_title: str = "",
+    ranges: Mapping[str, Any] | None = None,
+    beside: Mapping[str, Any] | None = None,
+    segments: list[str] | None = None,
+    base: int = 10,
     **display: Any,
 ) -> str:
     """The chart's HTML: a `<figure>` with its SVG, legend, caption and data table (see the module's docstring).
@@ -206,11 +220,25 @@ def figure_chart(
     chart = _Chart(kind, render, catalog, display)
     x_name, x_values = _values("x", x, kind)
     try:
-        if stack is not None:
-            if series or lines or marks or log_x or log_y:
-                raise ChartError("a stacked bar chart (stack=) takes no series=, lines=, marks= or log axes")
+        if ranges is not None:
+            if stack is not None or series or lines or marks or log_x or log_y:
+                raise ChartError("a range chart (ranges=) takes no stack=, series=, lines=, marks= or log axes")
+            range_name, range_values = _values("ranges", ranges, kind)
+            body = _ranges(
+                chart,
+                ident,
+                (x_name, x_values, range_name, range_values),
+                fixed,
+                labels,
+                (beside, segments, base),
+                x_title,
+            )
+        elif stack is not None:
+            if series or marks or log_x or log_y:
+                raise ChartError("a stacked bar chart (stack=) takes no series=, marks= or log axes")
             stack_name, stack_values = _values("stack", stack, kind)
-            body = _bars(chart, ident, x_name, x_values, stack_name, stack_values, fixed, labels, x_title, y_title)
+            axes = (x_name, x_values, stack_name, stack_values)
+            body = _bars(chart, resolve, ident, axes, fixed, lines or [], labels, (x_title, y_title))
         else:
             series_name, series_values = _values("series", series, kind) if series else ("", [None])
             body = _lines(
@@ -250,10 +278,11 @@ def _svg(ident: str, kind_class: str) -> ET.Element:
 
 def _y_axis(svg: ET.Element, scale: Scale, factor: float, title: str, log: bool, right: float = RIGHT) -> None:
     axis = _element("g", {"class": "sbn-chart__axis"}, svg)
-    for tick in ticks(scale.low, scale.high, log):
-        y = scale(tick)
+    # Round ticks in the unit the axis is marked in: 10, 100 and 1,000 days, not 10⁶ and 10⁷ seconds.
+    for tick in ticks(scale.low / factor, scale.high / factor, log):
+        y = scale(tick * factor)
         _element("line", {"class": "sbn-chart__grid", "x1": LEFT, "x2": right, "y1": y, "y2": y}, axis)
-        _element("text", {"x": LEFT - 5, "y": y + 4, "text-anchor": "end"}, axis, tick_text(tick, factor))
+        _element("text", {"x": LEFT - 5, "y": y + 4, "text-anchor": "end"}, axis, tick_text(tick, 1))
     _element("text", {"class": "sbn-chart__title", "x": 2, "y": 13}, axis, title)
 
 
@@ -420,22 +449,23 @@ def _lines(
 
 def _bars(
     chart: _Chart,
+    resolve: Callable[[str], tuple[FigureKind, Callable[..., str]]],
     ident: str,
-    x_name: str,
-    x_values: list[Any],
-    stack_name: str,
-    stack_values: list[Any],
+    axes: tuple[str, list[Any], str, list[Any]],
     fixed: Mapping[str, Any],
+    lines: list[Any],
     labels: Mapping[Any, str],
-    x_title: str,
-    y_title: str,
+    titles: tuple[str, str],
 ) -> list[ET.Element]:
-    if len(stack_values) > STYLES:
-        raise ChartError(f"a bar stacks at most {STYLES} values")
+    x_name, x_values, stack_name, stack_values = axes
+    x_title, y_title = titles
+    if len(stack_values) > STYLES or len(lines) > STYLES:
+        raise ChartError(f"a bar stacks at most {STYLES} values, beside at most {STYLES} reference lines")
     points = [chart.point({**fixed, x_name: xv, stack_name: sv}, xv, sv) for xv in x_values for sv in stack_values]
     unit = _unit_of(points)
+    references = [_reference(line, chart, resolve, unit) for line in lines]
     totals = [sum(float(p.figure.value) for p in points if p.x == xv) for xv in x_values]
-    y_scale = Scale(*domain(totals, log=False), BOTTOM, TOP)
+    y_scale = Scale(*domain(totals + [float(f.value) for _, f, _ in references], log=False), BOTTOM, TOP)
     factor, symbol = _axis_unit(y_scale.high, unit, chart.display)
     right = WIDTH - BAR_LABELS
     svg = _svg(ident, "bars")
@@ -484,24 +514,35 @@ def _bars(
             axis,
             x_title,
         )
-    # The last bar's segments are named beside it, with their figures; the data table has every bar's.
+    # The last bar's segments are named beside it, with their figures (the data table has every bar's), and
+    # so are the reference lines, which run across the bars to the same column of labels, kept apart.
     last = [p for p in points if p.x == x_values[-1]]
     middles, base = [], 0.0
     for p in last:
-        middles.append((y_scale(base) + y_scale(base + float(p.figure.value))) / 2 + 4)
+        middles.append((y_scale(base) + y_scale(base + float(p.figure.value))) / 2)
         base += float(p.figure.value)
-    places = dodge(middles, FONT + 2, TOP + FONT, BOTTOM)
+    heights = [y_scale(float(f.value)) for _, f, _ in references]
+    places = dodge([y + 4 for y in middles + heights], FONT + 2, TOP + FONT, BOTTOM)
     edge = LEFT + slot * (len(x_values) - 0.5) + width / 2
-    for index, (p, y) in enumerate(zip(last, places, strict=True)):
+    for index, (p, y, label_y) in enumerate(zip(last, middles, places[: len(last)], strict=True)):
         group = _element("g", {"class": f"sbn-chart__key sbn-chart__key--{index + 1}"}, svg)
-        _element("line", {"x1": edge + 2, "x2": edge + 12, "y1": middles[index] - 4, "y2": y - 4}, group)
-        _labelled(group, {"x": edge + 15, "y": y}, _label(p.series, chart.catalog, labels), p.html)
+        _element("line", {"x1": edge + 2, "x2": edge + 12, "y1": y, "y2": label_y - 4}, group)
+        _labelled(group, {"x": edge + 15, "y": label_y}, _label(p.series, chart.catalog, labels), p.html)
+    for index, ((entry, figure, html), y, label_y) in enumerate(
+        zip(references, heights, places[len(last) :], strict=True)
+    ):
+        group = _element("g", {"class": f"sbn-chart__reference sbn-chart__reference--{index + 1}"}, svg)
+        data = {"data-fig-id": figure.id, "data-value": attribute_value(figure.value)}
+        _element("line", {"x1": LEFT, "x2": edge + 2, "y1": y, "y2": y, **data}, group)
+        _element("line", {"x1": edge + 2, "x2": edge + 12, "y1": y, "y2": label_y - 4}, group)
+        _labelled(group, {"x": edge + 15, "y": label_y}, _label(entry, chart.catalog, labels), html)
     table = _table(
         _title(y_title, ""),
         [_label(xv, chart.catalog, labels) for xv in x_values],
         [(_label(sv, chart.catalog, labels), [p.html for p in points if p.series == sv]) for sv in stack_values],
     )
-    return [svg, _data(table, [])]
+    extras = [(f"{_label(e, chart.catalog, labels)}, a reference line:", html) for e, _, html in references]
+    return [svg, _data(table, extras)]
 
 
 def _legend(names: list[str], what: str) -> ET.Element:
@@ -541,3 +582,137 @@ def _data(table: ET.Element, extras: list[tuple[str, str]]) -> ET.Element:
             item = _element("li", {}, listing, f"{text} ")
             item.append(ET.fromstring(html))
     return details
+
+
+#: A range chart's rows: a line of text (the bar's name, and the figure beside it), then the bar.
+_RANGE_ROW, _RANGE_BAR, _RANGE_TOP = 36, 10, 4
+#: Its plot spans the drawing, keeping room for the end ticks' labels.
+_RANGE_LEFT, _RANGE_RIGHT = 16, WIDTH - 16
+#: The logarithms a range chart's axis can be marked in, by base.
+_LOGS: Mapping[int, Callable[[float], float]] = {2: math.log2, 10: math.log10}
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def _power_ticks(low: float, high: float, base: int) -> list[int]:
+    """The exponents of `base` that mark a log axis from `low` to `high`: multiples of a round step (1, 2 or 5
+    times a power of ten), at most seven, the first at or below `low` and the last at or above `high`.
+
+    >>> _power_ticks(2.0**-149, 2.0**128, 2), _power_ticks(0.5, 300, 10)
+    ([-150, -100, -50, 0, 50, 100, 150], [-1, 0, 1, 2, 3])
+    """
+    log = _LOGS[base]
+    first, last = math.floor(log(low) + 1e-9), math.ceil(log(high) - 1e-9)
+    for step in (10**power * m for power in range(4) for m in (1, 2, 5)):
+        start, end = math.floor(first / step) * step, math.ceil(last / step) * step
+        if (end - start) // step <= 6:
+            return list(range(start, end + 1, step))
+    raise ChartError(f"the values span too many powers of {base} to draw")
+
+
+def _beside(spec: Mapping[str, Any] | None, kind: FigureKind) -> tuple[str, Any, dict[str, Any]] | None:
+    """The parameter and the one value of it whose figure `beside=` writes beside each bar, and that figure's own
+    display options, if any."""
+    if spec is None:
+        return None
+    parameters = [p.name for p in kind.parameters]
+    chosen = [key for key in spec if key in parameters] if isinstance(spec, Mapping) else []
+    if len(chosen) != 1:
+        raise ChartError(
+            f"beside= maps one parameter of {kind.usage} to one value, and may add display options for its"
+            ' figure, like {"quantity": "epsilon", "power_of_two": true}'
+        )
+    return chosen[0], spec[chosen[0]], {key: value for key, value in spec.items() if key != chosen[0]}
+
+
+def _ranges(
+    chart: _Chart,
+    ident: str,
+    axes: tuple[str, list[Any], str, list[Any]],
+    fixed: Mapping[str, Any],
+    labels: Mapping[Any, str],
+    options: tuple[Mapping[str, Any] | None, list[str] | None, int],
+    x_title: str,
+) -> list[ET.Element]:
+    x_name, x_values, range_name, range_values = axes
+    beside, segments, base = options
+    if not 2 <= len(range_values) <= STYLES + 1:
+        raise ChartError(f"ranges= gives from 2 to {STYLES + 1} values: where a bar starts, changes colour and ends")
+    if segments is not None and (
+        not isinstance(segments, list) or len(segments) != len(range_values) - 1 or not all(segments)
+    ):
+        raise ChartError(f"segments= names the {len(range_values) - 1} spans between the ranges= values, in order")
+    if base not in _LOGS:
+        raise ChartError(f"base= is {' or '.join(map(str, _LOGS))}: the powers a range chart's axis is marked in")
+    bars = [[chart.point({**fixed, x_name: xv, range_name: rv}, xv, rv) for rv in range_values] for xv in x_values]
+    _unit_of([p for bar in bars for p in bar])
+    for bar in bars:
+        values = [p.figure.value for p in bar]
+        if values[0] <= 0 or any(b < a for a, b in itertools.pairwise(values)):
+            raise ChartError(
+                f"ranges=: the values of {bar[0].x!r} must be positive and climb in the order given: "
+                + ", ".join(f"{p.series} is {float(p.figure.value):g}" for p in bar)
+            )
+    chosen = _beside(beside, chart.kind)
+    notes = []
+    if chosen:
+        parameter, value, note_display = chosen
+        notes = [chart.point({**fixed, x_name: xv, parameter: value}, xv, value, note_display) for xv in x_values]
+    lows = [float(bar[0].figure.value) for bar in bars]
+    highs = [float(bar[-1].figure.value) for bar in bars]
+    exponents = _power_ticks(min(lows), max(highs), base)
+    scale = Scale(float(base) ** exponents[0], float(base) ** exponents[-1], _RANGE_LEFT, _RANGE_RIGHT, log=True)
+    axis_y = _RANGE_TOP + _RANGE_ROW * len(bars) + 4
+    height = axis_y + 42
+    svg = _svg(ident, "ranges")
+    svg.set("viewBox", f"0 0 {WIDTH} {height}")
+    axis = _element("g", {"class": "sbn-chart__axis"}, svg)
+    for exponent in exponents:
+        x = scale(float(base) ** exponent)
+        _element("line", {"class": "sbn-chart__grid", "x1": x, "x2": x, "y1": _RANGE_TOP, "y2": axis_y}, axis)
+        power = f"{base}{str(exponent).translate(_SUPERSCRIPT)}"
+        _element("text", {"x": x, "y": axis_y + 16, "text-anchor": "middle"}, axis, power)
+    _element(
+        "line",
+        {"class": "sbn-chart__baseline", "x1": _RANGE_LEFT, "x2": _RANGE_RIGHT, "y1": axis_y, "y2": axis_y},
+        axis,
+    )
+    if x_title:
+        _element(
+            "text",
+            {"class": "sbn-chart__title", "x": WIDTH / 2, "y": height - 6, "text-anchor": "middle"},
+            axis,
+            x_title,
+        )
+    # Each bar under its name, its spans in the segments' colours, a tick at each value; its note at the right.
+    for row, (bar, xv) in enumerate(zip(bars, x_values, strict=True)):
+        text_y = _RANGE_TOP + _RANGE_ROW * row + FONT
+        bar_y = text_y + 6
+        group = _element("g", {"class": "sbn-chart__range"}, svg)
+        _element("text", {"x": _RANGE_LEFT, "y": text_y}, group, _label(xv, chart.catalog, labels))
+        if notes:
+            note = notes[row]
+            place = {"x": _RANGE_RIGHT, "y": text_y, "text-anchor": "end"}
+            _labelled(group, place, _label(note.series, chart.catalog, labels), note.html)
+        for index, (start, end) in enumerate(itertools.pairwise(bar)):
+            x0, x1 = scale(float(start.figure.value)), scale(float(end.figure.value))
+            attributes = {"x": x0, "y": bar_y, "width": round(x1 - x0, 2), "height": _RANGE_BAR}
+            _element("rect", {"class": f"sbn-chart__segment sbn-chart__segment--{index + 1}", **attributes}, group)
+        for p in bar:
+            x = scale(float(p.figure.value))
+            data = {"data-fig-id": p.figure.id, "data-value": attribute_value(p.figure.value)}
+            _element(
+                "line",
+                {"class": "sbn-chart__bound", "x1": x, "x2": x, "y1": bar_y - 3, "y2": bar_y + _RANGE_BAR + 3, **data},
+                group,
+            )
+    names = [_label(v, chart.catalog, labels) for v in range_values]
+    spans = segments or [f"{a} to {b}" for a, b in itertools.pairwise(names)]
+    table = _table(
+        _label(x_name, chart.catalog, labels),
+        [*names, _label(chosen[1], chart.catalog, labels)] if chosen else names,
+        [
+            (_label(xv, chart.catalog, labels), [p.html for p in bar] + ([notes[row].html] if notes else []))
+            for row, (bar, xv) in enumerate(zip(bars, x_values, strict=True))
+        ],
+    )
+    return [svg, _legend(spans, "segment"), _data(table, [])]

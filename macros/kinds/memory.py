@@ -96,3 +96,32 @@ def activations(catalog: Catalog, workload: str, precision: str = model.ACTIVATI
     )
     formula = f"{per_value} B × {factor} × hidden × batch × sequence × layers"
     return Computed(value, "B", formula, words, (hidden, layers, batch, sequence))
+
+
+#: The part of a training step's memory that grows with its batch, beside the recipe's model states.
+ACTIVATIONS = "activations"
+
+
+@figure_kind("step-bytes")
+def step_bytes(
+    catalog: Catalog,
+    workload: str,
+    part: str,
+    recipe: str = model.DEFAULT_RECIPE,
+    precision: str = model.ACTIVATION_PRECISION,
+) -> Computed:
+    """Bytes of one part of a workload's training step on one device: a model state of `recipe`, or the activations.
+
+    The parts add up to what the step keeps: each of the recipe's model states
+    for the workload's model (`model_states`), and the activations of its
+    batch, in `precision` (`activations`, ZeRO §3.2's estimate).
+
+    Raises:
+        KeyError: `part` is neither one of the recipe's states nor "activations".
+    """
+    if part == ACTIVATIONS:
+        return activations(catalog, workload, precision)
+    states = model.recipe(recipe).states
+    if part not in states:
+        raise KeyError(f"unknown part {part!r} of a step in {recipe}; known: {', '.join([*states, ACTIVATIONS])}")
+    return model_states(catalog, catalog.workload(workload).model.id, part, recipe)

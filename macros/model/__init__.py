@@ -7,6 +7,7 @@ reads `model.model_state_bytes(...)` whichever module holds it.
 - `shape`: the parameters a transformer's shape implies (Kaplan et al. 2020, eq. 2.1), GPT-2's vectors too;
 - `compute`: training FLOPs, time and utilization (Kaplan; Narayanan et al. 2021; PaLM);
 - `formats`: floating-point formats from their bit layout (IEEE 754; the FP8 paper);
+- `mixed_precision`: one mixed-precision iteration, what it keeps in which precision (Micikevicius et al. 2018);
 - `memory`: model states by training recipe, copies, activations (ZeRO §3);
 - `checkpointing`: Chen et al. 2016's √n activation checkpointing;
 - `activations`: activations counted tensor by tensor (Korthikanti et al. 2022, §4);

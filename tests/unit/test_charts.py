@@ -15,7 +15,7 @@ from macros.charts import BOTTOM, LEFT, RIGHT, TOP, ChartError, figure_chart
 from macros.figures import render_html
 from macros.kinds import KINDS, FigureKind
 from macros.plot import Scale, dodge, domain, ticks
-from macros.quantities import display_quantity
+from macros.quantities import display_quantity, with_defaults
 from macros.typed_figures import typed_figures
 from tests.conftest import catalog
 
@@ -23,8 +23,9 @@ from tests.conftest import catalog
 def _render(kind: FigureKind) -> Callable[..., str]:
     def render(*arguments: Any, **display: Any) -> str:
         figure = kind.figure(catalog(), *arguments)
+        # As the build shows a figure: the kind's display, with the author's options on top (notations replaced).
         return render_html(
-            figure, display_quantity(figure.value, figure.unit, **{**figure.computed.display, **display})
+            figure, display_quantity(figure.value, figure.unit, **with_defaults(figure.computed.display, display))
         )
 
     return render
@@ -230,3 +231,130 @@ def test_dodged_labels_keep_their_order_and_gap_within_bounds() -> None:
 )
 def test_the_typed_figure_check_reads_each_svg_label_on_its_own(svg: str, found: list[str]) -> None:
     assert [f.text for f in typed_figures(svg)] == found
+
+
+def test_a_log_axis_in_days_is_marked_in_round_days() -> None:
+    soup = chart(
+        "time_at_utilization",
+        x={"devices": [64, 512, 4096]},
+        series={"utilization": [30, 50]},
+        fixed={"workload": "gpt3-on-a100s"},
+        log_x=True,
+        log_y=True,
+        scale="days",
+        caption="Days",
+    )
+    y_ticks = [t.get_text() for t in soup.select("svg > g.sbn-chart__axis")[0].select("text:not(.sbn-chart__title)")]
+    assert y_ticks == ["10", "100", "1,000"]  # powers of ten in days, not of seconds
+    assert soup.select_one(".sbn-chart__title").get_text() == "days"
+
+
+def test_a_chart_of_shares_in_percent_is_marked_in_percent() -> None:
+    soup = chart(
+        "shape_share",
+        x={"entry": ["gpt2-xl", "gpt3-175b"]},
+        stack={"part": ["blocks", "embeddings"]},
+        labels={"gpt2-xl": "GPT-2", "gpt3-175b": "GPT-3"},
+        percent=True,
+        y_title="Share",
+        caption="Shares",
+    )
+    assert soup.select_one(".sbn-chart__title").get_text() == "Share (%)"
+    assert "100" in [t.get_text() for t in soup.select(".sbn-chart__axis text:not(.sbn-chart__title)")]
+
+
+STEP_MEMORY = dict(
+    x={"workload": ["gpt2-batch-1", "zero-gpt2-activations"]},
+    stack={"part": ["fp32_parameters", "fp32_gradients", "activations"]},
+    fixed={"recipe": "fp32-adam", "precision": "fp32"},
+    lines=["a100-40gb"],
+    labels={"a100-40gb": "A100", "gpt2-batch-1": "batch 1", "gpt2-batch-8": "batch 8", "zero-gpt2-activations": "32"},
+    caption="A step's memory",
+)
+
+
+def test_a_reference_line_runs_across_stacked_bars_at_its_figure() -> None:
+    soup = chart("step_bytes", **STEP_MEMORY)
+    line = soup.select_one(".sbn-chart__reference line[data-fig-id]")
+    assert (line["data-fig-id"], int(line["data-value"])) == ("catalog/a100-40gb/memory", 40 * 2**30)
+    # Batch 32's activations in fp32 (4 × 12 × 1600 × 32 × 1024 × 48 bytes) and two 6 GB states: under 150 GB.
+    y = Scale(0, 150e9, BOTTOM, TOP)
+    assert float(line["y1"]) == float(line["y2"]) == pytest.approx(y(40 * 2**30))
+    label = " ".join(soup.select_one(".sbn-chart__reference text").get_text().split())
+    assert label == "A100 40 GB (40 GiB)"
+    extras = [" ".join(li.get_text().split()) for li in soup.select("details.sbn-chart__data li")]
+    assert extras == ["A100, a reference line: 40 GB (40 GiB)"]
+
+
+def test_a_bar_charts_labels_beside_the_last_bar_keep_apart() -> None:
+    # Batch 8's fp32 activations (30.2 GB on 24 GB of states) centre 3.8 GB from the A100's 42.9 GB: too close.
+    states = ["fp32_parameters", "fp32_gradients", "fp32_momentum", "fp32_variance"]
+    crowded = {**STEP_MEMORY, "x": {"workload": ["gpt2-batch-8"]}, "stack": {"part": [*states, "activations"]}}
+    soup = chart("step_bytes", **crowded)
+    ys = sorted(float(t["y"]) for t in soup.select(".sbn-chart__key text, .sbn-chart__reference text"))
+    assert len(ys) == 6 and all(b - a >= 15 - 1e-6 for a, b in itertools.pairwise(ys))
+
+
+FORMATS = ["fp32", "fp16", "e4m3"]
+RANGES = dict(
+    x={"fmt": FORMATS},
+    ranges={"quantity": ["min_subnormal", "min_normal", "max_normal"]},
+    beside={"quantity": "epsilon", "power_of_two": True},
+    segments=["subnormals", "normals"],
+    base=2,
+    caption="Ranges",
+)
+
+
+def test_a_range_chart_marks_each_value_of_each_bar_with_its_figure() -> None:
+    soup = chart("format_value", **RANGES)
+    bounds = soup.select("line.sbn-chart__bound")
+    assert [b["data-fig-id"] for b in bounds] == [
+        f"format/{fmt}/{q}" for fmt in FORMATS for q in ("min_subnormal", "min_normal", "max_normal")
+    ]
+    # fp16: 2⁻²⁴ (IEEE 754 binary16's smallest subnormal), 2⁻¹⁴ and 65,504.
+    assert [Fraction(b["data-value"]) for b in bounds[3:6]] == [Fraction(1, 2**24), Fraction(1, 2**14), 65504]
+
+
+def test_a_range_chart_puts_each_value_on_a_log_axis_of_powers_of_two() -> None:
+    soup = chart("format_value", **RANGES)
+    ticks_text = [t.get_text() for t in soup.select(".sbn-chart__axis text:not(.sbn-chart__title)")]
+    assert ticks_text == ["2⁻¹⁵⁰", "2⁻¹⁰⁰", "2⁻⁵⁰", "2⁰", "2⁵⁰", "2¹⁰⁰", "2¹⁵⁰"]
+    grid = [float(line["x1"]) for line in soup.select(".sbn-chart__grid")]
+    scale = Scale(2.0**-150, 2.0**150, grid[0], grid[-1], log=True)
+    for bound in soup.select("line.sbn-chart__bound"):
+        assert float(bound["x1"]) == pytest.approx(scale(float(Fraction(bound["data-value"]))), abs=0.01)
+    # fp32's bar spans from 2⁻¹⁴⁹ up: its subnormal segment starts one binade above the axis's 2⁻¹⁵⁰.
+    segments = soup.select("rect.sbn-chart__segment")
+    assert [s["class"][1] for s in segments[:2]] == ["sbn-chart__segment--1", "sbn-chart__segment--2"]
+    assert float(segments[0]["x"]) == pytest.approx(scale(2.0**-149), abs=0.01)
+
+
+def test_a_range_chart_writes_a_figure_beside_each_bar_and_names_its_spans() -> None:
+    soup = chart("format_value", **RANGES)
+    notes = soup.select(".sbn-chart__range tspan.fig")
+    assert [(n["data-fig-id"], n.get_text()) for n in notes] == [
+        ("format/fp32/epsilon", "2⁻²³"),
+        ("format/fp16/epsilon", "2⁻¹⁰"),
+        ("format/e4m3/epsilon", "2⁻³"),
+    ]
+    assert [li.get_text().strip() for li in soup.select(".sbn-chart__legend li")] == ["subnormals", "normals"]
+    rows = soup.select("details.sbn-chart__data tbody tr")
+    assert [len(row.select(".fig")) for row in rows] == [4, 4, 4]
+    assert typed_figures(str(soup)) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"ranges": {"quantity": ["max_normal", "min_normal"]}, "segments": None}, "must be positive and climb"),
+        ({"ranges": {"quantity": ["min_normal"]}}, "from 2 to 7 values"),
+        ({"segments": ["subnormals"]}, "names the 2 spans"),
+        ({"base": 3}, "base= is 2 or 10"),
+        ({"beside": {"digits": 2}}, "beside= maps one parameter"),
+        ({"series": {"fmt": ["fp16"]}}, "takes no stack=, series="),
+    ],
+)
+def test_a_wrong_range_chart_is_refused_with_the_fix(change: dict[str, Any], message: str) -> None:
+    with pytest.raises(ChartError, match=message):
+        chart("format_value", **{**RANGES, **change})

@@ -8,16 +8,19 @@ from bs4 import BeautifulSoup
 
 from macros import model
 from macros.diagrams import (
+    Cell,
     DiagramError,
     Frame,
     Frames,
     _microbatch_span,
     frames_html,
     fsdp_unit_frames,
+    mixed_precision_frames,
     pipeline_schedules_frames,
     ring_allreduce_frames,
     zero_stages_frames,
 )
+from macros.model.mixed_precision import mixed_precision_iteration
 from macros.typed_figures import typed_figures
 
 
@@ -280,3 +283,34 @@ def test_the_schedules_html_has_a_frame_per_slot_and_no_typed_figure() -> None:
     assert len(soup.select("li.sbn-frames__frame")) == 22
     assert soup.select_one(".sbn-frames__cell--backward text").get_text().startswith("B")
     assert typed_figures(html) == []
+
+
+def test_the_mixed_precision_iteration_has_a_frame_per_step_and_a_row_per_precision() -> None:
+    frames = mixed_precision_frames()
+    assert len(frames.frames) == len(mixed_precision_iteration()) == 5
+    assert all([d.name for d in frame.devices] == ["fp32", "fp16"] for frame in frames.frames)
+    assert frames.columns == ("weights", "activations", "gradients", "Adam m, v")
+
+
+def test_each_cell_shows_what_that_precision_holds_after_the_step() -> None:
+    start, rounded, forward, backward, update = mixed_precision_frames().frames
+    assert [c.text for c in start.devices[0].cells] == ["W", "", "", "m, v"]
+    assert [c.text for c in start.devices[1].cells] == ["", "", "", ""]
+    assert rounded.devices[1].cells[0] == Cell("W", "made") and rounded.arrows == ((0, 1),)
+    assert forward.devices[1].cells[1] == Cell("A", "made")
+    # The backward pass from the loss times S: both gradients S times their value, in fp16; the activations used up.
+    assert backward.devices[1].cells[1:3] == (Cell("", ""), Cell("S∂A, S∂W", "made scaled"))
+    # The update: the weight gradients unscaled in fp32, the moments and master weights updated there.
+    assert [c.text for c in update.devices[0].cells] == ["W", "", "∂W", "m, v"]
+    assert all("made" in c.state for c in update.devices[0].cells if c.text)
+    assert update.devices[1].cells[2] == Cell("S∂W", "scaled") and update.arrows == ((1, 0),)
+
+
+def test_the_mixed_precision_frames_say_each_step_in_words_and_type_no_figure() -> None:
+    frames = mixed_precision_frames()
+    assert all(len(frame.description) > 40 for frame in frames.frames)
+    assert "loss scale S" in frames.frames[3].description
+    html = frames_html(frames, "m", "One iteration", None)
+    assert typed_figures(html) == []
+    # What each step makes, outlined: W rounded, A, the two gradients, then W, ∂W and m, v in the update.
+    assert len(BeautifulSoup(html, "html.parser").select(".sbn-frames__frame .sbn-frames__cell--made")) == 6

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
+from macros import model
 from macros.catalog import load_catalog
 from macros.figures import Computed, Figure, FigureLog, render_html, value_text
 from macros.kinds import KINDS, FigureKindError, check_printed, kind_of
@@ -208,3 +209,35 @@ def test_the_log_writes_one_record_per_page_figure_and_display(tmp_path: Path) -
         "where": catalog().model("gpt2-1.5b").provenance.where,
     }
     assert records[0]["printed"]["value"] == "24000000000"
+
+
+@pytest.mark.parametrize(
+    ("workload", "part", "expected"),
+    [
+        # fp32 Adam's four states, 4 bytes each per parameter, for ZeRO's round 1.5 billion.
+        ("gpt2-batch-1", "fp32_parameters", 4 * 1_500_000_000),
+        ("gpt2-batch-8", "fp32_variance", 4 * 1_500_000_000),
+        # ZeRO §3.2's 12 × hidden × batch × sequence × layers values, at 4 bytes in fp32: twice its "60 GB".
+        ("zero-gpt2-activations", "activations", 4 * 12 * 1600 * 32 * 1024 * 48),
+        ("gpt2-batch-1", "activations", 4 * 12 * 1600 * 1 * 1024 * 48),
+    ],
+)
+def test_a_steps_parts_are_the_recipes_states_and_the_batchs_activations(
+    workload: str, part: str, expected: int
+) -> None:
+    shown = figure("step_bytes", workload, part, "fp32-adam", "fp32")
+    assert shown.value == expected and shown.unit == "B"
+    assert shown.id == f"step-bytes/{workload}/{part}/fp32-adam/fp32"
+
+
+def test_a_steps_parts_add_up_to_its_model_states_and_activations() -> None:
+    parts = [*model.RECIPES["fp32-adam"].states, "activations"]
+    total = sum(figure("step_bytes", "gpt2-batch-8", part, "fp32-adam", "fp32").value for part in parts)
+    states = figure("model_states", "gpt2-1.5b", "all", "fp32-adam").value
+    assert total == states + figure("activations", "gpt2-batch-8", "fp32").value
+
+
+def test_a_step_has_no_part_all_nor_a_state_of_another_recipe() -> None:
+    for part in ("all", "fp16_parameters"):
+        with pytest.raises(KeyError, match="known: fp32_parameters, fp32_gradients, fp32_momentum, fp32_variance"):
+            figure("step_bytes", "gpt2-batch-1", part, "fp32-adam")
