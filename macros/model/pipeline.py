@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
+from operator import attrgetter
 
 from .checks import check_count as _check_count
 
@@ -72,10 +74,14 @@ def stage_order(schedule_name: str, stages: int, microbatches: int, stage: int) 
     return order + backwards[microbatches - warmup :]
 
 
+@lru_cache(maxsize=256)
 def schedule(
     schedule_name: str, stages: int, microbatches: int, forward: int = 1, backward: int = 1
 ) -> tuple[Run, ...]:
     """Every pass of one batch on `stages` stages, each started as soon as its stage and its input are free.
+
+    Simulated once for each set of arguments (the result is immutable): a lesson's bubble charts
+    and tables ask for the same schedules many times.
 
     A forward pass of microbatch j on stage i waits for stage i − 1's forward
     pass of j; a backward pass waits for stage i + 1's backward pass of j (the
@@ -114,7 +120,7 @@ def schedule(
             progressed = True
         if not progressed:  # pragma: no cover - every order above is free of deadlock
             raise RuntimeError(f"the {schedule_name} schedule deadlocks")
-    return tuple(sorted(runs, key=lambda run: (run.stage, run.start)))
+    return tuple(sorted(runs, key=attrgetter("stage", "start")))
 
 
 def timeline(runs: tuple[Run, ...]) -> list[list[tuple[str, int] | None]]:
