@@ -28,9 +28,13 @@
     return `sbn:${new URL(base, location.href).pathname}:`;
   }
 
+  // Resolved once, on the page this script was loaded with: #__config's base is
+  // relative to that page, and instant navigation changes the address, not it.
+  const SCOPE = scope();
+
   function load(id) {
     try {
-      const state = JSON.parse(localStorage.getItem(scope() + id));
+      const state = JSON.parse(localStorage.getItem(SCOPE + id));
       return state && typeof state === "object" && state.v === VERSION ? state : null;
     } catch (error) {
       return null;
@@ -40,7 +44,7 @@
   function save(id, state) {
     try {
       const text = JSON.stringify({ ...state, v: VERSION });
-      if (text.length <= MAX_LENGTH) localStorage.setItem(scope() + id, text);
+      if (text.length <= MAX_LENGTH) localStorage.setItem(SCOPE + id, text);
     } catch (error) {
       // Full or disabled: keep going without remembering.
     }
@@ -48,7 +52,7 @@
 
   function forget(id) {
     try {
-      localStorage.removeItem(scope() + id);
+      localStorage.removeItem(SCOPE + id);
     } catch (error) {
       // Nothing to forget.
     }
