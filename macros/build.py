@@ -224,12 +224,15 @@ class Build:
         """What follows `lesson`, as the lesson footer shows it (overrides/main.html): plain values, addresses as
         the site has them."""
         steps = course.next_steps(self.catalog, self.lessons, lesson)
-        following = steps.lesson
-        return {
-            "writing": [{"number": s.number, "title": s.title, "summary": s.summary} for s in steps.writing],
-            "lesson": following
-            and {"title": following.title, "description": following.description, "url": self._url(following.src_path)},
-        }
+        following = None
+        if steps.lesson is not None:
+            following = {
+                "title": steps.lesson.title,
+                "description": steps.lesson.description,
+                "url": self._url(steps.lesson.src_path),
+            }
+        writing = [{"number": stage.number, "title": stage.title, "summary": stage.summary} for stage in steps.writing]
+        return {"writing": writing, "lesson": following}
 
     def _url(self, src_path: str) -> str:
         """The address of a docs page relative to the site, as MkDocs writes it: `stage-4/lesson-08-…/`."""

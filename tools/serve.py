@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import io
+import posixpath
 import sys
 import threading
 from collections.abc import Iterator
@@ -29,7 +30,7 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import BinaryIO
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 #: What GitHub Pages compresses (by media type); images and fonts it sends as they are.
 COMPRESSED_TYPES = ("text/", "application/javascript", "application/json", "application/xml", "image/svg+xml")
@@ -48,6 +49,8 @@ class SiteHandler(SimpleHTTPRequestHandler):
 
     def translate_path(self, path: str) -> str:
         path = urlsplit(path).path
+        # As a browser would send it: no "..", which could lead out of the site's path.
+        path = posixpath.normpath(unquote(path)) + ("/" if path.endswith("/") else "")
         if not path.startswith(self.site_path):
             return str(Path(self.directory) / "__outside_the_site__")  # no such file: a 404
         return super().translate_path("/" + path[len(self.site_path) :])

@@ -1,13 +1,11 @@
-// Scale by the Numbers: the reader's progress in each lesson, shown in the home page's syllabus.
+// Scale by the Numbers: the reader's progress per lesson, in the home page's syllabus.
 //
-// Loaded by the page that shows the syllabus only (overrides/main.html), from
-// its content, where Material's instant navigation runs it again on each visit.
-// It reads what course.js keeps in this browser and never writes: one key per
-// question or rep, "sbn:<site path>:<id>", holding JSON with v: 1. A question
-// counts as answered once course.js would mark it answered on its page (a
-// checked answer, a choice, or a self-mark); a rep once it is ticked. The ids
-// of each lesson come from the build, in #sbn-syllabus; without this script
-// the progress elements stay hidden.
+// Loaded by the syllabus's page only, from its content, where Material's instant
+// navigation runs it again on each visit (overrides/main.html). It reads, never
+// writes, what course.js keeps: "sbn:<site path>:<id>" holding JSON with v: 1. A
+// question counts once course.js would show it answered (a checked answer, a
+// choice, a self-mark), a rep once ticked. Each lesson's ids come from the build
+// (#sbn-syllabus); without this script the progress stays hidden.
 
 (() => {
   "use strict";
