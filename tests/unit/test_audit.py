@@ -17,6 +17,7 @@ BUDGETS = Budgets(
     scores={"performance": 100, "accessibility": 100, "best-practices": 100, "seo": 100},
     noise={"performance": 5, "accessibility": 0, "best-practices": 0, "seo": 0},
     runs=3,
+    min_benchmark=1000,
     transferred=1000,
     own_assets=100,
 )
@@ -70,9 +71,14 @@ def test_a_category_is_scored_as_lighthouse_scores_it_with_known_misses_passed()
     assert read_report(_report(), SITE).scores["performance"] == 97  # one metric, of score 0.97
 
 
-def _run(performance: int, transferred: int = 900, hosts: frozenset[str] = frozenset({"127.0.0.1:8001"})) -> Run:
+def _run(
+    performance: int,
+    transferred: int = 900,
+    hosts: frozenset[str] = frozenset({"127.0.0.1:8001"}),
+    benchmark: float = 2000.0,
+) -> Run:
     scores = {"performance": performance, "accessibility": 100, "best-practices": 100, "seo": 100}
-    return Run(scores, transferred, hosts, (), 2000.0)
+    return Run(scores, transferred, hosts, (), benchmark)
 
 
 def test_a_page_takes_the_median_of_its_runs_and_passes_within_the_noise() -> None:
@@ -90,6 +96,20 @@ def test_a_page_below_its_budget_by_more_than_the_noise_fails() -> None:
     assert summarize("", [_run(94), _run(94), _run(100)], SITE, {}).problems(BUDGETS) == [
         "performance 94 is below 100 by more than its noise"
     ]
+
+
+def test_performance_is_judged_on_the_runs_made_on_a_quiet_machine_only() -> None:
+    runs = [_run(60, benchmark=400), _run(97, benchmark=2000), _run(70, benchmark=999), _run(99, benchmark=1000)]
+    result = summarize("", runs, SITE, {}, min_benchmark=1000)
+    assert result.scores["performance"] == 97
+    assert result.performance_range == (60, 99)
+    assert result.problems(BUDGETS) == []
+
+
+def test_performance_on_a_busy_machine_alone_is_not_judged_and_the_rest_still_is() -> None:
+    result = summarize("", [_run(60, transferred=1001, benchmark=400)], SITE, {}, min_benchmark=1000)
+    assert result.scores["performance"] is None
+    assert result.problems(BUDGETS) == ["transfers 1,001 bytes, over its budget of 1,000"]
 
 
 def test_a_heavy_page_fails_on_its_bytes_and_on_ours() -> None:
