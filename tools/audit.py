@@ -290,6 +290,31 @@ def _table(results: Sequence[tuple[str, PageResult]]) -> str:
     return "\n".join(lines)
 
 
+def measure(
+    pages: Sequence[str], addresses: Sequence[str], labels: Sequence[str], runs: int, budgets: Budgets
+) -> dict[tuple[str, int], list[Run]]:
+    """Every page of every site (by its index in `addresses`) `runs` times, taking turns; then, for a page
+    whose runs were made on a busy machine, as many again, until it has `runs` fast ones.
+
+    Raises:
+        RuntimeError, subprocess.TimeoutExpired: Lighthouse failed.
+    """
+    found: dict[tuple[str, int], list[Run]] = {}
+
+    def run_once(page: str, site: int, what: str) -> None:
+        print(f"{what}: {labels[site]} {page or '(home)'}", file=sys.stderr, flush=True)
+        report = lighthouse(urljoin(addresses[site], page))
+        found.setdefault((page, site), []).append(read_report(report, addresses[site], budgets.known))
+
+    total = runs * len(pages) * len(addresses)
+    for done, (run, page, site) in enumerate(_turns(pages, addresses, runs), start=1):
+        run_once(page, site, f"[{done}/{total}] run {run + 1}")
+    for (page, site), page_runs in found.items():
+        while sum(run.benchmark >= budgets.min_benchmark for run in page_runs) < runs and len(page_runs) < 2 * runs:
+            run_once(page, site, "again, as the machine was busy")
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     from mkdocs.config import load_config
 
@@ -314,28 +339,13 @@ def main(argv: list[str] | None = None) -> int:
     labels = ["site", "beside"][: len(dirs)]
     pages = [page for page in sitemap_pages(args.site_dir, site_url) if args.page is None or args.page in page]
     runs = args.runs or budgets.runs
-    found: dict[tuple[str, int], list[Run]] = {}
-    with ExitStack() as stack:
-        addresses = [stack.enter_context(site_server(directory, site_url)) for directory in dirs]
-        total = runs * len(pages) * len(dirs)
-        for done, (run, page, site) in enumerate(_turns(pages, addresses, runs), start=1):
-            print(f"[{done}/{total}] run {run + 1}: {labels[site]} {page or '(home)'}", file=sys.stderr, flush=True)
-            try:
-                report = lighthouse(urljoin(addresses[site], page))
-            except (RuntimeError, subprocess.TimeoutExpired) as error:
-                print(error, file=sys.stderr)
-                return 2
-            found.setdefault((page, site), []).append(read_report(report, addresses[site], budgets.known))
-        # A page with runs made on a busy machine gets as many more, until it has enough fast ones.
-        for (page, site), page_runs in found.items():
-            while sum(run.benchmark >= budgets.min_benchmark for run in page_runs) < runs and len(page_runs) < 2 * runs:
-                print(f"again, the machine was busy: {labels[site]} {page or '(home)'}", file=sys.stderr, flush=True)
-                try:
-                    report = lighthouse(urljoin(addresses[site], page))
-                except (RuntimeError, subprocess.TimeoutExpired) as error:
-                    print(error, file=sys.stderr)
-                    return 2
-                page_runs.append(read_report(report, addresses[site], budgets.known))
+    try:
+        with ExitStack() as stack:
+            addresses = [stack.enter_context(site_server(directory, site_url)) for directory in dirs]
+            found = measure(pages, addresses, labels, runs, budgets)
+    except (RuntimeError, subprocess.TimeoutExpired) as error:
+        print(error, file=sys.stderr)
+        return 2
     if args.raw:
         raw = [
             {"page": page, "site": labels[site], **dataclasses.asdict(run), "hosts": sorted(run.hosts)}
