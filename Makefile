@@ -75,7 +75,7 @@ lesson: $(STAMP)
 
 ## bench: median time of several full builds
 bench: $(STAMP)
-	$(BIN)/python tests/benchmark.py
+	$(BIN)/python -m tests.benchmark
 
 ## lock: re-resolve requirements.txt and rewrite constraints.txt
 lock:

@@ -2,8 +2,9 @@
 
 `define_env` only registers: every figure kind of `macros.kinds` becomes a
 macro of its name, and a few page macros follow, each a thin adapter
-(`build.Build`) to a pure function of `course`, `glossary` or `tables`, none of
-which imports MkDocs. Pages are rendered by the course itself, call by call
+(`build.Build`) to a pure function of `course`, `glossary`, `tables`, `schedules`,
+`charts`, `diagrams` or `calculator`, none of which imports MkDocs. Pages are
+rendered by the course itself, call by call
 (`macros.calls`), in `on_pre_page_macros`: mkdocs.yml sets
 `render_by_default: false`, so mkdocs-macros runs no Jinja over the pages.
 """
@@ -42,6 +43,10 @@ def define_env(env: MacrosPlugin) -> None:
     for name, kind in KINDS.items():
         env.macro(build.figure_macro(kind), name)
     env.macro(build.table, "table")
+    env.macro(build.schedule_table, "schedule_table")
+    env.macro(build.chart, "chart")
+    env.macro(build.diagram, "diagram")
+    env.macro(build.calculator, "calculator")
     env.macro(build.page_macro(course.mission_markdown), "mission")
     env.macro(build.page_macro(course.start_here_markdown), "start_here")
     env.macro(build.syllabus, "syllabus")

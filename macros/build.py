@@ -11,28 +11,35 @@ touches MkDocs or mkdocs-macros.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import re
 import xml.etree.ElementTree as etree
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from markdown import Extension, Markdown
 from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 from mkdocs.exceptions import PluginError
+from mkdocs.utils import get_relative_url
 
-from . import course, glossary, issues, lessons
+from . import course, glossary, issues, lessons, schedules
+from .assets import strip_site_assets
+from .calculator import FIELDS as CALCULATOR_FIELDS
+from .calculator import calculator_config, calculator_html
 from .calls import CallError, render_calls
 from .catalog import Catalog, CatalogError, load_catalog
+from .charts import ChartError, figure_chart
 from .config import ConfigError, CourseConfig, course_config
-from .figures import Figure, FigureLog, render_html, value_text
+from .diagrams import DIAGRAMS, DiagramError, frames_html
+from .figures import Figure, FigureLog, render_html, tooltip, value_text
 from .kinds import KINDS, FigureKind, FigureKindError, check_printed
-from .markup import source_citation
-from .quantities import Display, check_display_options, display_quantity
+from .markup import PLAIN_FIELDS, markup_in, script_json, source_citation, without_markup
+from .quantities import Display, check_display_options, display_quantity, with_defaults
 from .quiz import KeyFigure, QuizExtension
 from .tables import TableError, figure_table
 from .typed_figures import typed_figures
@@ -49,6 +56,10 @@ LessonItems = dict[str, list[str]]
 _TOKEN_OPEN, _TOKEN_CLOSE = "\ue000", "\ue001"
 _TOKEN = re.compile(f"{_TOKEN_OPEN}(\\d+){_TOKEN_CLOSE}")
 _PLACEHOLDER = re.compile(r"\s*(\x02wzxhzdk:\d+\x03)")
+
+#: The last data each course (by its folder) loaded without a problem, for `Build._data`.
+_LAST_GOOD: dict[tuple[str, str], Any] = {}
+T = TypeVar("T")
 
 #: Data files read by a build, kept between `mkdocs serve` rebuilds while they are unchanged.
 _CACHE: dict[tuple[Any, ...], Any] = {}
@@ -79,6 +90,18 @@ class PageState:
     html: list[tuple[str, KeyFigure | None]] = field(default_factory=list)
     #: The key figure of each stash placeholder Markdown gave a figure's HTML.
     placeholders: dict[str, KeyFigure] = field(default_factory=dict)
+    #: How many charts, diagrams and calculators the page has drawn so far, for their element ids.
+    counters: dict[str, int] = field(default_factory=dict)
+    #: The scripts and style sheets of ours the page has loaded so far (its first picture loads them).
+    scripts: set[str] = field(default_factory=set)
+
+    def ident(self, what: str) -> str:
+        """An element id for the page's next `what` (chart, diagram, calculator): `sbn-chart-1`, ..."""
+        self.counters[what] = self.counters.get(what, 0) + 1
+        return f"sbn-{what}-{self.counters[what]}"
+
+    #: What the tooltip of each figure the page shows says beyond its title, by figure id (`figures.tooltip`).
+    tooltips: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def token(self, html: str, key: KeyFigure | None = None) -> str:
         """A token that stands for `html` in the page's Markdown until Markdown stashes it (see `_StashHtml`).
@@ -104,19 +127,25 @@ class Build:
 
     def __init__(self, env: MacrosPlugin) -> None:
         self.env = env
+        #: Problems with the course as a whole (a data file), shown at the top of every page.
+        self.site_problems: list[str] = []
+        self.problems: list[str] = []
         try:
             self.config: CourseConfig = course_config(env.conf)
-            catalog_files = sorted(self.config.catalog_dir.glob("*.yml"))
-            self.catalog: Catalog = _cached(catalog_files, lambda: self._load_catalog())
-            self.lessons = lessons.index_lessons(self.config.docs_dir)
-            self.glossary = _cached(
+        except ConfigError as error:
+            raise PluginError(str(error)) from None
+        catalog_files = sorted(self.config.catalog_dir.glob("*.yml"))
+        self.catalog: Catalog = self._data("catalog", lambda: _cached(catalog_files, self._load_catalog))
+        self.lessons = self._data("lessons", lambda: lessons.index_lessons(self.config.docs_dir))
+        self.glossary = self._data(
+            "glossary",
+            lambda: _cached(
                 [*catalog_files, self.config.glossary_file],
                 lambda: glossary.load_glossary(
                     self.config.glossary_file, self.catalog.sources, self.config.relative(self.config.glossary_file)
                 ),
-            )
-        except (ConfigError, CatalogError, FigureKindError, lessons.LessonError, glossary.GlossaryError) as error:
-            raise PluginError(str(error)) from None
+            ),
+        )
         unknown_stages = sorted({lesson.stage for lesson in self.lessons.lessons.values()} - set(self.catalog.stages))
         if unknown_stages:
             raise PluginError(
@@ -128,12 +157,31 @@ class Build:
         self.figure_log = FigureLog()
         self._figures: dict[Any, tuple[Figure, Display]] = {}
         self.page: PageState | None = None
-        self.problems: list[str] = []
         self.question_pages: dict[str, list[str]] = {}
         #: Each lesson's question and rep ids, by lesson number, filled as the lessons are converted.
         self.lesson_items: dict[int, LessonItems] = {}
         # Like mkdocstrings, give the Markdown extensions that need the page an instance that knows the build.
         env.conf["markdown_extensions"].extend([QuizExtension(host=_QuizHost(self)), _ChecksExtension(self)])
+
+    def _data(self, name: str, load: Callable[[], T]) -> T:
+        """The course's data `name`, loaded; on a problem, the last good version this process loaded, if any.
+
+        Under `mkdocs serve` a slip in a data file then shows at the top of every page, and the site
+        keeps rendering; without a good version to fall back on (a first build, `mkdocs build`), the
+        build stops with the problem. Either way the problem is logged, and a strict build fails.
+        """
+        key = (name, str(self.config.project_dir))
+        try:
+            data = load()
+        except (CatalogError, FigureKindError, lessons.LessonError, glossary.GlossaryError) as error:
+            if key not in _LAST_GOOD:
+                raise PluginError(str(error)) from None
+            message = f"{error} (until it is fixed, pages use the last good {name})"
+            self.site_problems.append(message)
+            log.error(message)
+            return cast(T, _LAST_GOOD[key])
+        _LAST_GOOD[key] = data
+        return data
 
     def _load_catalog(self) -> Catalog:
         catalog = load_catalog(self.config.catalog_dir)
@@ -156,8 +204,7 @@ class Build:
         if text not in self.problems:
             self.problems.append(text)
             log.error(text)
-        escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        return f'<span class="sbn-build-error" role="alert">{escaped}</span>'
+        return _box(text, "span")
 
     # --------------------------------------------------------------------- pages
 
@@ -175,6 +222,12 @@ class Build:
             first_line=offset + 1,
             lesson=self.lessons.at(page.file.src_path),
         )
+        for name in ("title", "description"):
+            value = page.meta.get(name)
+            if isinstance(value, str) and markup_in(value):
+                found = ", ".join(map(repr, markup_in(value)))
+                self.report(f"the front matter's {name} holds {found}; {PLAIN_FIELDS}", self.page.line_of(f"{name}:"))
+                page.meta[name] = without_markup(value)
         if self.page.lesson is not None:
             lesson = self.page.lesson
             try:
@@ -208,9 +261,9 @@ class Build:
         match = _PLACEHOLDER.match(text)
         return self.page.placeholders.get(match.group(1)) if match and self.page else None
 
-    def issue_url(self, form: str, fields: dict[str, str]) -> str | None:
-        """A new issue on the course repository about this page, or None off a lesson."""
-        if self.page is None or self.page.lesson is None:
+    def issue_url(self, form: str, fields: dict[str, str], any_page: bool = False) -> str | None:
+        """A new issue on the course repository about this page, or None off a lesson unless `any_page`."""
+        if self.page is None or (self.page.lesson is None and not any_page):
             return None
         context = issues.PageContext(
             lesson=self.page.title,
@@ -267,6 +320,7 @@ class Build:
             if self.page is None:
                 return html
             self.figure_log.add(self.page.src_path, self.page.url, figure, shown)
+            self.page.tooltips.setdefault(figure.id, tooltip(figure))
             key = KeyFigure(value_text(figure.value), figure.unit, value_text(shown.factor), shown.symbol)
             return self.page.token(html, key)
 
@@ -283,7 +337,7 @@ class Build:
         if key is None or key not in self._figures:
             figure = kind.figure(self.catalog, *args)
             shown = display_quantity(
-                figure.value, figure.unit, **check_display_options({**figure.computed.display, **display})
+                figure.value, figure.unit, **check_display_options(with_defaults(figure.computed.display, display))
             )
             if key is None:
                 return figure, shown
@@ -320,6 +374,15 @@ class Build:
             raise CallError(str(error)) from None
         return self.page.token(html) if self.page else html
 
+    def schedule_table(self, schedule: str, stages: int, microbatches: int, caption: str = "") -> str:
+        """A pipeline schedule as a table of its passes (see `macros.schedules`), one row per stage."""
+        try:
+            html = schedules.schedule_table(schedule, stages, microbatches, caption)
+        except (KeyError, ValueError, TypeError) as error:
+            message = error.args[0] if error.args else str(error)
+            raise CallError(f'{message}; call it as schedule_table("gpipe", 4, 8, caption="…")') from None
+        return self.page.token(html) if self.page else html
+
     def _figure_html(self, kind: FigureKind) -> Callable[..., str]:
         """The figure macro of `kind` that returns the figure's element itself, to build a table of them."""
         macro = self.figure_macro(kind)
@@ -330,6 +393,93 @@ class Build:
             return self.page.html[int(match.group(1))][0] if match and self.page else shown
 
         return render
+
+    def chart(self, kind: str, **layout: Any) -> str:
+        """A chart of figures of one kind (see `macros.charts`), every plotted value a figure."""
+        if kind not in KINDS:
+            raise CallError(f"there is no figure kind {kind!r}; kinds: {', '.join(KINDS)}")
+        ident = self.page.ident("chart") if self.page else "sbn-chart"
+        try:
+            html = figure_chart(
+                KINDS[kind], self._figure_html(KINDS[kind]), self._kind_html, self.catalog, ident, **layout
+            )
+        except ChartError as error:
+            raise CallError(str(error)) from None
+        return self._picture(html)
+
+    def diagram(self, name: str, caption: str = "", **options: Any) -> str:
+        """A diagram of frames that a reader steps through (see `macros.diagrams`), drawn from the model."""
+        if name not in DIAGRAMS:
+            raise CallError(f"there is no diagram {name!r}; diagrams: {', '.join(DIAGRAMS)}")
+        if not isinstance(caption, str) or not caption.strip():
+            raise CallError('caption= says what the diagram shows, such as caption="The ring all-reduce"')
+        try:
+            frames = DIAGRAMS[name](**options)
+        except DiagramError as error:
+            raise CallError(str(error)) from None
+        except TypeError:
+            known = ", ".join(inspect.signature(DIAGRAMS[name]).parameters)
+            raise CallError(f"the diagram {name} takes caption= and {known or 'no other option'}") from None
+        ident = self.page.ident("diagram") if self.page else "sbn-diagram"
+        html = frames_html(frames, ident, caption.strip(), self._script("frames.js"))
+        return self._picture(html)
+
+    def calculator(self, id: str, **defaults: Any) -> str:
+        """The memory calculator (see `macros.calculator`), its inputs kept in the browser under `id`.
+
+        Keyword arguments are its fields' first values: `model="gpt2-1.5b"`, `devices=64`, `stage=1`, ...
+        """
+        if not isinstance(id, str) or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", id):
+            raise CallError(
+                f'id= names the calculator for the reader\'s stored inputs, like "l8-calculator"; got {id!r}'
+            )
+        fields = [name for name, *_ in CALCULATOR_FIELDS]
+        unknown = sorted(set(defaults) - set(fields))
+        if unknown:
+            raise CallError(f"the calculator has no field {', '.join(unknown)}; its fields are {', '.join(fields)}")
+        if self.page is not None:
+            self.add_question(id)
+        html = calculator_html(
+            calculator_config(self.catalog),
+            id,
+            {name: str(value) for name, value in defaults.items()},
+            self._script("calculator.js"),
+        )
+        return self._picture(html)
+
+    def _picture(self, html: str) -> str:
+        """A chart's, diagram's or calculator's HTML for the page, with the pictures' style sheet the first time.
+
+        Only pages with pictures need their styles, so those pages' content loads them, as it
+        loads their scripts: every page's budget of our own script and style stays small.
+        """
+        if self.page is None:
+            return html
+        if "pictures.css" not in self.page.scripts:
+            self.page.scripts.add("pictures.css")
+            href = get_relative_url("assets/stylesheets/pictures.css", self.page.url)
+            html = f'<link rel="stylesheet" href="{href}">{html}'
+        return self.page.token(html)
+
+    def _kind_html(self, name: str) -> tuple[FigureKind, Callable[..., str]]:
+        """The kind `name` and its figure element, for a chart's reference lines."""
+        if name not in KINDS:
+            raise KeyError(f"there is no figure kind {name!r}; kinds: {', '.join(KINDS)}")
+        return KINDS[name], self._figure_html(KINDS[name])
+
+    def _script(self, name: str) -> str | None:
+        """The address of our script `name` from the current page, the first time the page asks for it.
+
+        Scripts that only some pages need are loaded by those pages' content: Material's instant
+        navigation runs the scripts of the content it swaps in, and so does a first load.
+        """
+        if self.page is not None and name in self.page.scripts:
+            return None
+        path = f"assets/javascripts/{name}"
+        if self.page is None:
+            return path
+        self.page.scripts.add(name)
+        return get_relative_url(path, self.page.url)
 
     def term(self, name: str, link: bool | None = None) -> str:
         """A term from the glossary: linked to its entry, with its definition as tooltip, where first used.
@@ -346,9 +496,18 @@ class Build:
         return glossary.term_link(entry, name, self.page.src_path, self.config.glossary_page)
 
     def glossary_page(self) -> str:
-        """The glossary page's entries, as Markdown."""
+        """The glossary page's entries, as Markdown, each with a link that reports a problem with it."""
         page = self.page.src_path if self.page else self.config.glossary_page
-        return glossary.glossary_markdown(self.glossary, self.term_usages, self.lessons, page)
+
+        def report(entry: glossary.Entry) -> str | None:
+            fields = {
+                "title": f"Glossary: {entry.term}",
+                "page-url": f"{self.config.site_url}{self.page.url}#{entry.id}" if self.page else "",
+                "source-file": self.config.relative(self.config.glossary_file),
+            }
+            return self.issue_url(issues.LESSON_FORM, fields, any_page=True)
+
+        return glossary.glossary_markdown(self.glossary, self.term_usages, self.lessons, page, report)
 
     def source_link(self, source_id: str) -> str:
         """A Markdown link to a catalog source: its title, authors' citation and URL."""
@@ -372,7 +531,8 @@ class Build:
             self.question_pages.setdefault(question_id, []).append(self.page.src_path)
 
     def finish(self, site_dir: Path) -> None:
-        """After the last page: check that question ids are unique on the site, and write figures.json."""
+        """After the last page: check that question ids are unique on the site, write figures.json, and serve
+        the course's own script and style without their comments."""
         self.page = None
         for question_id, pages in sorted(self.question_pages.items()):
             if len(pages) > 1:
@@ -382,6 +542,16 @@ class Build:
                 )
         self.figure_log.write(site_dir / "figures.json")
         log.info("figures.json: %s figures", len(self.figure_log.records()))
+        paths = [str(path) for path in (*self.env.conf["extra_javascript"], *self.env.conf["extra_css"])]
+        paths += ["assets/javascripts/frames.js", "assets/javascripts/calculator.js", "assets/stylesheets/pictures.css"]
+        paths += ["assets/javascripts/syllabus.js"]
+        strip_site_assets(self.config.docs_dir, site_dir, paths)
+
+
+def _box(message: str, tag: str) -> str:
+    """The element that shows a problem in the page, where it happened."""
+    escaped = message.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f'<{tag} class="sbn-build-error" role="alert">{escaped}</{tag}>'
 
 
 class _QuizHost:
@@ -417,6 +587,9 @@ class _StashHtml(Preprocessor):
 
     def run(self, lines: list[str]) -> list[str]:
         page = self.build.page
+        # The course's own problems open every page, until they are fixed.
+        boxes = [self.md.htmlStash.store(_box(problem, "div")) for problem in self.build.site_problems]
+        lines = [*boxes, "", *lines] if boxes else lines
         if page is None or not page.html:
             return lines
 
@@ -452,9 +625,29 @@ class _CollectItems(Treeprocessor):
         self.build.collect_items(root)
 
 
+class _FigureData(Treeprocessor):
+    """Appends what the page's script shows in its figures' tooltips, and where a figure is reported.
+
+    A tree processor, not a postprocessor: the toc extension runs postprocessors on every heading's text too.
+    """
+
+    def __init__(self, md: Markdown, build: Build) -> None:
+        super().__init__(md)
+        self.build = build
+
+    def run(self, root: etree.Element) -> None:
+        page = self.build.page
+        if page is None or not page.tooltips:
+            return
+        data = {"report": self.build.issue_url(issues.FIGURE_FORM, {}, any_page=True), "figures": page.tooltips}
+        # In an attribute, not a <script type="application/json">: Material's instant navigation
+        # re-creates a page's scripts without their type, which would run the JSON as code.
+        etree.SubElement(root, "div", {"id": "sbn-figures", "hidden": "hidden", "data-json": script_json(data)})
+
+
 class _ChecksExtension(Extension):
     """What a page needs of Markdown beyond the quizzes: its macros' HTML stashed, its question ids collected,
-    and the typed-figure check."""
+    the typed-figure check, and its figures' tooltips."""
 
     def __init__(self, build: Build) -> None:
         super().__init__()
@@ -467,3 +660,4 @@ class _ChecksExtension(Extension):
         md.treeprocessors.register(_CollectItems(md, self.build), "sbn-collect-items", 1)
         # After the raw HTML is put back (30), before anything else of ours.
         md.postprocessors.register(_HtmlCheck(md, self.build), "sbn-typed-figures", 5)
+        md.treeprocessors.register(_FigureData(md, self.build), "sbn-figure-data", 1)

@@ -26,6 +26,7 @@ from .schema import (
     list_of,
     load_yaml,
     optional,
+    percentage,
     positive_amount,
     positive_count,
     reference,
@@ -77,7 +78,7 @@ class Provenance:
 
 @dataclass(frozen=True)
 class Model:
-    """A model's shape: parameters, and where published, layers, hidden size and attention heads."""
+    """A model's shape: parameters, and where published, layers, hidden size, attention heads, vocabulary, context."""
 
     id: str
     name: str
@@ -86,16 +87,22 @@ class Model:
     layers: int | None = None
     hidden: int | None = None
     heads: int | None = None
+    vocabulary: int | None = None
+    context: int | None = None
 
 
 @dataclass(frozen=True)
 class Gpu:
-    """An accelerator: its memory capacity in bytes (binary, as the hardware has it)."""
+    """An accelerator: its memory capacity in bytes (binary, as the hardware has it), and its dense peak FLOP/s."""
 
     id: str
     name: str
     memory: int
     provenance: Provenance
+    peak_fp16_flops: Number | None = None
+    peak_fp32_flops: Number | None = None
+    peak_tf32_flops: Number | None = None
+    peak_bf16_flops: Number | None = None
 
 
 @dataclass(frozen=True)
@@ -110,7 +117,14 @@ class Interconnect:
 
 @dataclass(frozen=True)
 class Workload:
-    """A model run a lesson computes with: the model, and as needed batch, sequence, devices and link."""
+    """A model run a lesson computes with: the model, and as needed batch, sequence, devices, hosts and link.
+
+    A model-parallel run also names its microbatch size, its tensor- and
+    pipeline-parallel degrees, its GPU, and the link between its servers
+    (`network`) beside the link within one (`interconnect`). A training run also
+    has the tokens it trains on, and where a source reports them, its achieved
+    FLOP/s per device and its tokens per second.
+    """
 
     id: str
     name: str
@@ -119,18 +133,37 @@ class Workload:
     sequence: int | None = None
     batch: int | None = None
     devices: int | None = None
+    #: GPUs per host, where a lesson counts what crosses between hosts.
+    per_host: int | None = None
     interconnect: Interconnect | None = None
+    microbatch: int | None = None
+    tensor: int | None = None
+    pipeline: int | None = None
+    gpu: Gpu | None = None
+    network: Interconnect | None = None
+    tokens: int | None = None
+    throughput: Number | None = None
+    tokens_per_second: Number | None = None
 
 
 @dataclass(frozen=True)
 class Claim:
-    """A result a source states in its own terms, such as "1.4B parameters on GPUs with 32 GB"."""
+    """A result a source states in its own terms, such as "1.4B parameters on GPUs with 32 GB".
+
+    A throughput claim gives a device count, a rate per device (`flops_per_second`),
+    an aggregate rate, and a share (`efficiency`: of linear scaling, or of peak).
+    """
 
     id: str
     name: str
     provenance: Provenance
     parameters: int | None = None
     memory: Number | None = None
+    devices: int | None = None
+    flops_per_second: Number | None = None
+    aggregate_flops: Number | None = None
+    efficiency: Number | None = None
+    ratio: Number | None = None
 
 
 Record = Model | Gpu | Interconnect | Workload | Claim
@@ -167,6 +200,8 @@ TABLES: Mapping[str, Table] = {
             "layers": Column(positive_count, "1"),
             "hidden": Column(positive_count, "1"),
             "heads": Column(positive_count, "1"),
+            "vocabulary": Column(positive_count, "1"),
+            "context": Column(positive_count, "1"),
         },
     ),
     "gpus": Table(
@@ -174,6 +209,11 @@ TABLES: Mapping[str, Table] = {
         {
             "name": Column(text, required=True),
             "memory": Column(capacity, "B", required=True, display={"nominal": True}),
+            "peak_fp16_flops": Column(positive_amount, "FLOP/s"),
+            # Dense peaks, without sparsity, by the precision of the math.
+            "peak_fp32_flops": Column(positive_amount, "FLOP/s"),
+            "peak_tf32_flops": Column(positive_amount, "FLOP/s"),
+            "peak_bf16_flops": Column(positive_amount, "FLOP/s"),
         },
     ),
     "interconnects": Table(
@@ -191,9 +231,18 @@ TABLES: Mapping[str, Table] = {
             "sequence": Column(positive_count, "1"),
             "batch": Column(positive_count, "1"),
             "devices": Column(positive_count, "1"),
+            "per_host": Column(positive_count, "1"),
             "interconnect": Column(text),
+            "microbatch": Column(positive_count, "1"),
+            "tensor": Column(positive_count, "1"),
+            "pipeline": Column(positive_count, "1"),
+            "gpu": Column(text),
+            "network": Column(text),
+            "tokens": Column(positive_count, "1", display={"words": True}),
+            "throughput": Column(positive_amount, "FLOP/s"),
+            "tokens_per_second": Column(positive_amount, "1"),
         },
-        references={"model": "models", "interconnect": "interconnects"},
+        references={"model": "models", "interconnect": "interconnects", "gpu": "gpus", "network": "interconnects"},
     ),
     "claims": Table(
         Claim,
@@ -201,6 +250,11 @@ TABLES: Mapping[str, Table] = {
             "name": Column(text, required=True),
             "parameters": Column(positive_count, "param"),
             "memory": Column(positive_amount, "B"),
+            "devices": Column(positive_count, "1"),
+            "flops_per_second": Column(positive_amount, "FLOP/s"),
+            "aggregate_flops": Column(positive_amount, "FLOP/s"),
+            "efficiency": Column(percentage, "1"),
+            "ratio": Column(positive_amount, "1"),
         },
     ),
 }

@@ -3,8 +3,9 @@
 A figure kind (`macros.kinds`) computes a `Computed` from the catalog; the
 registry gives it its id and what a source printed for it, making a `Figure`.
 `render_html` shows a figure as the one `<span class="fig">` element that
-DESIGN.md specifies, and `FigureLog` gathers what a build showed into
-`figures.json`. Nothing here imports MkDocs.
+DESIGN.md specifies, `tooltip` says what its tooltip shows beyond its title,
+and `FigureLog` gathers what a build showed into `figures.json`. Nothing here
+imports MkDocs.
 """
 
 from __future__ import annotations
@@ -111,6 +112,20 @@ def render_html(figure: Figure, display: Display) -> str:
     )
     element.text = display.text
     return ET.tostring(element, encoding="unicode")
+
+
+#: Signs that make a formula worth showing: a catalog value's "formula" is only its field's name.
+_OPERATORS = frozenset("×÷+−=/")
+
+
+def tooltip(figure: Figure) -> dict[str, Any]:
+    """What a figure's tooltip shows beyond its title: the formula in words with its inputs, the formula in
+    symbols where there is one, and each input's source as [label, citation, where, address or None]."""
+    sources = dict.fromkeys((q.label, q.source.cite, q.where, q.source.url) for q in figure.computed.inputs)
+    shown: dict[str, Any] = {"words": figure.computed.words, "sources": [list(source) for source in sources]}
+    if _OPERATORS & set(figure.computed.formula):
+        shown["formula"] = figure.computed.formula
+    return shown
 
 
 class FigureLog:

@@ -3,15 +3,20 @@
 The glossary file (`extra.course.glossary` in mkdocs.yml) holds each term with
 its definition, aliases, related terms and the source that defines it. This
 module loads and checks it, finds the term an author names, finds which pages
-use which terms, and writes the glossary page's Markdown. It never imports
-MkDocs.
+use which terms, and writes the glossary page's Markdown: an A to Z list of
+jumps, then every entry with a link that reports a problem with it. A
+definition is Markdown for emphasis only: its `<` and `&` show as written, so
+no definition becomes markup on the glossary page or in a tooltip, and a link
+or an image in one is refused. It never imports MkDocs.
 """
 
 from __future__ import annotations
 
 import difflib
+import html
 import re
-from collections.abc import Mapping
+import string
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -40,6 +45,7 @@ class Entry:
     id: str
     term: str
     aliases: tuple[str, ...]
+    #: Markdown whose `<`, `>` and `&` are escaped: emphasis renders, HTML and entities show as typed.
     definition: str
     related: tuple[str, ...]
     #: The definition as plain text, for a tooltip: its Markdown rendered, then its tags dropped.
@@ -130,13 +136,16 @@ def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = 
                 f"{where}.definition: types {', '.join(map(repr, typed))}; a definition holds no figure"
                 " (it shows as a tooltip, where none can be computed): say it in words"
             )
+        definition = html.escape(clean["definition"], quote=False)
+        if re.search(r"<(a|img)\b", renderer.reset().convert(definition)):
+            raise GlossaryError(f"{where}.definition: holds a link or an image; a definition is words only")
         entries[entry_id] = Entry(
             id=entry_id,
             term=clean["term"],
             aliases=clean["aliases"],
-            definition=clean["definition"],
+            definition=definition,
             related=clean["related"],
-            tooltip=plain_text(clean["definition"], renderer),
+            tooltip=plain_text(definition, renderer),
             source=sources[clean["source"]] if clean["source"] else None,
             where=clean["where"],
         )
@@ -170,11 +179,40 @@ def term_link(entry: Entry, shown_as: str, page: str, glossary_page: str) -> str
     return f'[{markdown_text(shown_as)}]({target}#{entry.id} "{link_title(entry.tooltip)}"){{ .sbn-term }}'
 
 
-def glossary_markdown(glossary: Glossary, used: Mapping[str, list[str]], lessons: LessonIndex, page: str) -> str:
-    """The glossary page: every entry alphabetically, with its aliases, related terms, source and users."""
+#: What an entry's report link is, given the entry: an address, or None where the page has none.
+ReportUrl = Callable[[Entry], "str | None"]
+
+
+def jump_list(entries: list[Entry]) -> str:
+    """The letters A to Z, each linked to the first entry under it (unlinked where none is), as HTML; a term
+    that starts with another character (Ψ) gets its own jump, before A or after Z as it sorts."""
+    first: dict[str, str] = {}
+    for entry in entries:
+        first.setdefault(entry.term[:1].upper(), entry.id)
+    others = sorted(set(first) - set(string.ascii_uppercase), key=str.casefold)
+    letters = [
+        *(c for c in others if c.casefold() < "a"),
+        *string.ascii_uppercase,
+        *(c for c in others if c.casefold() > "a"),
+    ]
+    links = [
+        f'<a href="#{first[letter]}">{html.escape(letter)}</a>'
+        if letter in first
+        else f'<span aria-hidden="true">{letter}</span>'
+        for letter in letters
+    ]
+    return f'<nav class="sbn-az" aria-label="Terms from A to Z">{" ".join(links)}</nav>'
+
+
+def glossary_markdown(
+    glossary: Glossary, used: Mapping[str, list[str]], lessons: LessonIndex, page: str, report: ReportUrl | None = None
+) -> str:
+    """The glossary page: an A to Z jump list, then every entry alphabetically, with its aliases, related terms,
+    source, users and report link."""
     titles = {"index.md": "Home"} | {lesson.src_path: f"Lesson {lesson.number}" for lesson in lessons.lessons.values()}
-    parts = []
-    for entry in sorted(glossary.entries.values(), key=lambda e: e.term.casefold()):
+    entries = sorted(glossary.entries.values(), key=lambda e: e.term.casefold())
+    parts = [jump_list(entries)]
+    for entry in entries:
         lines = [f"## {markdown_text(entry.term)} {{#{entry.id}}}", ""]
         if entry.aliases:
             lines += [f"*Also written:* {markdown_text(', '.join(entry.aliases))}", ""]
@@ -187,6 +225,9 @@ def glossary_markdown(glossary: Glossary, used: Mapping[str, list[str]], lessons
         pages = used.get(entry.id, [])
         if pages:
             links = ", ".join(f"[{titles.get(p, p)}]({relative_link(page, p)})" for p in pages)
-            lines.append(f"*Used in:* {links}")
+            lines.append(f"*Used in:* {links}  ")
+        url = report(entry) if report else None
+        if url:
+            lines.append(f"[Report a problem with this entry](<{url}>){{ .sbn-glossary-report }}")
         parts.append("\n".join(lines).rstrip())
     return "\n\n".join(parts)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .markup import PLAIN_FIELDS, markup_in
 from .schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, positive_count, text
 from .typed_figures import find_in_text
 
@@ -141,6 +142,11 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any]) -> Lesson | None:
             raise LessonError(
                 f"{src_path}: the front matter's {name} types {', '.join(map(repr, typed))}; "
                 "titles and descriptions show no figures, since they cannot carry a computed one"
+            )
+        markup = markup_in(clean[name] or "")
+        if markup:
+            raise LessonError(
+                f"{src_path}: the front matter's {name} holds {', '.join(map(repr, markup))}; {PLAIN_FIELDS}"
             )
     return Lesson(
         src_path=src_path,

@@ -70,7 +70,23 @@ DISPLAY_OPTIONS: Mapping[str, str] = {
     "binary": "bytes in binary units: 32 GiB",
     "nominal": "a capacity as sold and as it is: 32 GB (32 GiB)",
     "percent": "a ratio as a percentage: 76%",
+    "scientific": "a power of ten, as papers print compute: 3.14 × 10²³ FLOP",
+    "power_of_two": "a power of two, as number formats are defined: 1.75 × 2⁸, 2⁻²⁴",
+    "words": "a large plain number in words: 300 billion",
 }
+#: The options that choose a notation; a figure takes at most one of them.
+_NOTATIONS = ("bare", "percent", "scientific", "power_of_two", "words")
+#: What a number in a notation of its own is followed by, for each base unit.
+_UNIT_NAMES: Mapping[str, str] = {
+    "B": "bytes",
+    "param": "parameters",
+    "FLOP": "FLOP",
+    "FLOP/s": "FLOP/s",
+    "s": "s",
+    "B/s": "B/s",
+    "1": "",
+}
+_SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 @dataclass(frozen=True)
@@ -114,6 +130,18 @@ def check_display_options(options: Mapping[str, Any]) -> dict[str, Any]:
         elif not isinstance(value, bool):
             raise ValueError(f"{name} is true or false, got {value!r}")
     return dict(options)
+
+
+def with_defaults(defaults: Mapping[str, Any], chosen: Mapping[str, Any]) -> dict[str, Any]:
+    """A figure's display options: its kind's defaults, overridden by the author's; a notation the author
+    chooses replaces the default one rather than clashing with it.
+
+    >>> with_defaults({"scientific": True}, {"power_of_two": True})
+    {'power_of_two': True}
+    """
+    if any(chosen.get(name) for name in _NOTATIONS):
+        defaults = {name: value for name, value in defaults.items() if name not in _NOTATIONS}
+    return {**defaults, **chosen}
 
 
 def round_significant(value: Number, digits: int) -> str:
@@ -177,6 +205,9 @@ def display_quantity(
     binary: bool = False,
     nominal: bool = False,
     percent: bool = False,
+    scientific: bool = False,
+    power_of_two: bool = False,
+    words: bool = False,
 ) -> Display:
     """What a reader sees for `value` in `unit`, and in which display unit (see `DISPLAY_OPTIONS`).
 
@@ -194,6 +225,19 @@ def display_quantity(
         raise ValueError(f"percent= shows a ratio; a figure in {unit!r} is not one")
     if scale is not None and unit not in SCALES:
         raise ValueError(f"{unit!r} has no display units to choose from; leave out scale={scale!r}")
+    chosen = [name for name, on in zip(_NOTATIONS, (bare, percent, scientific, power_of_two, words), strict=True) if on]
+    if len(chosen) > 1:
+        raise ValueError(f"choose one notation; {' and '.join(chosen)} exclude each other")
+    if words and unit != "1":
+        raise ValueError(f"words= shows a plain number; a figure in {unit!r} has its own units")
+    if (scientific or power_of_two) and value == 0:
+        raise ValueError("zero has no power of ten or of two; leave out scientific= and power_of_two=")
+    if scientific:
+        return _in_powers(value, 10, digits, unit)
+    if power_of_two:
+        return _in_powers(value, 2, digits, unit)
+    if words:
+        return _in_words(value, digits)
     if bare:
         return Display(_plain(value, digits), Fraction(1), "")
     if percent:
@@ -230,6 +274,47 @@ def _nominal(value: Number) -> Display:
         number = f"{int(Fraction(value) / factor):,}"
         return Display(f"{number} {symbol.replace('i', '')} ({number} {symbol})", Fraction(factor), symbol)
     raise ValueError(f"nominal= shows a capacity of whole KiB, MiB, GiB or TiB; {value!r} bytes is not one")
+
+
+def _in_powers(value: Number, base: int, digits: int, unit: str) -> Display:
+    """`value` as a mantissa times a power of `base`: "3.14 × 10²³ FLOP", or "2⁻²⁴" for exactly that power.
+
+    The mantissa lies in [1, base) and shows `digits` significant digits; the
+    display unit is the base unit, so a bare answer counts in it.
+    """
+    exact = Fraction(value)
+    exponent = _floor_log(exact, base)
+    mantissa = round_significant(exact / Fraction(base) ** exponent, digits)
+    if Fraction(Decimal(mantissa.replace(",", ""))) >= base:  # 9.996 × 10² rounds to 10 × 10²
+        exponent += 1
+        mantissa = round_significant(exact / Fraction(base) ** exponent, digits)
+    power = f"{base}{str(exponent).translate(_SUPERSCRIPTS)}"
+    # The power alone means exactly that power; a rounded mantissa of 1 still shows: 1 × 10⁴ for 9,996.
+    number = power if exact == Fraction(base) ** exponent else f"{mantissa} × {power}"
+    name = _UNIT_NAMES[unit]
+    return Display(f"{number} {name}" if name else number, Fraction(1), name)
+
+
+def _floor_log(exact: Fraction, base: int) -> int:
+    """The largest n with base**n ≤ exact, for exact > 0, computed without floating point."""
+    exponent = (
+        len(str(exact.numerator)) - len(str(exact.denominator))
+        if base == 10
+        else (exact.numerator.bit_length() - exact.denominator.bit_length())
+    )
+    while Fraction(base) ** exponent > exact:
+        exponent -= 1
+    while Fraction(base) ** (exponent + 1) <= exact:
+        exponent += 1
+    return exponent
+
+
+def _in_words(value: Number, digits: int) -> Display:
+    """A large plain number in words, "300 billion"; below a million, its digits."""
+    for factor, word, _ in _WORD_SCALES:
+        if value >= factor:
+            return Display(f"{round_significant(Fraction(value) / factor, digits)} {word}", Fraction(factor), word)
+    return Display(_plain(value, digits), Fraction(1), "")
 
 
 def _plain(value: Number, digits: int) -> str:

@@ -7,13 +7,15 @@ is that kind's figure for its row's and column's arguments, rendered and
 recorded like any figure in the prose. Options:
 
 - `caption`: what the table shows (required: a table is named for its readers);
-- `labels`: header text for argument values, `{"os": "P_os"}`; catalog ids
-  show their entry's name, numbers their value;
+- `labels`: header text for argument values, `{"os": "P_{os}"}`, where
+  `_{...}` is set as a subscript; catalog ids show their entry's name,
+  numbers their value;
 - `names`: header text for the row parameter, and for the column groups;
 - `fits`: a GPU id: cells whose bytes fit in its memory are marked;
 - `printed`: where a source prints a cell differently from the computed
-  figure's display (its rounding, its arithmetic), show the source's number
-  beside it (default true);
+  figure's display, show the source's number beside it (default true): "rounds
+  it to" where it is the same value to the source's own digits, rounded half up,
+  "prints" where it is not (its arithmetic differs);
 - display options (`digits`, `scale`, ...) apply to every cell.
 
 Markdown in, an accessible `<table>` out: a caption, column headers with
@@ -24,12 +26,14 @@ imports MkDocs.
 from __future__ import annotations
 
 import itertools
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
 
-from .catalog import Catalog
+from .catalog import Catalog, Printed
 from .kinds.registry import FigureKind
 from .quantities import display_quantity, round_significant
 
@@ -53,6 +57,19 @@ def _axis(name: str, value: Any, kind: FigureKind, most: int) -> list[tuple[str,
             raise TableError(f"{name}=: give {parameter!r} a non-empty list of values")
         axes.append((parameter, values))
     return axes
+
+
+#: A label's subscript: "P_{os+g}" shows P with os+g set low.
+_SUBSCRIPT = re.compile(r"_\{([^{}]*)\}")
+
+
+def _write(element: ET.Element, label: str) -> None:
+    """Set `label` as the element's text, each `_{...}` in it as a `<sub>`."""
+    parts = _SUBSCRIPT.split(label)
+    element.text = parts[0]
+    for low, tail in zip(parts[1::2], parts[2::2], strict=True):
+        sub = ET.SubElement(element, "sub")
+        sub.text, sub.tail = low, tail
 
 
 def _label(value: Any, catalog: Catalog, labels: Mapping[Any, str]) -> str:
@@ -100,7 +117,8 @@ def figure_table(
         )
     memory = catalog.quantity(fits, "memory") if fits is not None else None
 
-    table = ET.Element("table", {"class": "sbn-table"})
+    # Class-less, so that Material styles it as every table of the course and lets it scroll on a phone.
+    table = ET.Element("table")
     caption_element = ET.SubElement(table, "caption")
     caption_element.text = caption.strip()
     legends = []
@@ -116,20 +134,20 @@ def figure_table(
         inner_count = len(column_axes[1][1])
         for value in outer_values:
             cell = ET.SubElement(group_row, "th", {"scope": "colgroup", "colspan": str(inner_count)})
-            cell.text = _label(value, catalog, labels)
+            _write(cell, _label(value, catalog, labels))
     header_row = ET.SubElement(head, "tr")
     row_header = ET.SubElement(header_row, "th", {"scope": "col"})
-    row_header.text = names.get(row_name, row_name)
+    _write(row_header, names.get(row_name, row_name))
     for key in column_keys:
         cell = ET.SubElement(header_row, "th", {"scope": "col"})
-        cell.text = _label(key[-1], catalog, labels)
+        _write(cell, _label(key[-1], catalog, labels))
 
     body = ET.SubElement(table, "tbody")
     printed_notes = 0
     for row_value in row_values:
         row = ET.SubElement(body, "tr")
         header = ET.SubElement(row, "th", {"scope": "row"})
-        header.text = _label(row_value, catalog, labels)
+        _write(header, _label(row_value, catalog, labels))
         for key in column_keys:
             binding = {**fixed, row_name: row_value, **dict(zip((n for n, _ in column_axes), key, strict=True))}
             arguments = _arguments(kind, binding)
@@ -144,19 +162,20 @@ def figure_table(
             if memory is not None and figure.unit == "B" and figure.value <= memory.value:
                 cell.set("class", "sbn-table__fits")
                 mark = ET.SubElement(cell, "span", {"class": "sbn-table__mark", "aria-label": "fits"})
-                mark.text = "✓"
+                mark.text = "\u2009✓"
                 mark.tail = None
             if printed and figure.printed is not None:
                 shown = display_quantity(figure.value, figure.unit, **display)
                 theirs = Fraction(figure.printed.value) / shown.factor
                 if _number(shown.text) != theirs:
                     printed_notes += 1
+                    verb = "rounds it to" if _rounds_to(Fraction(figure.value), figure.printed) else "prints"
                     source = ET.SubElement(cell, "span", {"class": "sbn-table__printed"})
-                    source.text = f"{figure.printed.source.cite} prints {round_significant(theirs, 6)}"
+                    source.text = f"{figure.printed.source.cite} {verb} {round_significant(theirs, 6)}"
     if printed_notes:
         legends.append(
-            "Where the source prints a cell differently (its rounding or its arithmetic),"
-            " its number is shown beside ours."
+            "Where the source prints a cell differently, its number is shown beside ours: it rounds the same"
+            " value to its own digits (a final 5 up, where ours rounds it to even), or it prints another number."
         )
     if legends:
         note = ET.SubElement(caption_element, "span", {"class": "sbn-table__legend"})
@@ -169,10 +188,37 @@ def _arguments(kind: FigureKind, binding: Mapping[str, Any]) -> tuple[Any, ...]:
     return tuple(binding.get(p.name, p.default) for p in kind.parameters)
 
 
+def _digits(text: str) -> str:
+    """The first number of a display or printed text as written, without its thousands separators."""
+    written = "".join(itertools.takewhile(lambda c: c.isdigit() or c in ",.", text.strip().lstrip("~≈ ")))
+    return written.rstrip(".,").replace(",", "")
+
+
 def _number(text: str) -> Fraction | None:
     """The first number in a display or printed text, for comparing a source's rounding with ours."""
-    digits = "".join(itertools.takewhile(lambda c: c.isdigit() or c in ",.", text.strip().lstrip("~≈ "))).rstrip(".,")
     try:
-        return Fraction(digits.replace(",", ""))
+        return Fraction(_digits(text))
     except ValueError:
         return None
+
+
+def _rounds_to(value: Fraction, printed: Printed) -> bool:
+    """Whether the source's number is `value` rounded half up to the digits it prints (0.46875 GB as 0.47).
+
+    The printed text's number and the printed value give the text's unit (a
+    power of ten: 0.47 for 470,000,000 bytes is GB); anything else is not read
+    as a rounding.
+    """
+    try:
+        written = Decimal(_digits(printed.text))
+    except ArithmeticError:
+        return False
+    if written <= 0:
+        return False
+    unit = Fraction(printed.value) / Fraction(written)
+    exponent = written.as_tuple().exponent
+    if unit.denominator != 1 or str(unit.numerator).rstrip("0") != "1" or not isinstance(exponent, int):
+        return False
+    exact = Fraction(value) / unit
+    step = Decimal(1).scaleb(exponent)
+    return (Decimal(exact.numerator) / Decimal(exact.denominator)).quantize(step, rounding=ROUND_HALF_UP) == written

@@ -60,6 +60,8 @@ _BLOCKS = {
     "figcaption",
     "br",
     "hr",
+    # An SVG text is a label apart from the others: "100" on an axis and "GB" in its title are not "100GB".
+    "text",
     "h1",
     "h2",
     "h3",

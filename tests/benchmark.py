@@ -7,7 +7,8 @@ them as distinct lessons, then builds it twice in fresh processes, as an author'
 plain Material, with the same Markdown and without the course's macros plugin
 and extensions. It prints the CPU time of each and their ratio, the number the
 course's budget is set in (≤ 1.2×), then the wall time of the real course's
-build and of `make test`'s pytest run.
+build, of an author's save → reload under `mkdocs serve` (in Chromium), and of
+`make test`'s pytest run.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import re
 import resource
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -101,11 +103,74 @@ def compare(lessons: int, runs: int) -> str:
     return f"{lessons:>4} lessons: course {ours:.2f} s, plain Material {theirs:.2f} s CPU: {ours / theirs:.2f}×"
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def reload_times(saves: int, plain: bool = False) -> list[float]:
+    """Seconds from saving Lesson 8 to the open page showing the change, under `mkdocs serve`, `saves` times.
+
+    A copy of the course is served as `make serve` serves it; Chromium keeps the
+    lesson open; each save appends a new sentence, and the time is taken when the
+    page shows it.
+    """
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
+
+    times = []
+    with tempfile.TemporaryDirectory() as work:
+        project = Path(work, "course")
+        synthetic_course(project, 2)
+        if plain:
+            plain_material(project)
+        lesson = project / "docs" / "stage-4" / "lesson-002.md"
+        port = _free_port()
+        command = [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "serve",
+            "--no-strict",
+            "--livereload",
+            "--dev-addr",
+            f"127.0.0.1:{port}",
+        ]
+        server = subprocess.Popen(
+            command, cwd=project, env=_ENVIRONMENT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                page = browser.new_page()
+                for _ in range(100):  # until the server answers
+                    try:
+                        page.goto(f"http://127.0.0.1:{port}/course/stage-4/lesson-002/")
+                        break
+                    except Exception:
+                        time.sleep(0.2)
+                for save in range(saves):
+                    marker = f"Saved for the {save}th time."
+                    start = time.perf_counter()
+                    lesson.write_text(lesson.read_text(encoding="utf-8") + f"\n{marker}\n", encoding="utf-8")
+                    page.wait_for_function(f"document.body.innerText.includes({marker!r})", timeout=60_000)
+                    times.append(time.perf_counter() - start)
+                browser.close()
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="timed builds of each after one warm-up (default 3)")
     parser.add_argument("--lessons", type=int, nargs="*", default=[2, 30, 100], help="synthetic course sizes")
     parser.add_argument("--no-tests", action="store_true", help="skip timing the test suite")
+    parser.add_argument("--no-reload", action="store_true", help="skip timing save → reload under mkdocs serve")
     arguments = parser.parse_args()
     for lessons in arguments.lessons:
         print(compare(lessons, arguments.runs), flush=True)
@@ -113,6 +178,12 @@ def main() -> None:
         time_build(ROOT, Path(site))
         walls = sorted(time_build(ROOT, Path(site))[1] for _ in range(arguments.runs))
     print(f"the course's own build: median {statistics.median(walls):.2f} s wall", flush=True)
+    if not arguments.no_reload:
+        ours = statistics.median(reload_times(arguments.runs + 2))
+        theirs = statistics.median(reload_times(arguments.runs + 2, plain=True))
+        print(
+            f"save → reloaded page under mkdocs serve: course {ours:.2f} s, plain Material {theirs:.2f} s", flush=True
+        )
     if not arguments.no_tests:
         start = time.perf_counter()
         subprocess.run(

@@ -29,6 +29,9 @@ _TIMES = {
     "ns": Decimal("1e-9"),
 }
 _DISPLAY = re.compile(r"^(?P<number>\d[\d,]*(?:\.\d+)?)(?P<rest>.*)$")
+#: A mantissa times a power of ten or two, "3.14 × 10²³ FLOP" or "2⁻²⁴", then its unit.
+_POWER = re.compile(r"^(?:(?P<mantissa>\d+(?:\.\d+)?) × )?(?P<base>10|2)(?P<exponent>⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)(?P<rest>.*)$")
+_FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 #: A capacity as sold and as it is: "32 GB (32 GiB)".
 _NOMINAL = re.compile(r"^(?P<sold>\d[\d,]*) (?P<prefix>[KMGT])B \((?P<number>\d[\d,]*) (?P=prefix)iB\)$")
 
@@ -57,6 +60,16 @@ def parse_display(display: str, unit: str) -> tuple[Decimal, Decimal]:
             raise ValueError(f"{display!r} sells one capacity and names another")
         number = Decimal(nominal.group("number").replace(",", ""))
         return number * _BINARY[nominal.group("prefix") + "i"], Decimal(0)
+    power = _POWER.match(display.strip())
+    if power:
+        # A power shown alone is exactly that power; a mantissa is rounded to its last digit.
+        mantissa = power.group("mantissa") or "1"
+        scale = Decimal(power.group("base")) ** int(power.group("exponent").translate(_FROM_SUPERSCRIPT))
+        last_place = Decimal(1).scaleb(-len(mantissa.split(".")[1])) if "." in mantissa else Decimal(1)
+        if power.group("mantissa") is None:
+            last_place = Decimal(0)
+        factor = _factor(power.group("rest").strip(), unit, display)
+        return Decimal(mantissa) * scale * factor, last_place * scale * factor / 2
     match = _DISPLAY.match(display.strip())
     if not match:
         raise ValueError(f"{display!r} does not start with a number")
@@ -73,6 +86,8 @@ def _factor(rest: str, unit: str, display: str) -> Decimal:
         return Decimal(1)  # a bare number is shown unscaled
     if unit == "1" and rest == "%":
         return Decimal("0.01")
+    if unit == "1" and rest in _WORDS:
+        return Decimal(_WORDS[rest])
     if unit == "B" and re.fullmatch(r"bytes?|byte", rest):
         return Decimal(1)
     if unit == "B" and (m := re.fullmatch(r"([KMGT]i)B", rest)):

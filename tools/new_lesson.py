@@ -15,6 +15,7 @@ to write. It refuses a number or a file that exists already.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from collections.abc import Sequence
@@ -34,8 +35,10 @@ def slug(title: str) -> str:
 def skeleton(number: int, stage: int, mission: int, bullet: str, title: str, prerequisites: Sequence[int]) -> str:
     """The Markdown of a new lesson that builds, with a placeholder for everything an author writes."""
     needs = ", ".join(str(n) for n in prerequisites)
+    # JSON's quoted string is YAML's too: a title may hold a colon ("FSDP: ZeRO in PyTorch").
+    heading = json.dumps(f"Lesson {number}. {title}", ensure_ascii=False)
     return f"""---
-title: Lesson {number}. {title}
+title: {heading}
 description: One sentence on what this lesson teaches.
 lesson: {number}
 stage: {stage}

@@ -8,7 +8,24 @@ and `printed.yml` may key a paper's value by its ids.
 
 from __future__ import annotations
 
-from . import catalog_values, communication, memory, units  # noqa: F401 (importing a module registers its kinds)
+from . import (  # noqa: F401 (importing a module registers its kinds)
+    activations,
+    catalog_values,
+    checkpointing,
+    communication,
+    compute,
+    formats,
+    fsdp,
+    layout,
+    memory,
+    pipeline,
+    ring,
+    shape,
+    sharding,
+    tensor,
+    units,
+    zero,
+)
 from .registry import KINDS, FigureKind, FigureKindError, check_printed, figure_kind, kind_of
 
 __all__ = ["KINDS", "FigureKind", "FigureKindError", "check_printed", "figure_kind", "kind_of"]

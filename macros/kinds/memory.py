@@ -57,15 +57,15 @@ def one_copy(catalog: Catalog, entry: str, precision: str) -> Computed:
 
 
 @figure_kind("memory-left")
-def memory_left(catalog: Catalog, entry: str, gpu: str = "") -> Computed:
-    """Device memory left after the model states: memory − 16 bytes × parameters.
+def memory_left(catalog: Catalog, entry: str, gpu: str = "", recipe: str = model.DEFAULT_RECIPE) -> Computed:
+    """Device memory left after the model states: memory − the recipe's bytes (16 unless said) × parameters.
 
     The memory is the entry's own (a claim's "32 GB", as its source computes
     with it) unless `gpu` names a GPU, whose real capacity is used instead.
     """
     parameters = catalog.quantity(entry, "parameters")
     memory = catalog.quantity(gpu or entry, "memory")
-    states = model.model_state_bytes(parameters.count)
+    states = model.model_state_bytes(parameters.count, "all", recipe)
     per_parameter = states // parameters.value
     if states > memory.value:
         raise ValueError(f"the model states ({format_quantity(states, 'B')}) do not fit in {shown(memory)}")
@@ -73,26 +73,26 @@ def memory_left(catalog: Catalog, entry: str, gpu: str = "") -> Computed:
         memory.value - states,
         "B",
         f"memory − {per_parameter} B × parameters",
-        f"{shown(memory)} − {per_parameter} bytes × {shown(parameters)}",
+        f"{shown(memory)} − {per_parameter} bytes × {shown(parameters)}, model states in {model.recipe(recipe).name}",
         (memory, parameters),
     )
 
 
 @figure_kind("activations")
-def activations(catalog: Catalog, workload: str) -> Computed:
-    """Activation bytes of a workload without checkpointing (ZeRO §3.2): 12·h·b·s·l values in fp16."""
+def activations(catalog: Catalog, workload: str, precision: str = model.ACTIVATION_PRECISION) -> Computed:
+    """Activation bytes of a workload without checkpointing (ZeRO §3.2, footnote 3): 12·h·b·s·l values, in fp16."""
     setting = catalog.workload(workload)
     hidden = catalog.quantity(setting.model.id, "hidden")
     layers = catalog.quantity(setting.model.id, "layers")
     batch = catalog.quantity(workload, "batch")
     sequence = catalog.quantity(workload, "sequence")
-    value = model.activation_bytes(hidden.count, batch.count, sequence.count, layers.count)
-    per_value = model.BYTES_PER_VALUE[model.ACTIVATION_PRECISION]
+    value = model.activation_bytes(hidden.count, batch.count, sequence.count, layers.count, precision)
+    per_value = model.BYTES_PER_VALUE[precision]
     factor = model.ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN
     words = (
         f"{factor} × hidden size {shown(hidden)} × batch {shown(batch)} × sequence {shown(sequence)}"
-        f" × {shown(layers)} layers activation values (ZeRO §3.2), at {per_value} bytes each"
-        f" in {model.ACTIVATION_PRECISION}"
+        f" × {shown(layers)} layers activation values (ZeRO §3.2, footnote 3), at {per_value} bytes each"
+        f" in {precision}"
     )
     formula = f"{per_value} B × {factor} × hidden × batch × sequence × layers"
     return Computed(value, "B", formula, words, (hidden, layers, batch, sequence))

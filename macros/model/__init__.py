@@ -4,13 +4,74 @@ No catalog, no formatting, no MkDocs. One module per topic, each citing the
 sections it follows; this package gathers their names, so that a figure kind
 reads `model.model_state_bytes(...)` whichever module holds it.
 
+- `shape`: the parameters a transformer's shape implies (Kaplan et al. 2020, eq. 2.1), GPT-2's vectors too;
+- `compute`: training FLOPs, time and utilization (Kaplan; Narayanan et al. 2021; PaLM);
+- `formats`: floating-point formats from their bit layout (IEEE 754; the FP8 paper);
 - `memory`: model states by training recipe, copies, activations (ZeRO §3);
-- `communication`: the ring all-reduce and transfer times (Patarasuk and Yuan; nccl-tests).
+- `checkpointing`: Chen et al. 2016's √n activation checkpointing;
+- `activations`: activations counted tensor by tensor (Korthikanti et al. 2022, §4);
+- `communication`: the ring all-reduce, its schedule, and transfer times (Patarasuk and Yuan; nccl-tests);
+- `zero`: ZeRO-DP's stages, per device, the largest model and what they send (ZeRO §5, §7, Table 2);
+- `fsdp`: FSDP's sharding strategies and cross-host traffic (Zhao et al. 2023 §3.2, §4.4; NCCL's rings);
+- `tensor`: tensor parallelism's all-reduces, bytes and FLOPs per layer, scaling (Megatron-LM; Narayanan et al.);
+- `parallel_activations`: a layer's activations under tensor and sequence parallelism (Korthikanti et al., Table 2);
+- `pipeline`: the GPipe and 1F1B schedules, their bubble, stage boundaries (GPipe; Narayanan et al.);
+- `layout`: one step laid out as DP, ZeRO-3, tensor, pipeline or PTD-P (Narayanan et al.);
+- `sharding`: ZeRO-DP's stages for any recipe, by the role of each model state (ZeRO §5).
 """
 
 from __future__ import annotations
 
-from .communication import ring_allreduce_bytes_sent, ring_allreduce_factor, transfer_seconds
+from . import layout, parallel_activations, pipeline, tensor
+from .activations import (
+    ATTENTION_SCORE_BYTES,
+    CHECKPOINT_BYTES_PER_TOKEN_HIDDEN,
+    LINEAR_BYTES_PER_TOKEN_HIDDEN,
+    RECOMPUTE,
+    activation_bytes_per_layer,
+    activation_bytes_total,
+    attention_score_term,
+    checkpointed_peak_bytes,
+)
+from .checkpointing import checkpointed_share, layers_kept, recompute_overhead, sqrt_segments
+from .communication import (
+    RING_PHASES,
+    RingSend,
+    RingStep,
+    ring_allreduce_bytes_sent,
+    ring_allreduce_factor,
+    ring_allreduce_schedule,
+    transfer_seconds,
+)
+from .compute import (
+    BACKWARD_FLOPS_PER_PARAMETER,
+    FLOPS_PER_PARAMETER,
+    FLOPS_PER_PETAFLOP_S_DAY,
+    FORWARD_FLOPS_PER_PARAMETER,
+    compute_optimal_parameters,
+    model_flops_utilization,
+    petaflop_s_days,
+    recomputation,
+    seconds_at_utilization,
+    tokens_per_parameter,
+    training_flops,
+    training_seconds,
+)
+from .formats import FORMATS, QUANTITIES, Format, format_quantity_value, number_format
+from .fsdp import (
+    ADAM_STATE_BYTES,
+    FULL_GRADIENT_BYTES,
+    FULL_PARAMETER_BYTES,
+    LOW_PRECISION_BYTES,
+    STRATEGIES,
+    Strategy,
+    cross_host_traffic,
+    cross_host_traffic_per_port,
+    fsdp_state_bytes,
+    fsdp_strategy,
+    sequences_that_fit,
+    sharding_factor,
+)
 from .memory import (
     ACTIVATION_PRECISION,
     ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN,
@@ -25,21 +86,114 @@ from .memory import (
     recipe,
     state_bytes_per_parameter,
 )
+from .shape import (
+    BLOCK_PARAMETERS_PER_LAYER_PER_HIDDEN_SQUARED,
+    GPT2_FINAL_VECTORS_PER_HIDDEN,
+    GPT2_VECTORS_PER_LAYER_PER_HIDDEN,
+    block_parameters,
+    embedding_parameters,
+    shape_parameters,
+    vector_parameters,
+)
+from .sharding import ROLES, STAGES, Stage, device_bytes_by_role, device_state_bytes, role_bytes_per_parameter, stage
+from .zero import (
+    MIXED_ADAM_K,
+    ZERO_STAGES,
+    ZeroStage,
+    zero_bytes_per_parameter,
+    zero_communication_elements,
+    zero_max_parameters,
+    zero_memory_reduction,
+    zero_stage,
+    zero_state_bytes,
+)
 
 __all__ = [
     "ACTIVATION_PRECISION",
     "ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN",
+    "ADAM_STATE_BYTES",
+    "ATTENTION_SCORE_BYTES",
+    "BACKWARD_FLOPS_PER_PARAMETER",
+    "BLOCK_PARAMETERS_PER_LAYER_PER_HIDDEN_SQUARED",
     "BYTES_PER_VALUE",
+    "CHECKPOINT_BYTES_PER_TOKEN_HIDDEN",
     "DEFAULT_RECIPE",
+    "FLOPS_PER_PARAMETER",
+    "FLOPS_PER_PETAFLOP_S_DAY",
+    "FORMATS",
+    "FORWARD_FLOPS_PER_PARAMETER",
+    "FULL_GRADIENT_BYTES",
+    "FULL_PARAMETER_BYTES",
+    "GPT2_FINAL_VECTORS_PER_HIDDEN",
+    "GPT2_VECTORS_PER_LAYER_PER_HIDDEN",
+    "LINEAR_BYTES_PER_TOKEN_HIDDEN",
+    "LOW_PRECISION_BYTES",
+    "MIXED_ADAM_K",
+    "QUANTITIES",
     "RECIPES",
+    "RECOMPUTE",
+    "RING_PHASES",
+    "ROLES",
+    "STAGES",
+    "STRATEGIES",
+    "ZERO_STAGES",
+    "Format",
     "Recipe",
+    "RingSend",
+    "RingStep",
+    "Stage",
+    "Strategy",
+    "ZeroStage",
     "activation_bytes",
+    "activation_bytes_per_layer",
+    "activation_bytes_total",
     "activation_values",
+    "attention_score_term",
+    "block_parameters",
+    "checkpointed_peak_bytes",
+    "checkpointed_share",
+    "compute_optimal_parameters",
     "copy_bytes",
+    "cross_host_traffic",
+    "cross_host_traffic_per_port",
+    "device_bytes_by_role",
+    "device_state_bytes",
+    "embedding_parameters",
+    "format_quantity_value",
+    "fsdp_state_bytes",
+    "fsdp_strategy",
+    "layers_kept",
+    "layout",
+    "model_flops_utilization",
     "model_state_bytes",
+    "number_format",
+    "parallel_activations",
+    "petaflop_s_days",
+    "pipeline",
     "recipe",
+    "recomputation",
+    "recompute_overhead",
     "ring_allreduce_bytes_sent",
     "ring_allreduce_factor",
+    "ring_allreduce_schedule",
+    "role_bytes_per_parameter",
+    "seconds_at_utilization",
+    "sequences_that_fit",
+    "shape_parameters",
+    "sharding_factor",
+    "sqrt_segments",
+    "stage",
     "state_bytes_per_parameter",
+    "tensor",
+    "tokens_per_parameter",
+    "training_flops",
+    "training_seconds",
     "transfer_seconds",
+    "vector_parameters",
+    "zero_bytes_per_parameter",
+    "zero_communication_elements",
+    "zero_max_parameters",
+    "zero_memory_reduction",
+    "zero_stage",
+    "zero_state_bytes",
 ]

@@ -62,12 +62,34 @@ RECIPES: Mapping[str, Recipe] = MappingProxyType(
                     "fp32_variance": 4,
                 }
             ),
-            "as Megatron-LM keeps them by default for bf16 (gradients reduced in fp32)",
+            "as Megatron-LM's distributed-optimizer guide counts them, and as Megatron-LM keeps them by default"
+            " for bf16 (gradients accumulated and all-reduced in fp32)",
+        ),
+        "fp16-adam-fp32-grads": Recipe(
+            "fp16 mixed-precision Adam with fp16 gradients and an fp32 copy of them",
+            MappingProxyType(
+                {
+                    "fp16_parameters": 2,
+                    "fp16_gradients": 2,
+                    "fp32_gradients": 4,
+                    "fp32_parameters": 4,
+                    "fp32_momentum": 4,
+                    "fp32_variance": 4,
+                }
+            ),
+            "as Megatron-LM's distributed-optimizer guide counts them for fp16: its optimizer copies the fp16"
+            " gradients to fp32 for the step (megatron/core/optimizer/optimizer.py, _copy_model_grads_to_main_grads)",
         ),
         "fp32-adam": Recipe(
             "fp32 Adam",
             MappingProxyType({"fp32_parameters": 4, "fp32_gradients": 4, "fp32_momentum": 4, "fp32_variance": 4}),
-            "as Kingma and Ba 2014's Adam keeps two moments beside each fp32 parameter",
+            "as Kingma and Ba 2014's Adam keeps two moments beside each fp32 parameter, and as PyTorch's autocast"
+            " leaves them: it keeps the model itself in fp32",
+        ),
+        "fp32-sgd": Recipe(
+            "fp32 SGD",
+            MappingProxyType({"fp32_parameters": 4, "fp32_gradients": 4}),
+            "plain SGD keeps no state beyond each fp32 parameter and its gradient",
         ),
         "fp32-sgd-momentum": Recipe(
             "fp32 SGD with momentum",
@@ -148,6 +170,14 @@ def activation_values(hidden: int, batch: int, sequence: int, layers: int) -> in
     return ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN * hidden * batch * sequence * layers
 
 
-def activation_bytes(hidden: int, batch: int, sequence: int, layers: int) -> int:
-    """Bytes of those activations, kept in fp16 as in ZeRO §3.2."""
-    return BYTES_PER_VALUE[ACTIVATION_PRECISION] * activation_values(hidden, batch, sequence, layers)
+def activation_bytes(hidden: int, batch: int, sequence: int, layers: int, precision: str = ACTIVATION_PRECISION) -> int:
+    """Bytes of those activations, kept in fp16 as in ZeRO §3.2 unless `precision` says (fp32 before Stage 3).
+
+    Raises:
+        KeyError: `precision` is not one of `BYTES_PER_VALUE`.
+    """
+    values = activation_values(hidden, batch, sequence, layers)
+    try:
+        return BYTES_PER_VALUE[precision] * values
+    except (KeyError, TypeError):
+        raise KeyError(f"unknown precision {precision!r}; known: {', '.join(BYTES_PER_VALUE)}") from None

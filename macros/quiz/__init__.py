@@ -24,7 +24,9 @@ Everything renders as plain HTML forms that read well without JavaScript: each
 answer sits in a native `<details>`. `docs/assets/javascripts/course.js` makes
 them answer back. The modules: `options` (what a header may say), `blocks` (the
 blocks), `choices` and `numeric` (the two checked kinds), `reports` (each
-question's issue link). Problems go to the host the extension is given; the
+question's issue link), `units` and `answers` (the table of units a numeric
+answer may be written in, written into the page once, and the page's reading of
+an answer, in Python). Problems go to the host the extension is given; the
 course's build (`macros.build`) reports them with the file and line and fails;
 alone, as in tests, the extension raises `QuizError`.
 """
@@ -45,6 +47,7 @@ from ..issues import query
 from .blocks import AnswerBlock, ChecklistBlock, OptionBlock, QuizBlock, QuizHost
 from .errors import QuizError
 from .numeric import LEADING_FIGURE, KeyFigure
+from .units import page_json, unit_table
 
 __all__ = ["KeyFigure", "QuizError", "QuizExtension", "QuizHost", "StandaloneHost", "makeExtension"]
 
@@ -92,6 +95,16 @@ class _Unclosed(Treeprocessor):
                 block.show_problem(entry.el)
 
 
+class _UnitTable(Treeprocessor):
+    """Gives a page that asks a numeric question, once, the table of units `course.js` reads its answers with."""
+
+    def run(self, root: etree.Element) -> None:
+        if any(form.get("data-quiz-kind") == "numeric" for form in root.iter("form")):
+            # In an attribute, not a <script type="application/json">: Material's instant navigation
+            # re-creates a page's scripts without their type, which would run the JSON as code.
+            etree.SubElement(root, "div", {"id": "sbn-units", "hidden": "hidden", "data-json": page_json(unit_table())})
+
+
 class _Leftovers(Postprocessor):
     """Reports a block header that pymdownx could not parse (invalid YAML options leave it as text)."""
 
@@ -124,6 +137,7 @@ class QuizExtension(BlocksExtension):
         for block in (QuizBlock, OptionBlock, AnswerBlock, ChecklistBlock):
             block_mgr.register(block, {"host": host})
         md.treeprocessors.register(_Unclosed(md, block_mgr, host), "sbn-quiz-unclosed", 30)
+        md.treeprocessors.register(_UnitTable(md), "sbn-quiz-units", 1)
         md.postprocessors.register(_Leftovers(md, host), "sbn-quiz-leftovers", 0)
 
 

@@ -203,12 +203,18 @@ class QuizBlock(CourseBlock):
         report_link(fieldset, quiz_id, kind, self.host.issue_url)
 
 
+#: The longest free answer the page keeps (course.js caps it again, on saving and on loading).
+MAX_FREE_ANSWER = 4000
+
+
 def _free_field(quiz_id: str, fieldset: etree.Element) -> None:
     input_id = f"quiz-{quiz_id}-answer"
     field = etree.SubElement(fieldset, "p", {"class": "sbn-quiz__field"})
     label = etree.SubElement(field, "label", {"for": input_id})
     label.text = "Your answer, kept in this browser"
-    textarea = etree.SubElement(field, "textarea", {"id": input_id, "name": "answer", "rows": "3"})
+    textarea = etree.SubElement(
+        field, "textarea", {"id": input_id, "name": "answer", "rows": "3", "maxlength": str(MAX_FREE_ANSWER)}
+    )
     textarea.text = ""
 
 

@@ -4,7 +4,8 @@ The answer's first paragraph starts with a figure macro; the host says what
 that figure is (its exact value, base unit, and the display unit the page
 showed it in) from the build's record of the figures it rendered, so nothing is
 read back out of the rendered text. A bare number in the reader's answer counts
-in that display unit.
+in that display unit. The build checks that the page can read an answer
+written the way the key is shown (`answers.read_answer`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .answers import MAX_ANSWER, read_answer
 from .errors import QuizError
+from .units import unit_table
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,12 @@ def numeric(
             "the answer must start with its key, a figure macro such as"
             ' {{ model_states("example-7b") }}; a typed number is not a key'
         )
+    factor = Fraction(key.factor)
+    if key.symbol and read_answer(f"1 {key.symbol}", key.unit, factor, unit_table()).value != factor:
+        raise QuizError(
+            f"the key is shown in {key.symbol!r}, which the page cannot read in an answer: add it to"
+            f" macros/quiz/units.yml under {key.unit}, or show the key in another unit"
+        )
     percent = f"{float(share * 100):g}"
     form.attrib.update(
         {
@@ -83,6 +92,7 @@ def numeric(
             "id": input_id,
             "name": "answer",
             "autocomplete": "off",
+            "maxlength": str(MAX_ANSWER),
             "spellcheck": "false",
             "inputmode": "text",
             "aria-describedby": f"{input_id}-hint",

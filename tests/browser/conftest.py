@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -46,12 +47,19 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("path", paths)
 
 
+@contextmanager
+def serve(site: Path) -> Iterator[str]:
+    """A built site, served as its host serves it (`tools.serve`: gzipped, a 404 page, and a sitemap that lets
+    Material's instant navigation work) on 127.0.0.1 at a port the OS picks, under site_url's path."""
+    with site_server(site, course().site_url) as address:
+        yield address
+
+
 @pytest.fixture(scope="session")
 def base_url(site_dir: Path) -> Iterator[str]:
-    """The built site, served as its host serves it (`tools.serve`: gzipped, a 404 page, and a sitemap that lets
-    Material's instant navigation work) on 127.0.0.1 at a port the OS picks, under site_url's path."""
-    with site_server(site_dir, course().site_url) as address:
-        yield address
+    """The course's own build, served."""
+    with serve(site_dir) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

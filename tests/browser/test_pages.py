@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from macros.glossary import load_glossary
 from tests.browser.conftest import lesson_url
 from tests.conftest import catalog, course
 
-LESSON_7 = lesson_url(7).rstrip("/")
 LESSON_8 = lesson_url(8).rstrip("/")
+GLOSSARY = load_glossary(course().glossary_file, catalog().sources)
 
 PHONE = {"width": 390, "height": 844}
 # The axe rules of WCAG 2.0, 2.1 and 2.2 at levels A and AA.
@@ -50,45 +51,64 @@ def test_search_and_instant_navigation_stay_on_the_site(page: Page, base_url: st
     assert hosts == {urlsplit(base_url).netloc}
 
 
-def test_a_figure_explains_itself_on_keyboard_focus(page: Page, base_url: str) -> None:
-    page.goto(base_url + LESSON_8 + "/")
-    figure = page.locator('.fig[data-fig-id="model-states/gpt2-1.5b"]').first
-    for _ in range(200):  # Tab through the page until the figure has focus
-        if figure.evaluate("element => element === document.activeElement"):
-            break
-        page.keyboard.press("Tab")
-    tooltip = page.locator(".md-tooltip2--active")
-    expect(tooltip).to_be_visible()
-    expect(tooltip).to_contain_text("16 bytes × 1.5 billion parameters")
+def _search(page: Page, query: str) -> Locator:
+    page.get_by_label("Search", exact=True).first.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type(query)
+    results = page.locator(".md-search-result__item")
+    expect(results.first).to_be_visible()
+    return results
 
 
-def test_the_palette_toggle_cycles_system_light_dark(page: Page, base_url: str) -> None:
-    page.emulate_media(color_scheme="dark")
-    page.goto(base_url + LESSON_8 + "/")
-    body = page.locator("body")
-    # The one visible toggle; Material moves its title into a tooltip, so find it by place.
-    toggle = page.locator("[data-md-component=palette] label:not([hidden])")
-    expect(body).to_have_attribute("data-md-color-scheme", "slate")  # follows the system at first
-    toggle.click()
-    expect(body).to_have_attribute("data-md-color-scheme", "default")
-    toggle.click()
-    expect(body).to_have_attribute("data-md-color-scheme", "slate")
-    toggle.click()
-    expect(page.locator("[data-md-component=palette] input:checked")).to_have_attribute(
-        "data-md-color-media", "(prefers-color-scheme)"
+def test_search_keeps_hyphenated_terms_whole(page: Page, base_url: str) -> None:
+    page.goto(base_url)
+    entry = GLOSSARY.lookup("all-reduce")
+    results = _search(page, "all-reduce")
+    first = results.locator(".md-search-result__link[href*='#']").first  # the best section, after the page's own
+    expect(first).to_have_attribute("href", re.compile(f"/glossary/[^#]*#{entry.id}$"))
+    _search(page, "gpt-2")
+    # Results follow the query as it is typed ("gpt" finds GPT-3 too): wait for the whole query's.
+    page.wait_for_function(
+        """() => {
+            const marks = [...document.querySelectorAll(".md-search-result mark")].map((m) => m.textContent);
+            return marks.length > 0 && marks.every((mark) => mark.toLowerCase().startsWith("gpt-2"));
+        }""",
+        timeout=5000,
     )
 
 
-@pytest.mark.parametrize("how", ["hover", "focus"])
-def test_a_term_shows_its_definition_on_hover_and_on_focus(page: Page, base_url: str, how: str) -> None:
-    page.goto(f"{base_url}{LESSON_8}/")
-    term = page.locator("a.sbn-term", has_text="model states").first
-    term.scroll_into_view_if_needed()
-    if how == "hover":
-        term.hover()
-    else:
-        term.focus()
-    tooltip = page.locator(".md-tooltip2--active")
-    expect(tooltip).to_be_visible()
-    definition = load_glossary(course().glossary_file, catalog().sources).lookup("model states").tooltip
-    expect(tooltip).to_have_text(definition)
+def test_the_search_dialog_has_a_name(page: Page, base_url: str) -> None:
+    page.goto(base_url)
+    expect(page.get_by_role("dialog", name="Search")).to_have_count(1)
+    results = Axe().run(page, options={"runOnly": ["aria-dialog-name"]})
+    assert results.violations_count == 0, results.generate_report()
+
+
+@pytest.mark.parametrize("system", ["light", "dark"])
+def test_the_palette_toggle_has_two_states_starting_from_the_systems(page: Page, base_url: str, system: str) -> None:
+    page.emulate_media(color_scheme=system)
+    page.goto(base_url + LESSON_8 + "/")
+    body = page.locator("body")
+    # The one visible toggle, found by place: its title is what it switches to.
+    toggle = page.locator("[data-md-component=palette] label:not([hidden])")
+    first, other = ("default", "slate") if system == "light" else ("slate", "default")
+    expect(body).to_have_attribute("data-md-color-scheme", first)
+    toggle.click()
+    expect(body).to_have_attribute("data-md-color-scheme", other)
+    toggle.click()
+    expect(body).to_have_attribute("data-md-color-scheme", first)
+
+
+def test_the_glossary_jumps_from_a_letter_to_its_first_term(page: Page, base_url: str) -> None:
+    page.goto(base_url + "glossary/")
+    entries = sorted(GLOSSARY.entries.values(), key=lambda entry: entry.term.casefold())
+    letters = page.get_by_role("navigation", name="Terms from A to Z")
+    links = letters.get_by_role("link").all()
+    linked = {link.text_content(): urlsplit(link.get_attribute("href")).fragment for link in links}
+    first: dict[str, str] = {}
+    for entry in entries:
+        first.setdefault(entry.term[0].upper(), entry.id)
+    assert linked == first
+    letters.get_by_role("link", name="R", exact=True).click()
+    heading = page.locator(f"h2#{first['R']}")
+    expect(heading).to_be_in_viewport()

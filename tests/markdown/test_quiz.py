@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import markdown
@@ -9,6 +10,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from macros.quiz import KeyFigure, QuizError, QuizExtension, StandaloneHost
+from macros.quiz.units import page_json, unit_table
 
 FIGURE = (
     '<span class="fig" data-fig-id="model-states/example-7b" data-value="112000000000" data-unit="B"'
@@ -111,6 +113,27 @@ def test_a_numeric_key_in_milliseconds_reads_a_bare_number_as_ms() -> None:
     assert (form["data-key-unit"], form["data-key-scale"], form["data-key-symbol"]) == ("s", "0.001", "ms")
     assert form["data-tolerance-percent"] == "2.5"
     assert "a bare number counts as ms); within 2.5% counts." in form.select_one(".sbn-quiz__hint").get_text()
+
+
+def test_the_answer_fields_take_no_more_than_the_page_keeps() -> None:
+    numeric = render(quiz("numeric", NUMERIC, "    tolerance: 5%")).select_one("input[name=answer]")
+    free = render(quiz("free", FREE)).select_one("textarea[name=answer]")
+    assert (numeric["maxlength"], free["maxlength"]) == ("100", "4000")
+
+
+def test_a_page_with_numeric_questions_gets_the_units_table_once() -> None:
+    second = quiz("numeric", NUMERIC, "    tolerance: 5%").replace("l8-practice-1", "l8-practice-9")
+    page = render(quiz("numeric", NUMERIC, "    tolerance: 5%") + "\n" + second)
+    tables = page.select("#sbn-units")
+    assert len(tables) == 1 and tables[0].has_attr("hidden")
+    assert json.loads(tables[0]["data-json"]) == json.loads(page_json(unit_table()))
+    assert render(quiz("single", CHOICE)).select("#sbn-units, script") == []
+
+
+def test_a_key_shown_in_a_unit_no_answer_can_be_written_in_is_refused() -> None:
+    figures = {"model-states/example-7b": KeyFigure("112000000000", "B", "1000000000", "gigaoctets")}
+    with pytest.raises(QuizError, match="the key is shown in 'gigaoctets', which the page cannot read in an answer"):
+        render(quiz("numeric", NUMERIC, "    tolerance: 5%"), StandaloneHost(figures))
 
 
 def test_a_free_quiz_has_a_textarea_a_model_answer_and_self_marks() -> None:

@@ -14,11 +14,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 
 from macros.lessons import index_lessons
 from tests.conftest import Built, build_copy, course
 
 Edit = Callable[[Path, str, str], None]
+
+
+def soup_of(path: Path) -> BeautifulSoup:
+    """A page of a broken copy, parsed afresh (the shared cache is for the real site)."""
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
 def lesson_file(number: int) -> str:
@@ -48,7 +54,7 @@ def fails_with(built: Built, where: str, message: str) -> None:
         (
             '{{ model_states("gpt2-1.5b") }}',
             '{{ model_states("gpt2-1.6b") }}',
-            "{{ model_states(\"gpt2-1.6b\") }}: unknown catalog entry 'gpt2-1.6b'. Did you mean 'gpt2-1.5b'?",
+            "{{ model_states(\"gpt2-1.6b\") }}: unknown catalog entry 'gpt2-1.6b'. Did you mean 'gpt2-1.5b'",
         ),
         (
             '{{ model_states("example-7b") }}',
@@ -125,13 +131,15 @@ def test_a_typed_figure_in_any_words_fails_the_build(
 
 def test_a_lesson_added_later_is_checked_like_the_first(course_copy: Path) -> None:
     seed = (course_copy / LESSON_8).read_text(encoding="utf-8")
+    # The next number no lesson has taken yet, so that the copy is a lesson the build has never seen.
+    number = 1 + max(int(p.name.split("-")[1]) for p in (course_copy / "docs").glob("stage-*/lesson-*.md"))
     lesson = (
-        seed.replace("lesson: 8", "lesson: 9")
-        .replace("l8-", "l9-")
-        .replace("Lesson 8.", "Lesson 9.")
+        seed.replace("lesson: 8", f"lesson: {number}")
+        .replace("l8-", f"l{number}-")
+        .replace("Lesson 8.", f"Lesson {number}.")
         .replace("well above the", "31.4 GB per device, well above the")
     )
-    path = course_copy / "docs/stage-4/lesson-09-a-lesson-no-test-has-seen.md"
+    path = course_copy / f"docs/stage-4/lesson-{number:02d}-a-lesson-no-test-has-seen.md"
     path.write_text(lesson, encoding="utf-8")
     fails_with(build_copy(course_copy), f"docs/stage-4/{path.name}:{line_of(path, '31.4 GB')}", "'31.4 GB' in the text")
 
@@ -184,9 +192,20 @@ def test_a_malformed_lesson_fails_the_build(
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("prerequisites: [7]", "prerequisites: [6]", "prerequisite Lesson 6 does not exist"),
+        ("prerequisites: [7]", "prerequisites: [99]", "prerequisite Lesson 99 does not exist"),
         ("lesson: 8", "lessno: 8", "every page in stage-4/ is a lesson; its front matter needs `lesson:`"),
         ("title: Lesson 8.", "title: Lesson 8. 24 GB,", "the front matter's title types '24 GB'"),
+        (
+            "title: Lesson 8.",
+            "title: Lesson 8. <img src=x onerror=window.__pwned=1>",
+            "the front matter's title holds '<', '>'; a page's title and description are plain text",
+        ),
+        (
+            "description: What a full copy",
+            'description: x"><script>window.__pwned=1</script> What a full copy',
+            "the front matter's description holds '\"', '>', '<'",
+        ),
+        ("title: Lesson 8.", "title: Lesson 8. &lt;b&gt;", "the front matter's title holds '&'"),
     ],
 )
 def test_a_lesson_whose_front_matter_is_wrong_stops_the_build(
@@ -213,8 +232,8 @@ def test_a_lesson_whose_front_matter_is_wrong_stops_the_build(
             "unknown option(s) colour; allowed: id, kind, tolerance",
         ),
         (
-            "A real cost, but it limits speed, not whether the model fits.\n////",
-            "A real cost, but it limits speed, not whether the model fits.",
+            "leaves each device's memory as it was.\n////",
+            "leaves each device's memory as it was.",
             "//// option | correct",
             "the `//// option` before it is not closed: end that one with ////",
         ),
@@ -253,6 +272,38 @@ def test_issue_link_outside_a_lesson_fails_with_a_clear_message(course_copy: Pat
     edit(course_copy / "docs/index.md", "## Syllabus", '{{ issue_link("report") }}\n\n## Syllabus')
     path = course_copy / "docs/index.md"
     fails_with(build_copy(course_copy), f"docs/index.md:{line_of(path, 'issue_link')}", "works on lesson pages only")
+
+
+@pytest.mark.parametrize(("field", "payload"), [("title", "Home <b>x</b>"), ("description", 'A "quoted" course')])
+def test_a_page_title_or_description_with_markup_fails_at_its_line(
+    course_copy: Path, edit: Edit, field: str, payload: str
+) -> None:
+    """Not a lesson: the build reports it in the page, and shows the page without the markup meanwhile."""
+    path = course_copy / "docs/index.md"
+    text = path.read_text(encoding="utf-8")
+    start = text.index(f"{field}: ")
+    path.write_text(f"{text[:start]}{field}: '{payload}'{text[text.index(chr(10), start) :]}", encoding="utf-8")
+    fails_with(
+        build_copy(course_copy), f"docs/index.md:{line_of(path, field + ':')}", f"the front matter's {field} holds"
+    )
+
+
+@pytest.mark.parametrize("url", ["javascript:window.__pwned=1", "data:text/html,<script>x</script>", "//evil.example"])
+def test_a_source_address_that_is_not_http_stops_the_build(course_copy: Path, edit: Edit, url: str) -> None:
+    edit(course_copy / "macros/catalog/sources.yml", "url: https://arxiv.org/abs/1910.02054v3", f"url: '{url}'")
+    built = build_copy(course_copy)
+    assert not built.ok and any("expected an address starting with https://" in m for m in built.messages), built.output
+
+
+def test_a_glossary_definition_with_a_link_stops_the_build(course_copy: Path, edit: Edit) -> None:
+    edit(
+        course_copy / "glossary/terms.yml",
+        "Keeping only some of the activations",
+        "Keeping [only](javascript:window.__pwned=1) some of the activations",
+    )
+    built = build_copy(course_copy)
+    assert not built.ok
+    assert any("activation-checkpointing.definition: holds a link or an image" in m for m in built.messages)
 
 
 def test_a_glossary_definition_with_a_typed_figure_stops_the_build(course_copy: Path, edit: Edit) -> None:
@@ -295,3 +346,18 @@ def test_the_command_line_prints_a_problem_once_without_a_traceback(course_copy:
         ]
     ]
     assert "Traceback" not in result.stderr
+
+
+def test_under_serve_a_broken_data_file_shows_on_every_page_and_the_site_keeps_its_last_good_data(
+    course_copy: Path, edit: Edit
+) -> None:
+    # The same process builds the copy twice, as `mkdocs serve` does on every save.
+    assert build_copy(course_copy).ok
+    edit(course_copy / "macros/catalog/models.yml", "layers: 48", "layers: 48.5")
+    built = build_copy(course_copy)
+    assert not built.ok
+    message = "models.yml: gpt2-1.5b.layers: got 48.5; expected a whole number (until it is fixed, pages use"
+    assert [line for line in built.messages if message in line] != []
+    for page in ("index.html", "glossary/index.html"):
+        box = soup_of(built.site / page).select_one("article .sbn-build-error")
+        assert box is not None and message in box.get_text()

@@ -10,7 +10,7 @@ import pytest
 
 from macros.kinds import kind_of
 from tests.checks import bare_figures, lesson_body, rederives
-from tests.conftest import catalog, soup
+from tests.conftest import catalog, course, soup
 
 
 @pytest.fixture(scope="module")
@@ -65,3 +65,24 @@ def test_a_shown_figure_carries_what_its_source_printed(records: list[dict]) -> 
 def test_no_template_syntax_survives(site_dir: Path, page: str) -> None:
     text = (site_dir / page).read_text(encoding="utf-8")
     assert "{{" not in text and "{%" not in text
+
+
+def test_each_page_carries_its_figures_tooltips_once(site_dir: Path, records: list[dict], page: str) -> None:
+    """The tooltip data holds every figure the page shows, and only those, with the formula and sources."""
+    html = soup(site_dir / page)
+    shown = {figure["data-fig-id"] for figure in lesson_body(html).select(".fig")}
+    scripts = html.select("#sbn-figures")
+    assert len(scripts) == (1 if shown else 0)
+    if not shown:
+        return
+    data = json.loads(scripts[0]["data-json"])
+    assert set(data["figures"]) == shown
+    url = page.removesuffix("index.html")
+    for record in (r for r in records if r["url"] == url):
+        tip = data["figures"][record["id"]]
+        assert record["explanation"].startswith(tip["words"])
+        assert tip.get("formula", record["formula"]) == record["formula"]
+        cited = {(i["source"], i["where"]) for i in record["inputs"]}
+        assert {(catalog().sources[s].cite, where) for s, where in cited} == {(s[1], s[2]) for s in tip["sources"]}
+        assert all(s[3] is None or s[3].startswith("https://") for s in tip["sources"])
+    assert data["report"].startswith(f"{course().repo_url}/issues/new?template=figure-wrong.yml&")

@@ -53,3 +53,21 @@ def test_the_closing_paragraph_and_the_footer_open_a_lesson_issue(site_dir: Path
 
 def test_pages_that_are_not_lessons_have_no_issue_footer(site_dir: Path, other_page: str) -> None:
     assert soup(site_dir / other_page).select_one(".sbn-report") is None
+
+
+def test_every_glossary_entry_links_to_an_issue_about_itself(site_dir: Path) -> None:
+    page = soup(site_dir / "glossary" / "index.html")
+    entries = lesson_body(page).select("h2[id]")
+    links = lesson_body(page).select("a.sbn-glossary-report")
+    assert len(links) == len(entries) > 0
+    for heading, link in zip(entries, links, strict=True):
+        fields = _issue(link["href"])
+        assert fields["template"] == "lesson-unclear.yml"
+        assert fields["title"] == f"Glossary: {_title_of(heading)}"
+        assert fields["page-url"] == f"{course().site_url}glossary/#{heading['id']}"
+        assert fields["source-file"] == "glossary/terms.yml" and (ROOT / fields["source-file"]).is_file()
+        assert heading.find_next("a", class_="sbn-glossary-report") is link
+
+
+def _title_of(heading) -> str:
+    return heading.get_text(strip=True).rstrip("¶")

@@ -111,3 +111,28 @@ def test_lesson_7_keys_its_ring_question_by_the_ring_formula(site_dir: Path) -> 
     quizzes = {form["data-quiz-id"]: form for form in _quizzes(site_dir, lesson_page(7))}
     # 2 × 63/64 × 2 bytes × 1.5 billion parameters
     assert quizzes["l7-practice-1"]["data-key-value"] == "5906250000"
+
+
+def _answer_figure_ids(site_dir: Path, lesson: str, quiz_id: str) -> set[str]:
+    quizzes = {form["data-quiz-id"]: form for form in _quizzes(site_dir, lesson)}
+    return {str(fig["data-fig-id"]) for fig in quizzes[quiz_id].select(".sbn-quiz__model .fig")}
+
+
+def test_lesson_8_leaves_room_by_the_papers_decimal_reading_and_by_the_cards_binary_capacity(
+    site_dir: Path,
+) -> None:
+    # ZeRO computes with 32 GB as 32 × 10^9 bytes; a "32 GB" V100 holds 32 GiB.
+    shown = _answer_figure_ids(site_dir, lesson_page(8), "l8-practice-3")
+    assert {"memory-left/zero-dp-limit", "memory-left/zero-dp-limit/v100-32gb"} <= shown
+
+
+def test_lesson_8_counts_activations_for_the_batch_and_for_one_sequence(site_dir: Path) -> None:
+    # Activations follow the micro-batch: ZeRO's batch of 32, and one sequence at a time.
+    shown = _answer_figure_ids(site_dir, lesson_page(8), "l8-practice-3-compare")
+    assert {"activations/zero-gpt2-activations", "activations/zero-gpt2-activations-mb1"} <= shown
+
+
+def test_lesson_7_sends_the_gradients_of_both_recipes(site_dir: Path) -> None:
+    # fp32 gradients under PyTorch's autocast, fp16 ones in the recipe ZeRO counts.
+    ids = {fig["data-fig-id"] for fig in lesson_body(soup(site_dir / lesson_page(7))).select(".fig")}
+    assert {"allreduce-bytes/gpt2-ring-pcie/fp32", "allreduce-bytes/gpt2-ring-pcie"} <= ids

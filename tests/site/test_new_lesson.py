@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from macros.catalog import load_catalog
 from macros.lessons import SECTIONS
 from tests.checks import heading_text, lesson_body
 from tests.conftest import build_copy, soup
@@ -13,13 +14,25 @@ from tools.new_lesson import add_to_nav, main
 
 
 def test_a_new_lesson_builds_with_every_section_under_a_new_stage(course_copy: Path) -> None:
-    assert main(["9", "5", "4", "What ZeRO shards", "--prerequisites", "8", "--root", str(course_copy)]) == 0
+    # The next free number, under the first stage of the syllabus that has no lesson yet; a colon in the title.
+    numbers = [int(p.name.split("-")[1]) for p in (course_copy / "docs").glob("stage-*/lesson-*.md")]
+    number = max(numbers) + 1
+    course = course_copy / "macros" / "catalog" / "course.yml"
+    stages = load_catalog(course.parent).stages
+    stage = next((n for n in stages if not (course_copy / "docs" / f"stage-{n}").exists()), None)
+    if stage is None:  # every stage has its lessons: the copy's syllabus gets one more, last in course.yml
+        stage = max(stages) + 1
+        course.write_text(course.read_text() + f"  {stage}:\n    title: Later\n    summary: Not written yet.\n")
+    title = "Splitting: the layers"
+    arguments = [str(number), str(stage), "4", title, "--prerequisites", str(max(numbers)), "--root", str(course_copy)]
+    assert main(arguments) == 0
     built = build_copy(course_copy)
     assert built.ok and built.messages == [], built.output
-    article = lesson_body(soup(built.site / "stage-5/lesson-09-what-zero-shards/index.html"))
+    page = f"stage-{stage}/lesson-{number:02d}-splitting-the-layers"
+    article = lesson_body(soup(built.site / page / "index.html"))
     found = [heading_text(h).rstrip(":") for h in article.select("p > strong:first-child, h2")]
     assert [name for name in found if name in dict(SECTIONS)] == [name for name, _ in SECTIONS]
-    assert "      - stage-5/lesson-09-what-zero-shards.md\n" in (course_copy / "mkdocs.yml").read_text()
+    assert f"      - {page}.md\n" in (course_copy / "mkdocs.yml").read_text()
 
 
 def test_a_taken_number_is_refused_and_nothing_is_written(

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import gzip
 import re
 from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from mkdocs.config import load_config
+
+from macros.assets import strip_css, strip_js
 from macros.lessons import index_lessons
 from tests.checks import heading_text
-from tests.conftest import catalog, course, soup
+from tests.conftest import ROOT, catalog, course, soup
 
 
 def test_home_quotes_every_bullet_and_links_the_lessons_that_serve_it(site_dir: Path) -> None:
@@ -85,3 +89,20 @@ def test_the_home_page_says_both_units_of_bytes(site_dir: Path) -> None:
     figures = {f["data-fig-id"]: f for f in soup(site_dir / "index.html").select(".fig")}
     assert figures["unit/GB"]["data-value"] == str(10**9)
     assert figures["unit/GiB"]["data-value"] == str(2**30)
+
+
+def _own_assets() -> list[str]:
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    return [str(path) for path in (*config["extra_javascript"], *config["extra_css"])]
+
+
+def test_our_script_and_style_are_served_without_comments_and_within_budget(site_dir: Path) -> None:
+    """The site serves the course's own script and style stripped, nothing else changed, in 8 KB gzipped."""
+    strip = {".js": strip_js, ".css": strip_css}
+    total = 0
+    for path in _own_assets():
+        served = (site_dir / path).read_text(encoding="utf-8")
+        assert served == strip[Path(path).suffix]((course().docs_dir / path).read_text(encoding="utf-8"))
+        assert "/*" not in served and not any(line.startswith("//") for line in served.splitlines())
+        total += len(gzip.compress(served.encode("utf-8"), 9))
+    assert total <= 8 * 1024, f"{total} bytes gzipped"

@@ -65,8 +65,8 @@ def test_an_unknown_entry_suggests_the_nearest() -> None:
 
 
 def test_an_unknown_field_lists_the_entrys_quantities() -> None:
-    with pytest.raises(KeyError, match="Known: hidden, layers, parameters"):
-        catalog().quantity("gpt2-1.5b", "heads")
+    with pytest.raises(KeyError, match="Known: heads, hidden, layers, parameters"):
+        catalog().quantity("gpt2-1.5b", "sequence")
 
 
 def _append(path: Path, text: str) -> None:

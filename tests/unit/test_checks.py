@@ -86,6 +86,11 @@ def test_figures_code_and_quiz_settings_are_not_bare(html: str) -> None:
         ("76%", "1", "0.76"),
         ("32 GiB", "B", "34359738368"),
         ("32 GB (32 GiB)", "B", "34359738368"),
+        ("3.14 × 10²³ FLOP", "FLOP", "314260018790400000000000"),
+        ("5.96 × 10⁻⁸", "1", "0.000000059604644775390625"),
+        ("2⁻²⁴", "1", "0.000000059604644775390625"),
+        ("1.75 × 2⁸", "1", "448"),
+        ("300 billion", "1", "300000000000"),
     ],
 )
 def test_a_faithful_display_rederives(display: str, unit: str, value: str) -> None:
@@ -102,13 +107,22 @@ def test_a_faithful_display_rederives(display: str, unit: str, value: str) -> No
         ("32 GB (32 GiB)", "B", "32000000000"),
         ("32 GB", "B", "34359738368"),
         ("77%", "1", "0.76"),
+        ("3.15 × 10²³ FLOP", "FLOP", "314260018790400000000000"),
+        ("3.14 × 10²² FLOP", "FLOP", "314260018790400000000000"),
+        ("2⁻²³", "1", "0.000000059604644775390625"),
+        ("10⁴", "1", "9996"),
+        ("1.5 × 2⁸", "1", "448"),
+        ("300 million", "1", "300000000000"),
     ],
 )
 def test_a_wrong_display_does_not(display: str, unit: str, value: str) -> None:
     assert not rederives(display, value, unit)
 
 
-@pytest.mark.parametrize(("display", "unit"), [("24 GB/s", "B"), ("32 GB (40 GiB)", "B"), ("76%", "B")])
+@pytest.mark.parametrize(
+    ("display", "unit"),
+    [("24 GB/s", "B"), ("32 GB (40 GiB)", "B"), ("76%", "B"), ("3.14 × 10²³ bytes", "FLOP"), ("300 billion", "B")],
+)
 def test_a_display_that_is_not_of_the_unit_is_refused(display: str, unit: str) -> None:
     with pytest.raises(ValueError, match=r"is not a display of a quantity|sells one capacity"):
         parse_display(display, unit)

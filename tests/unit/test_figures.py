@@ -46,6 +46,37 @@ def test_activations_follow_zeros_formula_over_the_catalog_workload() -> None:
     assert [q.field for q in activations.computed.inputs] == ["hidden", "layers", "batch", "sequence"]
 
 
+def test_activations_by_tensor_follow_korthikantis_equation_over_the_workload() -> None:
+    # sbh(34 + 5as/h) per layer, with GPT-2's 25 heads: 5 × 25 × 1024 / 1600 = 80, times 48 layers.
+    counted = figure("activations_by_tensor", "zero-gpt2-activations")
+    assert (counted.id, counted.unit) == ("activations-by-tensor/zero-gpt2-activations", "B")
+    assert counted.value == 1024 * 32 * 1600 * (34 + 80) * 48
+    assert [q.field for q in counted.computed.inputs] == ["sequence", "batch", "hidden", "heads", "layers"]
+    assert counted.explanation.startswith("(34 + 5 × 25 heads × 1,024 / 1,600 = 114) bytes × sequence 1,024")
+
+
+def test_activations_by_tensor_with_full_recomputation_keep_each_layers_input() -> None:
+    # Table 2: sbh(2) per layer; one sequence of 1,024 tokens, hidden size 1,600, 48 layers.
+    kept = figure("activations_by_tensor", "zero-gpt2-activations-mb1", "full")
+    assert (kept.id, kept.value) == ("activations-by-tensor/zero-gpt2-activations-mb1/full", 2 * 1024 * 1600 * 48)
+
+
+def test_the_checkpointed_peak_adds_one_recomputed_layer_to_the_stored_inputs() -> None:
+    # 2sbhL stored (§5) + sbh(34 + 80) for the layer being recomputed (Equation 1), at micro-batch 1.
+    peak = figure("checkpointed_peak", "zero-gpt2-activations-mb1")
+    assert (peak.id, peak.unit) == ("checkpointed-peak/zero-gpt2-activations-mb1", "B")
+    assert peak.value == 2 * 1024 * 1600 * 48 + 1024 * 1600 * (34 + 80)
+    assert "for the one layer being recomputed" in peak.explanation
+
+
+def test_activations_by_tensor_need_the_models_heads(tmp_path: Path) -> None:
+    shutil.copytree(course().catalog_dir, tmp_path, dirs_exist_ok=True)
+    models = tmp_path / "models.yml"
+    models.write_text(models.read_text().replace("  heads: 25\n", ""))
+    with pytest.raises(KeyError, match=r"unknown quantity of 'gpt2-1.5b' 'heads'"):
+        KINDS["activations_by_tensor"].figure(load_catalog(tmp_path), "zero-gpt2-activations")
+
+
 def test_allreduce_time_is_a_lower_bound_over_the_link() -> None:
     # 2 × 7/8 × 3 GB = 5.25 GB over 32 GB/s each way.
     assert figure("allreduce_seconds", "gpt2-ring-pcie").value == Fraction(5_250_000_000, 32_000_000_000)
@@ -59,6 +90,13 @@ def test_fp32_gradients_double_what_the_ring_sends() -> None:
 def test_memory_left_takes_the_claims_own_memory_or_a_gpus_real_capacity() -> None:
     assert figure("memory_left", "zero-dp-limit").value == 32 * 10**9 - 16 * 1_400_000_000
     assert figure("memory_left", "zero-dp-limit", "v100-32gb").value == 32 * 2**30 - 16 * 1_400_000_000
+
+
+def test_memory_left_counts_the_recipe_it_is_given() -> None:
+    # fp32 SGD with momentum keeps 4 + 4 + 4 bytes per parameter; the H100 SXM5 has 80 GiB.
+    left = figure("memory_left", "example-7b", "h100-sxm5", "fp32-sgd-momentum")
+    assert left.value == 80 * 2**30 - 12 * 7_000_000_000
+    assert left.id == "memory-left/example-7b/h100-sxm5/fp32-sgd-momentum"
 
 
 def test_memory_left_refuses_a_model_that_does_not_fit(tmp_path: Path) -> None:

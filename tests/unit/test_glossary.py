@@ -5,9 +5,11 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import markdown
 import pytest
+from bs4 import BeautifulSoup
 
-from macros.glossary import GlossaryError, glossary_markdown, load_glossary, term_link, usages
+from macros.glossary import Entry, GlossaryError, glossary_markdown, jump_list, load_glossary, term_link, usages
 from macros.lessons import LessonIndex
 from tests.conftest import catalog
 
@@ -65,11 +67,23 @@ def test_a_term_links_to_its_anchor_relative_to_the_page(tmp_path: Path) -> None
 
 
 def test_a_definition_is_data_its_markup_never_runs(tmp_path: Path) -> None:
-    text = GOOD.replace("the *sum* of all devices' data.", '&lt;img src=x onerror=alert(1)&gt; "quoted" <b>x</b>')
-    entry = load_glossary(write(tmp_path, text), SOURCES).lookup("all-reduce")
-    # The entity-encoded tag stays text (decoded once, never twice); a double quote cannot end the link's title.
-    assert entry.tooltip == 'A collective in which every device ends with <img src=x onerror=alert(1)> "quoted" x'
-    assert '"quoted"' not in term_link(entry, "all-reduce", "index.md", "glossary.md")
+    """A definition shows as it is written: its tags and character references are text, its emphasis renders."""
+    written = '&lt;img src=x onerror=alert(1)&gt; "quoted" <b>x</b> *so*'
+    text = GOOD.replace("the *sum* of all devices' data.", written)
+    glossary = load_glossary(write(tmp_path, text), SOURCES)
+    entry = glossary.lookup("all-reduce")
+    assert (
+        entry.tooltip
+        == 'A collective in which every device ends with &lt;img src=x onerror=alert(1)&gt; "quoted" <b>x</b> so'
+    )
+    # A double quote cannot end the link's title; Markdown decodes the title once, back to the tooltip.
+    link = term_link(entry, "all-reduce", "index.md", "glossary.md")
+    assert '"quoted"' not in link
+    html = markdown.markdown(link, extensions=["attr_list"])
+    assert BeautifulSoup(html, "html.parser").a["title"] == entry.tooltip.replace('"', "”")
+    page = BeautifulSoup(markdown.markdown(glossary_markdown(glossary, {}, LessonIndex({}), "g.md")), "html.parser")
+    assert page.find("b") is None and "so" in [em.get_text() for em in page.find_all("em")]
+    assert written.replace("*so*", "so") in page.get_text()
 
 
 @pytest.mark.parametrize(
@@ -98,6 +112,11 @@ def test_a_definition_is_data_its_markup_never_runs(tmp_path: Path) -> None:
             GOOD.replace("the *sum*", "the sum, 24 GB of it,"),
             r"all-reduce.definition: types '24 GB'; a definition holds no figure",
         ),
+        (
+            GOOD.replace("the *sum*", "the [sum](javascript:alert(1))"),
+            r"all-reduce\.definition: holds a link or an image; a definition is words only",
+        ),
+        (GOOD.replace("the *sum*", "the ![sum](x.png)"), r"all-reduce\.definition: holds a link or an image"),
         (
             GOOD.replace("ring-all-reduce:\n", "Ring_All_Reduce:\n"),
             "expected lower-case words and digits joined by hyphens",
@@ -130,3 +149,23 @@ def test_the_page_lists_entries_alphabetically_with_anchors_related_source_and_u
     assert "*Related:* [ring all-reduce](#ring-all-reduce)" in page
     assert "*Source:* “[Performance reported by NCCL tests](<https://github.com" in page
     assert "*Used in:* [Home](index.md)" in page
+
+
+def test_the_page_opens_with_a_jump_to_each_letters_first_entry(tmp_path: Path) -> None:
+    glossary = load_glossary(write(tmp_path, GOOD.replace("term: ring all-reduce", "term: Ψ ring")), SOURCES)
+    nav = BeautifulSoup(glossary_markdown(glossary, {}, LessonIndex({}), "glossary.md"), "html.parser").nav
+    assert nav["aria-label"] == "Terms from A to Z"
+    assert [(a.get_text(), a["href"]) for a in nav.select("a")] == [("A", "#all-reduce"), ("Ψ", "#ring-all-reduce")]
+    assert [span.get_text() for span in nav.select("span[aria-hidden=true]")] == list("BCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def test_a_term_starting_with_a_digit_jumps_from_before_a() -> None:
+    entries = [Entry("one-bit", "1-bit Adam", (), "d", (), "d"), Entry("adam", "Adam", (), "d", (), "d")]
+    assert [a.get_text() for a in BeautifulSoup(jump_list(entries), "html.parser").select("a")] == ["1", "A"]
+
+
+def test_each_entry_gets_its_report_link(tmp_path: Path) -> None:
+    glossary = load_glossary(write(tmp_path, GOOD), SOURCES)
+    page = glossary_markdown(glossary, {}, LessonIndex({}), "g.md", lambda entry: f"https://x/new?t={entry.id}")
+    assert "[Report a problem with this entry](<https://x/new?t=all-reduce>){ .sbn-glossary-report }" in page
+    assert "[Report a problem with this entry](<https://x/new?t=ring-all-reduce>)" in page

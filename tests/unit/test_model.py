@@ -104,6 +104,9 @@ def test_an_unknown_model_state_names_the_known_ones() -> None:
     [
         # Megatron-LM's docs: bf16 with fp32 gradients, 2 + 4 + 4 + 4 + 4 = 18 bytes per parameter.
         ("bf16-adam", 18),
+        # Megatron-LM's docs: fp16 parameters with fp16 gradients, 20 bytes per parameter; its optimizer
+        # casts the gradients to an fp32 copy (main_param.grad = model_param.main_grad.float()).
+        ("fp16-adam-fp32-grads", 20),
         # Kingma and Ba's Adam keeps a first and a second moment beside each fp32 parameter and its gradient.
         ("fp32-adam", 16),
         # SGD with momentum keeps one momentum value.
@@ -127,3 +130,18 @@ def test_a_fused_fp32_buffer_of_gpt2_is_the_papers_6_gb() -> None:
 def test_an_unknown_precision_names_the_known_ones() -> None:
     with pytest.raises(KeyError, match="fp16, bf16, fp32"):
         model.copy_bytes(GPT2_PARAMETERS, "fp8")
+
+
+def test_fp32_recipes_count_state_by_optimizer() -> None:
+    # Plain SGD keeps nothing beyond the parameter and its gradient; momentum keeps one more value;
+    # Adam two (Kingma and Ba, Algorithm 1: "Initialize 1st moment vector", "Initialize 2nd moment vector").
+    assert model.RECIPES["fp32-sgd"].bytes_per_parameter == 8
+    assert model.RECIPES["fp32-sgd-momentum"].bytes_per_parameter == 12
+    assert model.RECIPES["fp32-adam"].bytes_per_parameter == 16
+
+
+def test_activations_in_fp32_take_twice_zeros_fp16() -> None:
+    fp16 = model.activation_bytes(hidden=1600, batch=32, sequence=1024, layers=48)
+    assert model.activation_bytes(hidden=1600, batch=32, sequence=1024, layers=48, precision="fp32") == 2 * fp16
+    with pytest.raises(KeyError, match="unknown precision 'fp8'"):
+        model.activation_bytes(hidden=1600, batch=32, sequence=1024, layers=48, precision="fp8")

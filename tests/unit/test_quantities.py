@@ -6,7 +6,13 @@ from fractions import Fraction
 
 import pytest
 
-from macros.quantities import check_display_options, display_quantity, format_quantity, round_significant
+from macros.quantities import (
+    check_display_options,
+    display_quantity,
+    format_quantity,
+    round_significant,
+    with_defaults,
+)
 
 
 @pytest.mark.parametrize(
@@ -41,6 +47,19 @@ from macros.quantities import check_display_options, display_quantity, format_qu
         (125_000, "param", {}, "125,000 parameters"),
         (1024, "1", {}, "1,024"),
         (Fraction(3, 2), "1", {}, "1.5"),
+        # GPT-3's Table D.1 prints its compute as 3.14E+23 flops.
+        (314_260_018_790_400_000_000_000, "FLOP", {"scientific": True}, "3.14 × 10²³ FLOP"),
+        (Fraction(1, 2**24), "1", {"scientific": True}, "5.96 × 10⁻⁸"),
+        (9_996, "1", {"scientific": True}, "1 × 10⁴"),
+        (10_000, "1", {"scientific": True}, "10⁴"),
+        (175_000_000_000, "param", {"scientific": True, "digits": 2}, "1.8 × 10¹¹ parameters"),
+        # The FP8 paper's Table 1: "1.75 ∗ 2^8 = 448", "2^-6".
+        (448, "1", {"power_of_two": True}, "1.75 × 2⁸"),
+        (Fraction(1, 64), "1", {"power_of_two": True}, "2⁻⁶"),
+        (Fraction(7, 8) / 64, "1", {"power_of_two": True}, "1.75 × 2⁻⁷"),
+        (300_000_000_000, "1", {"words": True}, "300 billion"),
+        (1_400_000_000_000, "1", {"words": True}, "1.4 trillion"),
+        (65_430, "1", {"words": True}, "65,430"),
     ],
 )
 def test_format_quantity(value: object, unit: str, options: dict[str, object], expected: str) -> None:
@@ -56,6 +75,8 @@ def test_format_quantity(value: object, unit: str, options: dict[str, object], e
         (7 * 10**9, "param", {}, 10**9, "billion"),
         (16, "B", {}, 1, "bytes"),
         (1024, "1", {}, 1, ""),
+        (3 * 10**23, "FLOP", {"scientific": True}, 1, "FLOP"),
+        (300 * 10**9, "1", {"words": True}, 10**9, "billion"),
     ],
 )
 def test_a_display_says_its_unit(
@@ -82,6 +103,8 @@ def test_round_significant(value: float, digits: int, expected: str) -> None:
         ({"unit": "param", "scale": "GB"}, "'param' has no display units"),
         ({"unit": "param", "binary": True}, "a figure in 'param' takes neither"),
         ({"unit": "B", "percent": True}, "a figure in 'B' is not one"),
+        ({"unit": "1", "percent": True, "scientific": True}, "percent and scientific exclude each other"),
+        ({"unit": "param", "words": True}, "words= shows a plain number"),
     ],
 )
 def test_bad_options_say_what_is_allowed(call: dict[str, object], message: str) -> None:
@@ -110,3 +133,16 @@ def test_display_options_are_checked_by_name_and_type(options: dict[str, object]
 def test_a_negative_quantity_is_refused() -> None:
     with pytest.raises(ValueError, match="cannot be negative"):
         format_quantity(-1, "B")
+
+
+def test_zero_has_no_power_to_show() -> None:
+    with pytest.raises(ValueError, match="zero has no power of ten or of two"):
+        format_quantity(0, "1", scientific=True)
+
+
+def test_an_authors_notation_replaces_the_kinds_default() -> None:
+    assert with_defaults({"scientific": True, "digits": 2}, {"power_of_two": True}) == {
+        "digits": 2,
+        "power_of_two": True,
+    }
+    assert with_defaults({"scientific": True}, {"digits": 4}) == {"scientific": True, "digits": 4}

@@ -109,6 +109,25 @@ def test_a_cell_the_source_prints_differently_shows_the_sources_number(tmp_path:
     assert notes[0] is None and notes[1] is not None and notes[1].get_text() == "Rajbhandari et al. 2019 prints 111"
 
 
+def test_a_source_that_rounds_to_its_own_digits_is_told_from_one_that_prints_another_number() -> None:
+    html = table(
+        '{{ table("zero_states", rows={"dp": [1024]}, columns={"entry": ["zero-7.5b", "zero-128b"], "stage": ["os"]},'
+        ' caption="Rounding", scale="GB", digits=4) }}'
+    )
+    notes = [cell.select_one(".sbn-table__printed").get_text() for cell in html.select("tbody td")]
+    # ZeRO Table 1: 30.087890625 GB printed 30.1 (its one decimal, half up); 513.5 GB printed 513 (truncated).
+    assert notes == ["Rajbhandari et al. 2019 rounds it to 30.1", "Rajbhandari et al. 2019 prints 513"]
+
+
+def test_a_label_sets_its_subscript_low() -> None:
+    html = table(
+        '{{ table("zero_states", rows={"dp": [4]}, columns={"entry": ["zero-7.5b"], "stage": ["os-g"]},'
+        ' labels={"os-g": "P_{os+g} stage"}, caption="Labels") }}'
+    )
+    header = html.select("thead tr")[-1].select("th")[-1]
+    assert header.get_text() == "Pos+g stage" and header.select_one("sub").get_text() == "os+g"
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [

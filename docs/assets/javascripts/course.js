@@ -1,282 +1,443 @@
-// Scale by the Numbers: quizzes that answer back, and progress kept in this browser.
-//
-// The quizzes are plain HTML forms rendered at build time (macros/quiz.py),
-// readable without this script. It adds: checking answers, feedback in an
-// aria-live region, self-marks for free answers, ticked reps, a progress line
-// per lesson, and storage of all of it. One delegated listener per event type
-// serves every page, including those reached by Material's instant navigation.
+// Scale by the Numbers: quizzes that answer back, progress kept in this browser, and
+// the tooltips of figures and terms. The quizzes are HTML forms (macros/quiz/), readable
+// without this script. One delegated listener per event type serves every page, also
+// after Material's instant navigation. Stored, page and typed text is set as text only.
 
 (() => {
   "use strict";
 
+  const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
+  const own = (object, key) => (Object.hasOwn(object, key) ? object[key] : undefined);
+  const encode = encodeURIComponent;
+
   // ---------------------------------------------------------------- storage
-  // One key per question, scoped by the site's base path, so that a preview of
-  // the site on the same host keeps its progress apart. Storage may be
-  // disabled, full or hold anything: every access is guarded, and a failure
-  // only means this visit's answers are not remembered.
+  // One key per question or rep, under the site's base path. Storage may be off, full,
+  // shared with another tab or planted: a value that does not fit is dropped.
 
-  const VERSION = 1;
-  const MAX_LENGTH = 8000;
-
-  function scope() {
-    let base = ".";
-    try {
-      base = JSON.parse(document.getElementById("__config").textContent).base;
-    } catch (error) {
-      // No Material config: the page's own folder is the best scope left.
-    }
-    return `sbn:${new URL(base, location.href).pathname}:`;
-  }
+  const MAX_ANSWER = 100; // the fields' maxlength
+  const MAX_TEXT = 4000;
+  let warned = false;
 
   // Resolved once, on the page this script was loaded with: #__config's base is
   // relative to that page, and instant navigation changes the address, not it.
-  const SCOPE = scope();
-
-  function load(id) {
+  const SCOPE = (() => {
+    let base = ".";
     try {
-      const state = JSON.parse(localStorage.getItem(SCOPE + id));
-      return state && typeof state === "object" && state.v === VERSION ? state : null;
+      base = JSON.parse(document.getElementById("__config").textContent).base;
+    } catch (error) {}
+    return `sbn:${new URL(base, location.href).pathname}:`;
+  })();
+
+  function storageKey(item) {
+    return SCOPE + (item ? item.dataset.quizId ?? item.dataset.repId : "");
+  }
+
+  const isText = (value, max) => typeof value === "string" && value.length <= max;
+
+  // Whether a stored state has the shape of `item`'s answers, and nothing else.
+  function fits(item, state) {
+    const keys = Object.keys(state).filter((name) => name !== "v").sort().join();
+    const kind = item.dataset.quizKind;
+    if (!kind) return keys === "done" && typeof state.done === "boolean";
+    if (kind === "numeric") return keys === "answer" && isText(state.answer, MAX_ANSWER);
+    if (kind === "free") return /^(mark)?,?(text)?$/.test(keys) && (!("text" in state) || isText(state.text, MAX_TEXT)) && (!state.mark || /^(got-it|not-yet)$/.test(state.mark));
+    const letters = $$("input", item).map((input) => input.value);
+    const chosen = state.chosen;
+    return keys === "chosen" && Array.isArray(chosen) && chosen.every((c, i) => letters.includes(c) && chosen.indexOf(c) === i);
+  }
+
+  function load(item) {
+    try {
+      const text = localStorage.getItem(storageKey(item));
+      if (text === null) return null;
+      let state;
+      try {
+        state = text.length < 7 * MAX_TEXT && JSON.parse(text); // JSON escapes at most 6 to 1
+      } catch (error) {}
+      if (state && typeof state === "object" && state.v === 1 && fits(item, state)) return state;
+      localStorage.removeItem(storageKey(item));
+    } catch (error) {}
+    return null;
+  }
+
+  function save(item, state) {
+    try {
+      localStorage.setItem(storageKey(item), JSON.stringify({ ...state, v: 1 }));
     } catch (error) {
-      return null;
+      if (!warned) note("This browser is not keeping your answers (its storage is full or turned off): they will be gone when you leave.");
+      warned = true;
     }
   }
 
-  function save(id, state) {
+  function forget(item) {
     try {
-      const text = JSON.stringify({ ...state, v: VERSION });
-      if (text.length <= MAX_LENGTH) localStorage.setItem(SCOPE + id, text);
-    } catch (error) {
-      // Full or disabled: keep going without remembering.
-    }
+      localStorage.removeItem(storageKey(item));
+    } catch (error) {}
   }
 
-  function forget(id) {
-    try {
-      localStorage.removeItem(SCOPE + id);
-    } catch (error) {
-      // Nothing to forget.
-    }
+  function note(text) {
+    const element = document.querySelector(".sbn-progress__note");
+    if (element) [element.textContent, element.hidden] = [text, false];
   }
 
   // ---------------------------------------------------------- numeric answers
-  // What a reader may type after the number, for each base unit of a key, and
-  // its factor. A bare number is read in the unit the key is shown in.
+  // The steps of macros/quiz/answers.py, with the units table the page carries
+  // (macros/quiz/units.yml); the tests hold both to tests/answers.yml. The number's
+  // pattern is anchored and unambiguous, and answers are short: no answer can stall.
 
-  const UNITS = {
-    B: {
-      b: 1, byte: 1, bytes: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, pb: 1e15,
-      kilobytes: 1e3, megabytes: 1e6, gigabytes: 1e9, terabytes: 1e12,
-      kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40,
-    },
-    "B/s": { "b/s": 1, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9, "tb/s": 1e12 },
-    s: {
-      s: 1, sec: 1, second: 1, seconds: 1, ms: 1e-3, millisecond: 1e-3, milliseconds: 1e-3,
-      "µs": 1e-6, us: 1e-6, ns: 1e-9, min: 60, minute: 60, minutes: 60, h: 3600, hour: 3600, hours: 3600,
-    },
-    param: { k: 1e3, thousand: 1e3, m: 1e6, million: 1e6, b: 1e9, billion: 1e9, t: 1e12, trillion: 1e12 },
-    FLOP: { flop: 1, gflop: 1e9, tflop: 1e12, pflop: 1e15 },
-    1: {},
-  };
-  const KIND_OF = {
-    B: "an amount of memory", "B/s": "a rate", s: "a time", param: "a parameter count",
-    FLOP: "an amount of computation", 1: "a plain number",
-  };
-  const EXAMPLE = { B: "GB or bytes", "B/s": "GB/s", s: "s or ms", param: "billion", FLOP: "TFLOP", 1: "no unit" };
-  const NUMBER = /^\s*([+-]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*(.*?)\s*$/i;
+  const NUMBER = /^([0-9]{1,3}(?:,[0-9]{3})+(?![0-9,])|[0-9]+(?:[ \u00a0\u2009\u202f][0-9]{3}(?![0-9]))*|)(\.[0-9]+)?(?:[eE]([+-]?[0-9]+))?(?:\s*[×xX*·]\s*10(?:(?:\^|\*\*)([-−]?[0-9]+)|(⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?/;
+  const SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹⁻";
+  let table;
 
-  function readNumber(text, unit, scale) {
-    const match = NUMBER.exec(text);
-    if (!match) return { problem: "unreadable" };
-    const number = Number(match[1].replace(/,/g, ""));
-    let suffix = match[2].toLowerCase().replace(/\s+/g, " ");
-    if (unit === "param") suffix = suffix.replace(/[- ]?(parameters?|params?)$/, "").trim();
-    if (!Number.isFinite(number)) return { problem: "unreadable" };
-    if (suffix === "") return { value: number * scale };
-    if (suffix in UNITS[unit]) return { value: number * UNITS[unit][suffix] };
-    const other = Object.keys(UNITS).find((name) => name !== unit && suffix in UNITS[name]);
-    return { problem: other ? "wrong-unit" : "unknown-unit", suffix, other };
+  const lookup = (unit, word) => own(unit.exact, word) || own(unit.words, word.toLowerCase());
+
+  // A unit as written: [size, counts bits] for a word, a multiplier, or either before a word of size 1.
+  function unitWord(written, unit) {
+    const scale = (word) => own(table.multipliers, word.toLowerCase());
+    const found = lookup(unit, written) || (scale(written) && [scale(written)]);
+    const cut = written.lastIndexOf(" ");
+    if (found || cut < 0) return found;
+    const [head, noun] = [written.slice(0, cut), lookup(unit, written.slice(cut + 1))];
+    const first = lookup(unit, head);
+    if (!noun || (!scale(head) && (!first || noun[0] !== 1))) return null;
+    return [(scale(head) || first[0]) * noun[0], noun[1]];
   }
 
-  function checkNumeric(form, state) {
-    const { keyValue, keyUnit, keyScale, tolerance, tolerancePercent } = form.dataset;
-    const key = Number(keyValue);
-    const read = readNumber(state.answer, keyUnit, Number(keyScale));
-    if (read.problem === "unreadable") {
-      const example = EXAMPLE[keyUnit].split(" ")[0];
-      return { ok: false, answered: false, text: `Write a number, with its unit, such as 3 ${example}.` };
+  function readAnswer(typed, unitName, scale) {
+    let text = typed.trim();
+    if (text.length > MAX_ANSWER) return { problem: "unreadable" };
+    for (let round = 0; round < 3; round++) {
+      const hedge = table.hedges.find((h) => text.toLowerCase().startsWith(h));
+      if (!hedge || (/[a-z]$/.test(hedge) && /^[a-z]/i.test(text.slice(hedge.length)))) break;
+      text = text.slice(hedge.length).trimStart();
     }
-    if (read.problem === "wrong-unit") {
-      return {
-        ok: false,
-        answered: true,
-        text: `✗ Wrong unit: “${read.suffix}” is ${KIND_OF[read.other]}, and this answer is ${KIND_OF[keyUnit]}.`,
-      };
-    }
-    if (read.problem === "unknown-unit") {
-      return { ok: false, answered: true, text: `✗ Unknown unit “${read.suffix}”: try ${EXAMPLE[keyUnit]}.` };
-    }
-    const off = Math.abs(read.value - key) / key;
-    if (off <= Number(tolerance)) {
-      return { ok: true, answered: true, text: `✓ Correct: within ${tolerancePercent}% of the key.` };
-    }
-    const direction = read.value > key ? "too high" : "too low";
-    const text = `✗ Not quite: ${direction}, by ${Math.round(off * 100)}%. Try again, or open the answer.`;
-    return { ok: false, answered: true, text };
+    text = text.replace(/[\s.!]+$/, "");
+    const negative = /^[-−–]/.test(text);
+    text = text.replace(/^[-−–+]\s*/, "");
+    const [number, whole, fraction = "", exponent = "0", power, superscript] = NUMBER.exec(text);
+    const rest = text.slice(number.length).trimStart();
+    if (!whole && !fraction) return { problem: "unreadable" };
+    if (/^,[0-9]/.test(rest)) return { problem: "ambiguous", number: /^[0-9,.]+/.exec(text)[0] };
+    const ten = power ?? [...(superscript ?? "0")].map((c) => "0123456789-"[SUPERSCRIPT.indexOf(c)]).join("");
+    const amount = Number(`${whole.replace(/\D/g, "") || 0}${fraction}e${exponent}`) * 10 ** Number(ten.replace("−", "-"));
+    if (negative && amount) return { problem: "negative" };
+    let written = rest.replace(/-/g, " ").split(/\s+/).filter(Boolean).join(" ").replace(/ ?\/ ?/g, "/");
+    written = written.replace(/ per (second|sec|s)$/i, "/s");
+    const read = { value: amount * scale, amount, number: number.trim(), word: written };
+    if (!written) return read;
+    const word = unitWord(written, table.units[unitName]);
+    if (word) return { ...read, value: amount * word[0], bits: word[1] };
+    const other = Object.keys(table.units).find((name) => name !== unitName && unitWord(written, table.units[name]));
+    return { problem: other ? "wrong-unit" : "unknown-unit", word: written, other };
   }
 
-  // ----------------------------------------------------------- choice answers
+  // How far off, as the page says it: one decimal, more only where one would read as within the tolerance.
+  function percent(off, share) {
+    let shown;
+    for (let places = 1; places < 4 && !(shown > share * 100); places++) shown = Number((off * 100).toFixed(places));
+    return shown;
+  }
 
-  function checkChoice(form, state) {
-    if (!state.chosen.length) return { ok: false, answered: false, text: "Pick an option first." };
-    const right = [...form.querySelectorAll('[data-option][data-correct="true"]')].map((li) => li.dataset.option);
-    const ok = state.chosen.length === right.length && state.chosen.every((letter) => right.includes(letter));
-    // Each chosen option's feedback: the part of its answer entry after the verdict.
-    const entries = [...form.querySelectorAll("[data-option]")];
-    const feedback = state.chosen.map((letter) => {
+  const plain = (value) => Number(value.toPrecision(3)).toLocaleString("en-US");
+
+  function checkNumeric(form, answer) {
+    const { keyValue, keyUnit, keyScale, keySymbol, tolerance, tolerancePercent } = form.dataset;
+    const refuse = (text) => ({ ok: false, answered: false, text });
+    const wrong = (text) => ({ ok: false, answered: true, text: `✗ ${text}` });
+    try {
+      table ??= JSON.parse(document.getElementById("sbn-units").dataset.json);
+    } catch (error) {
+      return refuse("This page cannot check answers; open the answer to compare.");
+    }
+    const [target, scale, share, unit] = [Number(keyValue), Number(keyScale), Number(tolerance), table.units[keyUnit]];
+    const read = readAnswer(answer, keyUnit, scale);
+    switch (read.problem) {
+      case "unreadable":
+        return refuse(`Write a number, with its unit, such as 3 ${keySymbol || unit.example.split(" ")[0]}.`);
+      case "ambiguous":
+        return refuse(`Is “${read.number}” a decimal? Write it with a point, as in ${read.number.replace(",", ".")}: a comma only groups thousands, by three.`);
+      case "negative":
+        return refuse(`${unit.measures[0].toUpperCase()}${unit.measures.slice(1)} is never negative: write it without the minus sign.`);
+      case "wrong-unit":
+        return wrong(`Wrong unit: “${read.word}” is ${table.units[read.other].measures}, and this answer is ${unit.measures}.`);
+      case "unknown-unit":
+        return wrong(`Unknown unit “${read.word}”: try ${unit.example}.`);
+    }
+    const off = target ? Math.abs(read.value - target) / target : Number(read.value !== 0);
+    const bits = read.bits ? ` (“${read.word}” ${table.bits}: ${read.number} ${read.word} is ${plain(read.value / scale)} ${keySymbol}.)` : "";
+    if (off <= share + 1e-9) return { ok: true, answered: true, text: `✓ Correct: within ${tolerancePercent}% of the key.${bits}` };
+    const meant = !read.word && unit.names.find(([size]) => size !== scale && Math.abs(read.amount * size - target) <= share * target);
+    if (meant) return refuse(`Did you mean ${meant[1]}? A bare number counts as ${keySymbol} here; write the unit, as in ${read.number} ${meant[1]}.`);
+    const how = read.value >= 10 * target ? `about ${plain(read.value / target)} times too high` : `${read.value > target ? "too high" : "too low"}, by ${percent(off, share)}%`;
+    return wrong(`Not quite: ${how}. Try again, or open the answer.${bits}`);
+  }
+
+  // ------------------------------------------------------ choices, rendering
+
+  function checkChoice(form, chosen) {
+    if (!chosen.length) return { ok: false, answered: false, text: "Pick an option first." };
+    const entries = $$("[data-option]", form);
+    const right = entries.filter((entry) => entry.dataset.correct === "true").map((entry) => entry.dataset.option);
+    const ok = chosen.length === right.length && chosen.every((letter) => right.includes(letter));
+    // Each chosen option's feedback: its answer entry's text after the verdict.
+    const feedback = chosen.map((letter) => {
       const why = entries.find((entry) => entry.dataset.option === letter)?.querySelector(".sbn-quiz__why");
       return why ? `${letter}) ${why.textContent.trim()}` : "";
     });
-    const verdict = ok ? "✓ Right." : "✗ Not quite.";
-    return { ok, answered: true, text: [verdict, ...feedback].join(" ") };
+    return { ok, answered: true, text: [ok ? "✓ Right." : "✗ Not quite.", ...feedback].join(" ") };
   }
 
-  // --------------------------------------------------------------- rendering
-
   function showResult(form, result) {
-    const region = form.querySelector(".sbn-quiz__result");
-    region.textContent = result ? result.text : "";
+    form.querySelector(".sbn-quiz__result").textContent = result ? result.text : "";
     form.dataset.result = result?.answered ? (result.ok ? "right" : "wrong") : "";
   }
 
-  function readForm(form) {
-    const kind = form.dataset.quizKind;
-    if (kind === "numeric") return { answer: form.elements.answer.value };
-    return { chosen: [...form.querySelectorAll("input:checked")].map((input) => input.value) };
-  }
-
-  function check(form, state) {
-    return form.dataset.quizKind === "numeric" ? checkNumeric(form, state) : checkChoice(form, state);
-  }
+  const check = (form, state) => (form.dataset.quizKind === "numeric" ? checkNumeric(form, state.answer) : checkChoice(form, state.chosen));
 
   function setMark(form, mark) {
-    for (const button of form.querySelectorAll("[data-mark]")) {
-      button.setAttribute("aria-pressed", String(button.dataset.mark === mark));
-    }
+    for (const button of $$("[data-mark]", form)) button.setAttribute("aria-pressed", String(button.dataset.mark === mark));
     form.dataset.result = mark ? (mark === "got-it" ? "right" : "wrong") : "";
   }
 
-  function restore(form) {
-    const state = load(form.dataset.quizId);
-    const kind = form.dataset.quizKind;
-    form.querySelector(".sbn-quiz__actions")?.removeAttribute("hidden");
-    if (!state) return;
+  // Show what is stored for a question or rep, or its empty state.
+  function restore(item) {
+    const state = load(item);
+    const kind = item.dataset.quizKind;
+    if (!kind) return void (item.checked = Boolean(state?.done));
+    item.querySelector(".sbn-quiz__actions")?.removeAttribute("hidden");
     if (kind === "free") {
-      form.elements.answer.value = typeof state.text === "string" ? state.text : "";
-      if (state.mark) {
-        setMark(form, state.mark);
-        form.querySelector(".sbn-quiz__marks").hidden = false;
-      }
-    } else if (kind === "numeric" && typeof state.answer === "string") {
-      form.elements.answer.value = state.answer;
-      showResult(form, check(form, state));
-    } else if (Array.isArray(state.chosen)) {
-      for (const input of form.querySelectorAll("input")) input.checked = state.chosen.includes(input.value);
-      showResult(form, check(form, { chosen: state.chosen.map(String) }));
+      item.elements.answer.value = state?.text ?? "";
+      setMark(item, state?.mark);
+      item.querySelector(".sbn-quiz__marks").hidden = !state?.mark && !item.querySelector("details").open;
+      return;
     }
+    if (kind === "numeric") item.elements.answer.value = state?.answer ?? "";
+    else for (const input of $$("input", item)) input.checked = Boolean(state?.chosen.includes(input.value));
+    showResult(item, state && check(item, state));
   }
 
-  // How far the reader is on this page: questions answered, reps done.
+  const items = () => $$("form[data-quiz-id], input[data-rep-id]");
+
+  // Questions answered right (or a free one marked "got it" beside an answer), and reps done.
   function updateProgress() {
-    const header = document.querySelector("[data-sbn-progress]");
-    if (!header) return;
-    const quizzes = [...document.querySelectorAll("form[data-quiz-id]")];
-    const reps = [...document.querySelectorAll("input[data-rep-id]")];
-    const answered = quizzes.filter((form) => form.dataset.result).length;
-    const done = reps.filter((input) => input.checked).length;
-    const parts = [`${answered} of ${quizzes.length} questions answered`];
-    if (reps.length) parts.push(`${done} of ${reps.length} reps done`);
-    header.querySelector(".sbn-progress__text").textContent = `Your progress: ${parts.join(", ")}.`;
-    header.hidden = false;
+    const line = document.querySelector("[data-sbn-progress]");
+    if (!line) return;
+    const quizzes = $$("form[data-quiz-id]");
+    const reps = $$("input[data-rep-id]");
+    const typed = (form) => form.elements.answer?.value.trim();
+    const done = quizzes.filter((form) => form.dataset.result === "right" && (form.dataset.quizKind !== "free" || typed(form))).length;
+    const ticked = reps.filter((input) => input.checked).length;
+    const questions = `Your progress: ${done} of ${quizzes.length} questions`;
+    line.firstElementChild.textContent = reps.length ? `${questions} and ${ticked} of ${reps.length} reps done.` : `${questions} done.`;
+    line.querySelector("[data-sbn-reset]").hidden = !(ticked || quizzes.some((form) => form.dataset.result || typed(form)));
+    line.dataset.ready = "";
   }
 
   function mount() {
-    for (const form of document.querySelectorAll("form[data-quiz-id]")) restore(form);
-    for (const input of document.querySelectorAll("input[data-rep-id]")) {
-      input.checked = Boolean(load(input.dataset.repId)?.done);
-    }
+    hideTip();
+    items().forEach(restore);
     updateProgress();
   }
 
-  function reset() {
-    if (!window.confirm("Clear your answers and ticked reps on this page?")) return;
-    for (const form of document.querySelectorAll("form[data-quiz-id]")) {
-      forget(form.dataset.quizId);
-      form.reset();
-      showResult(form, null);
-      setMark(form, null);
-      const marks = form.querySelector(".sbn-quiz__marks");
-      if (marks) marks.hidden = true;
-    }
-    for (const input of document.querySelectorAll("input[data-rep-id]")) {
-      forget(input.dataset.repId);
-      input.checked = false;
-    }
-    updateProgress();
+  // --------------------------------------------------------------- reports
+  // Followed, a question's report link also carries the reader's answer and what the page said.
+
+  function reportUrl(link) {
+    const form = link.closest("form");
+    const mark = form.querySelector("[aria-pressed=true]");
+    const answer = form.elements.answer?.value ?? $$("input:checked", form).map((input) => input.closest("label").textContent.trim()).join("\n");
+    const said = form.querySelector(".sbn-quiz__result").textContent || "(nothing yet)";
+    const text = `My answer: ${answer.slice(0, 1500) || "(none)"}${mark ? `\n(I marked it “${mark.textContent}”.)` : ""}\nThe page said: ${said}\n\nWhat is wrong:\n`;
+    link.href = `${(link.dataset.base ??= link.href)}&description=${encode(text)}`;
   }
+
+  // --------------------------------------------------------------- tooltips
+  // Made on a figure's or term's first hover, focus or tap: one element, right after it
+  // (so that Tab reaches its links). The title moves into data, so the browser's own
+  // tooltip does not repeat it.
+
+  let tip, owner, hiding, pointer, ownerAtTap, figuresElement, figures;
+  const web = (url) => (/^https?:\/\//.test(url) ? url : null);
+
+  function add(parent, tag, text, className = "", href = null) {
+    const element = parent.appendChild(document.createElement(tag));
+    [element.textContent, element.className] = [text, className];
+    if (href) element.href = href;
+    return element;
+  }
+
+  function fillTip(trigger) {
+    trigger.dataset.title ??= trigger.title;
+    trigger.removeAttribute("title");
+    tip.replaceChildren();
+    const text = (words) => (add(tip, "span", words, "sbn-tip__text").id = "sbn-tip-text");
+    if (trigger.matches("a")) {
+      text(trigger.dataset.title);
+      return add(tip, "a", `Glossary: ${trigger.textContent}`, "sbn-tip__more", trigger.href);
+    }
+    const element = document.getElementById("sbn-figures");
+    if (element !== figuresElement) {
+      figuresElement = element;
+      try {
+        figures = JSON.parse(element.dataset.json);
+      } catch (error) {
+        figures = {};
+      }
+    }
+    const { dataset: data, textContent: shown } = trigger;
+    const figure = own(figures.figures ?? {}, data.figId);
+    if (figure?.formula) add(tip, "span", figure.formula, "sbn-tip__formula");
+    text((figure?.formula ? "= " : "") + (figure?.words ?? data.title));
+    for (const [label, cite, where, url] of figure?.sources ?? []) {
+      const source = add(tip, "span", `${label}: `, "sbn-tip__source");
+      add(source, web(url) ? "a" : "span", cite, "", web(url));
+      source.append(`, ${where}`);
+    }
+    if (!web(figures.report)) return;
+    const description = `The page shows ${shown} (exact value: ${data.value} ${data.unit}).\n\nWhat is wrong, and your source or arithmetic:\n`;
+    add(tip, "a", "Report this figure", "sbn-tip__more", `${figures.report}&title=${encode(`Figure: ${data.figId}`)}&figure-id=${encode(data.figId)}&description=${encode(description)}`);
+  }
+
+  function showTip(trigger) {
+    clearTimeout(hiding);
+    if (owner === trigger && tip.isConnected) return;
+    hideTip();
+    tip ??= Object.assign(document.createElement("span"), { className: "sbn-tip", id: "sbn-tip" });
+    fillTip(trigger);
+    trigger.after(tip);
+    trigger.setAttribute("aria-describedby", "sbn-tip-text");
+    owner = trigger;
+    // Below the trigger, or above where there is no room below; within the viewport's width.
+    const box = trigger.getBoundingClientRect();
+    const origin = tip.offsetParent?.getBoundingClientRect() ?? { left: 0, top: 0 };
+    const [width, height] = [tip.offsetWidth, tip.offsetHeight];
+    const below = box.bottom + 6 + height <= innerHeight || box.top < height + 6;
+    tip.style.left = `${Math.max(8, Math.min(box.left, innerWidth - width - 8)) - origin.left}px`;
+    tip.style.top = `${(below ? box.bottom + 6 : box.top - 6 - height) - origin.top}px`;
+  }
+
+  function hideTip() {
+    clearTimeout(hiding);
+    owner?.removeAttribute("aria-describedby");
+    tip?.remove();
+    owner = null;
+  }
+
+  const inTip = (node) => Boolean(node && (owner?.contains(node) || tip?.contains(node)));
+  const TRIGGER = ".fig, a.sbn-term";
 
   // ---------------------------------------------------------------- events
 
-  document.addEventListener("submit", (event) => {
+  const on = (type, listener, target = document, capture = type === "toggle") => target.addEventListener(type, listener, capture);
+
+  on("submit", (event) => {
     const form = event.target.closest("form[data-quiz-id]");
     if (!form) return;
     event.preventDefault();
-    const state = readForm(form);
+    const state = form.dataset.quizKind === "numeric" ? { answer: form.elements.answer.value.slice(0, MAX_ANSWER) } : { chosen: $$("input:checked", form).map((input) => input.value) };
     const result = check(form, state);
     showResult(form, result);
-    if (result.answered) save(form.dataset.quizId, state);
+    if (result.answered || state.answer) save(form, state);
+    else if (state.answer === "") forget(form);
     updateProgress();
   });
 
-  document.addEventListener("input", (event) => {
+  on("input", (event) => {
     const form = event.target.closest('form[data-quiz-kind="free"]');
     if (!form) return;
-    save(form.dataset.quizId, { ...load(form.dataset.quizId), text: event.target.value });
+    save(form, { ...load(form), text: event.target.value.slice(0, MAX_TEXT) });
+    updateProgress();
   });
 
-  document.addEventListener("change", (event) => {
+  on("change", (event) => {
     const rep = event.target.closest("input[data-rep-id]");
     if (!rep) return;
-    save(rep.dataset.repId, { done: rep.checked });
+    save(rep, { done: rep.checked });
     updateProgress();
   });
 
-  document.addEventListener("click", (event) => {
-    if (event.target.closest("[data-sbn-reset]")) {
-      reset();
-      return;
+  on("pointerdown", (event) => {
+    [pointer, ownerAtTap] = [event.pointerType, owner];
+  });
+
+  // A tap on a term shows its definition first; a second tap follows the link. In the capture
+  // phase: Material's instant navigation takes a link's click on the body, before the document.
+  on("click", (event) => {
+    const term = event.target.closest?.("a.sbn-term");
+    if (!term || pointer !== "touch" || ownerAtTap === term) return;
+    event.preventDefault();
+    event.stopPropagation();
+    showTip(term);
+  }, document, true);
+
+  on("click", (event) => {
+    const target = event.target;
+    if (tip?.contains(target) && !target.closest("a")) event.preventDefault(); // a tip in a label ticks nothing
+    if (!inTip(target)) hideTip();
+    if (target.closest("[data-sbn-reset]") && confirm("Clear your answers and ticked reps on this page?")) {
+      for (const item of items()) forget(item), restore(item);
+      updateProgress();
     }
-    const button = event.target.closest("[data-mark]");
+    const report = target.closest("form a[data-report]");
+    if (report) reportUrl(report);
+    const button = target.closest("[data-mark]");
     if (!button) return;
-    const form = button.closest("form[data-quiz-id]");
+    const form = button.closest("form");
     setMark(form, button.dataset.mark);
-    save(form.dataset.quizId, { text: form.elements.answer.value, mark: button.dataset.mark });
+    save(form, { text: form.elements.answer.value.slice(0, MAX_TEXT), mark: button.dataset.mark });
     updateProgress();
   });
 
-  // Reading the model answer of a free question offers the self-marks.
-  // `toggle` does not bubble, so listen in the capture phase.
-  document.addEventListener(
-    "toggle",
+  on("mouseover", (event) => {
+    const trigger = event.target.closest?.(TRIGGER);
+    if (trigger) showTip(trigger);
+    else if (inTip(event.target)) clearTimeout(hiding);
+  });
+
+  on("mouseout", (event) => {
+    if (inTip(event.target) && !inTip(event.relatedTarget) && !inTip(document.activeElement)) {
+      clearTimeout(hiding);
+      hiding = setTimeout(hideTip, 300);
+    }
+  });
+
+  on("focusin", (event) => {
+    const trigger = event.target.closest?.(TRIGGER);
+    if (trigger) showTip(trigger);
+    else if (!inTip(event.target)) hideTip();
+  });
+
+  on("keydown", (event) => event.key === "Escape" && hideTip());
+
+  // Reading a free question's model answer offers the self-marks (toggle does not bubble: captured).
+  on("toggle", (event) => {
+    const marks = event.target.open && event.target.closest("form")?.querySelector(".sbn-quiz__marks");
+    if (marks && event.target.matches("details.sbn-quiz__answer")) marks.hidden = false;
+  });
+
+  // Another tab changed or reset answers of this site: show what is stored now.
+  on(
+    "storage",
     (event) => {
-      if (!event.target.matches?.("details.sbn-quiz__answer") || !event.target.open) return;
-      const marks = event.target.closest("form[data-quiz-id]").querySelector(".sbn-quiz__marks");
-      if (marks) marks.hidden = false;
+      const changed = items().filter((item) => event.key === null || event.key === storageKey(item));
+      changed.forEach(restore);
+      if (changed.length && event.newValue === null) note("Answers on this page were reset in another tab.");
+      updateProgress();
     },
-    true,
+    window,
   );
+
+  // Material's search splits a query at hyphens whatever mkdocs.yml's separator (lunr's
+  // query lexer keeps its own). In a query to its worker (message type 2), join a
+  // hyphenated word with lunr's wildcard: "all*reduce" finds the token "all-reduce".
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, ...rest) {
+    if (message?.type === 2 && typeof message.data === "string") message = { ...message, data: message.data.replace(/(\w)-(?=\w)/g, "$1*") };
+    return post.call(this, message, ...rest);
+  };
 
   // Material's document$ replays the current page, then each instant navigation.
   if (window.document$) window.document$.subscribe(mount);
-  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mount);
+  else if (document.readyState === "loading") on("DOMContentLoaded", mount);
   else mount();
 })();

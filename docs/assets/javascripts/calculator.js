@@ -1,0 +1,271 @@
+// Scale by the Numbers: the memory calculator (macros/calculator.py).
+//
+// Bytes per device of a data-parallel run under ZeRO's stages, by role. Every
+// coefficient, catalog entry, limit and message comes from the JSON the build
+// wrote into the form's data-sbn-config from the Python model: nothing of the
+// arithmetic is typed here. `compute` mirrors macros/calculator.py's
+// `evaluate`, and the browser tests hold the two equal on many inputs. Only
+// pages with a calculator load this script, from their content, so Material's
+// instant navigation runs it too; it sets itself up once.
+
+(() => {
+  "use strict";
+  if (window.sbnCalculator) return;
+
+  const FIELDS = ["model", "parameters", "recipe", "gpu", "devices", "stage", "batch", "sequence"];
+
+  // -------------------------------------------------------------- arithmetic
+
+  function count(config, text, field, problems) {
+    if (!new RegExp(config.patterns.whole).test(text)) {
+      problems[field] = config.messages[text ? "whole" : "empty_whole"];
+      return null;
+    }
+    const value = Number(text);
+    if (value < 1) problems[field] = config.messages.below_one;
+    else if (value > config.limits[field]) problems[field] = config.messages[`too_many_${field}`];
+    return field in problems ? null : value;
+  }
+
+  // A count of billions with at most 9 decimals, read exactly: whole part and decimals apart.
+  function parameters(config, text, problems) {
+    const plain = text.replace(/,/g, "");
+    if (!text) problems.parameters = config.messages.empty_billions;
+    else if (!new RegExp(config.patterns.billions).test(plain)) problems.parameters = config.messages.billions;
+    if ("parameters" in problems) return null;
+    const [whole, decimals = ""] = plain.split(".");
+    const value = Number(whole || "0") * 1e9 + Number(decimals.padEnd(9, "0"));
+    if (value < 1) problems.parameters = config.messages.no_parameters;
+    else if (value > config.limits.parameters) problems.parameters = config.messages.too_many_parameters;
+    return "parameters" in problems ? null : value;
+  }
+
+  function compute(config, inputs) {
+    const problems = {};
+    const text = Object.fromEntries(FIELDS.map((name) => [name, String(inputs[name] ?? "").trim()]));
+    const chosen = config.models.find((m) => m.id === text.model) ?? null;
+    if (!chosen && text.model !== config.custom) problems.model = config.messages.pick;
+    const count_ = chosen ? chosen.parameters : parameters(config, text.parameters, problems);
+    for (const [field, known] of [["recipe", config.recipes], ["gpu", config.gpus], ["stage", config.stages]]) {
+      if (!known.some((item) => String(item.id) === text[field])) problems[field] = config.messages.pick;
+    }
+    const devices = count(config, text.devices, "devices", problems);
+    let batch = null;
+    let sequence = null;
+    if (text.batch || text.sequence) {
+      if (!(text.batch && text.sequence)) {
+        problems[text.batch ? "sequence" : "batch"] = config.messages.both;
+      } else {
+        batch = count(config, text.batch, "batch", problems);
+        sequence = count(config, text.sequence, "sequence", problems);
+        if (!chosen || chosen.hidden === null || chosen.layers === null) problems.batch = config.messages.no_shape;
+      }
+    }
+    if (Object.keys(problems).length || count_ === null || devices === null) return { problems };
+    const recipe = config.recipes.find((r) => r.id === text.recipe);
+    const stage = config.stages.find((s) => String(s.id) === text.stage);
+    const bytes = {};
+    for (const role of config.roles) {
+      bytes[role] = (recipe.roles[role] * count_) / (stage.sharded.includes(role) ? devices : 1);
+    }
+    const a = config.activations;
+    bytes.activations =
+      batch !== null && sequence !== null
+        ? a.bytes_per_value * a.values_per_layer_token_hidden * chosen.hidden * batch * sequence * chosen.layers
+        : null;
+    const total = config.roles.reduce((sum, role) => sum + bytes[role], bytes.activations ?? 0);
+    const capacity = config.gpus.find((g) => g.id === text.gpu).memory;
+    return { problems, bytes, total, capacity, fits: total <= capacity };
+  }
+
+  // ----------------------------------------------------------------- storage
+  // Keys scoped by the site's base path, as course.js keeps quizzes; every
+  // access guarded; a size cap; a stored value that is not what we wrote is dropped.
+
+  const VERSION = 1;
+  const MAX_LENGTH = 2000;
+
+  function key(form) {
+    let base = ".";
+    try {
+      base = JSON.parse(document.getElementById("__config").textContent).base;
+    } catch (error) {
+      // No Material config: the page's own folder is the best scope left.
+    }
+    return `sbn:${new URL(base, location.href).pathname}:${form.dataset.sbnCalculator}`;
+  }
+
+  function load(form) {
+    try {
+      const state = JSON.parse(localStorage.getItem(key(form)));
+      if (!state || state.v !== VERSION || typeof state.inputs !== "object" || !state.inputs) return {};
+      return Object.fromEntries(
+        FIELDS.filter((f) => typeof state.inputs[f] === "string" && state.inputs[f].length <= 40).map((f) => [
+          f,
+          state.inputs[f],
+        ]),
+      );
+    } catch (error) {
+      return {};
+    }
+  }
+
+  function save(form, inputs) {
+    try {
+      const text = JSON.stringify({ v: VERSION, inputs });
+      if (text.length <= MAX_LENGTH) localStorage.setItem(key(form), text);
+    } catch (error) {
+      // Full or disabled: keep going without remembering.
+    }
+  }
+
+  // ----------------------------------------------------------------- display
+
+  const SCALES = [[1e12, "TB"], [1e9, "GB"], [1e6, "MB"], [1e3, "kB"]];
+
+  function bytesText(value) {
+    const [factor, unit] = SCALES.find(([f]) => value >= f) ?? [1, "bytes"];
+    return `${Number((value / factor).toPrecision(3)).toLocaleString("en")} ${unit}`;
+  }
+
+  function element(tag, attributes = {}, text = "") {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+    if (text) node.textContent = text;
+    return node;
+  }
+
+  function option(select, value, text) {
+    select.append(element("option", { value }, text));
+  }
+
+  function fill(form, config) {
+    const field = (name) => form.elements[name];
+    for (const m of config.models) option(field("model"), m.id, m.name);
+    option(field("model"), config.custom, "Another model: type its parameter count");
+    for (const r of config.recipes) option(field("recipe"), r.id, r.name);
+    for (const g of config.gpus) option(field("gpu"), g.id, g.name);
+    for (const s of config.stages) option(field("stage"), String(s.id), `${s.id}: ${s.name}, ${s.words}`);
+  }
+
+  function readInputs(form) {
+    return Object.fromEntries(FIELDS.map((name) => [name, form.elements[name].value]));
+  }
+
+  function setInputs(form, config, inputs) {
+    for (const [name, value] of Object.entries(inputs)) {
+      const input = form.elements[name];
+      if (!input) continue;
+      // A remembered choice that the lists no longer offer is dropped, not forced.
+      if (input.tagName === "SELECT" && ![...input.options].some((o) => o.value === value)) continue;
+      input.value = value;
+    }
+    showModelCount(form, config);
+  }
+
+  // A model from the list fills in its parameter count, in billions.
+  function showModelCount(form, config) {
+    const chosen = config.models.find((m) => m.id === form.elements.model.value);
+    if (chosen) form.elements.parameters.value = String(chosen.parameters / 1e9);
+  }
+
+  const ROLE_NAMES = {
+    parameters: "Parameters",
+    gradients: "Gradients",
+    optimizer_states: "Optimizer states",
+    activations: "Activations",
+  };
+
+  function render(form, config, result) {
+    for (const name of FIELDS) {
+      const input = form.elements[name];
+      const problem = result.problems[name] ?? "";
+      form.querySelector(`#${CSS.escape(input.id)}-problem`).textContent = problem;
+      if (problem) input.setAttribute("aria-invalid", "true");
+      else input.removeAttribute("aria-invalid");
+    }
+    const region = form.querySelector(".sbn-calculator__result");
+    region.replaceChildren();
+    const problems = Object.keys(result.problems);
+    if (problems.length) {
+      const names = problems.map((name) => form.querySelector(`label[for="${CSS.escape(form.elements[name].id)}"]`).textContent);
+      region.append(element("p", {}, `Not computed: check ${names.join("; ")}.`));
+      return;
+    }
+    const roles = [...config.roles, ...(result.bytes.activations === null ? [] : ["activations"])];
+    const table = element("table");
+    const head = table.createTHead().insertRow();
+    head.append(element("th", { scope: "col" }, "Per device"), element("th", { scope: "col" }, "Bytes"));
+    const body = table.createTBody();
+    roles.forEach((role, index) => {
+      const row = body.insertRow();
+      const name = element("th", { scope: "row" });
+      name.append(element("span", { class: `sbn-calculator__swatch sbn-calculator__role--${index + 1}`, "aria-hidden": "true" }));
+      name.append(ROLE_NAMES[role]);
+      row.append(name, element("td", {}, bytesText(result.bytes[role])));
+    });
+    const total = body.insertRow();
+    total.append(element("th", { scope: "row" }, "Total"), element("td", {}, bytesText(result.total)));
+    const gpu = config.gpus.find((g) => g.id === form.elements.gpu.value);
+    const gib = result.capacity / 2 ** 30;
+    const verdict = result.fits
+      ? `Fits: ${bytesText(result.total)} of the ${gib} GiB (${bytesText(result.capacity)}) of one ${gpu.name}, leaving ${bytesText(result.capacity - result.total)}.`
+      : `Does not fit: ${bytesText(result.total)} is more than the ${gib} GiB (${bytesText(result.capacity)}) of one ${gpu.name}, by ${bytesText(result.total - result.capacity)}.`;
+    const bar = element("div", { class: "sbn-calculator__bar", "aria-hidden": "true" });
+    const whole = Math.max(result.total, result.capacity);
+    roles.forEach((role, index) => {
+      const share = (100 * result.bytes[role]) / whole;
+      bar.append(element("span", { class: `sbn-calculator__role--${index + 1}`, style: `width: ${share}%` }));
+    });
+    region.append(element("p", {}, verdict), bar, table);
+    if (result.bytes.activations === null) {
+      region.append(element("p", {}, "Activations not counted: give a batch and a sequence length to estimate them."));
+    }
+  }
+
+  function update(form, save_ = true) {
+    const config = JSON.parse(form.dataset.sbnConfig);
+    const inputs = readInputs(form);
+    render(form, config, compute(config, inputs));
+    if (save_) save(form, inputs);
+  }
+
+  function mount() {
+    for (const form of document.querySelectorAll("form[data-sbn-calculator]:not([data-sbn-mounted])")) {
+      const config = JSON.parse(form.dataset.sbnConfig);
+      form.dataset.sbnMounted = "";
+      fill(form, config);
+      setInputs(form, config, { ...JSON.parse(form.dataset.sbnDefaults), ...load(form) });
+      form.querySelector(".sbn-calculator__actions").hidden = false;
+      form.querySelector(".sbn-calculator__noscript").hidden = true;
+      update(form, false);
+    }
+  }
+
+  document.addEventListener("submit", (event) => {
+    const form = event.target.closest("form[data-sbn-mounted]");
+    if (!form) return;
+    event.preventDefault();
+    update(form);
+  });
+
+  document.addEventListener("change", (event) => {
+    const form = event.target.closest("form[data-sbn-mounted]");
+    if (!form) return;
+    const config = JSON.parse(form.dataset.sbnConfig);
+    if (event.target.name === "model") showModelCount(form, config);
+    update(form);
+  });
+
+  // Typing a count makes it the reader's own model.
+  document.addEventListener("input", (event) => {
+    const form = event.target.closest("form[data-sbn-mounted]");
+    if (form && event.target.name === "parameters") form.elements.model.value = JSON.parse(form.dataset.sbnConfig).custom;
+  });
+
+  window.sbnCalculator = { compute };
+
+  if (window.document$) window.document$.subscribe(mount);
+  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mount);
+  else mount();
+})();

@@ -1,0 +1,532 @@
+"""Charts of figures: one figure kind over a range of one argument, drawn at build time as inline SVG.
+
+`{{ chart("device_states", x={"parameters": [...]}, lines=["v100-32gb"], log_x=true, log_y=true, caption="…") }}`
+binds one of the kind's parameters to the horizontal axis, and, as tables do,
+optionally one to `series` (a line each) and others to `fixed` values. Every
+plotted value is that kind's figure, rendered and recorded like any figure in
+the prose: it sits in the chart's data table behind a disclosure, the chart's
+text alternative, and each point of the drawing carries its figure's id and
+exact value. Two layouts:
+
+- a line chart (the default): `x` is numbers, a list or a range
+  `{"from": 1, "to": 1024, "times": 2}` (or `"step": 1`); `lines` draws
+  horizontal reference lines at catalog quantities (`"v100-32gb"` is its
+  memory, `["pcie-gen4-x16", "bandwidth_per_direction"]` any other field);
+  `marks` marks points whose x argument is a catalog id (`"gpt2-1.5b"`), at
+  that entry's own value of the x parameter; `log_x`/`log_y` for log axes;
+  `x_unit` is the base unit of the x values ("param", "B", "1"...);
+- a stacked bar chart: `stack={"state": [...]}` stacks those values of one
+  parameter in one bar per value of `x` (a list of choices or catalog ids).
+
+Also `caption` (required), `x_title`, `y_title`, `labels` (text for argument
+values; catalog ids show their entry's name), and display options for every
+figure. Colours are CSS classes (course.css sets them for both palettes);
+text is real text, sized to read on a phone. Nothing here imports MkDocs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .catalog import Catalog
+from .figures import Figure, attribute_value
+from .kinds.registry import FigureKind
+from .plot import PlotError, Scale, dodge, domain, tick_text, ticks
+from .quantities import display_quantity
+
+#: The drawing's size in its own units; it scales to the column, at most 30rem wide (course.css), so
+#: that 13-unit text reads at about 13 px on a 390 px phone and 17 px on a wide screen.
+WIDTH, HEIGHT = 360, 250
+FONT = 13
+#: The plot area's edges: room for the y axis's ticks on the left, its title on top, the x axis's below.
+LEFT, RIGHT, TOP, BOTTOM = 46, WIDTH - 10, 26, HEIGHT - 40
+#: The most series, stacked values or reference lines a chart tells apart (course.css has a style for each).
+STYLES = 6
+#: Room kept on the right of a bar chart for its segments' labels.
+BAR_LABELS = 170
+
+
+class ChartError(ValueError):
+    """A chart is laid out wrongly; the message says which argument and how to fix it."""
+
+
+@dataclass(frozen=True)
+class _Point:
+    """One plotted figure: where it goes, and its element for the data table."""
+
+    x: Any
+    series: Any
+    figure: Figure
+    html: str
+
+
+def _values(name: str, spec: Any, kind: FigureKind) -> tuple[str, list[Any]]:
+    """The parameter an axis binds, and its values: a list, or a range {"from", "to", "step" or "times"}."""
+    parameters = [p.name for p in kind.parameters]
+    if not isinstance(spec, Mapping) or len(spec) != 1:
+        raise ChartError(f'{name}= maps one parameter of {kind.usage} to its values, like {{"devices": [1, 8, 64]}}')
+    ((parameter, values),) = spec.items()
+    if parameter not in parameters:
+        raise ChartError(f"{name}=: {kind.name} has no parameter {parameter!r}; it takes {', '.join(parameters)}")
+    if isinstance(values, Mapping):
+        values = _range(name, values)
+    if not isinstance(values, list) or not values:
+        raise ChartError(f"{name}=: give {parameter!r} a non-empty list of values, or a range")
+    return parameter, values
+
+
+def _range(name: str, spec: Mapping[str, Any]) -> list[Any]:
+    """The values of a range: from `from` to `to`, adding `step` or multiplying by `times`."""
+    keys = set(spec)
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in spec.values())
+    if not numbers or keys not in ({"from", "to", "step"}, {"from", "to", "times"}):
+        raise ChartError(
+            f'{name}=: a range is {{"from": 1, "to": 1024, "times": 2}} or {{"from": 1, "to": 8, "step": 1}}'
+        )
+    first, last = spec["from"], spec["to"]
+    if "step" in spec and spec["step"] > 0 and last >= first:
+        count = math.floor((last - first) / spec["step"] + 1e-9)
+        return [first + i * spec["step"] for i in range(count + 1)][:200]
+    if "times" in spec and spec["times"] > 1 and 0 < first <= last:
+        values = [first]
+        while values[-1] * spec["times"] <= last and len(values) < 200:
+            values.append(values[-1] * spec["times"])
+        return values
+    raise ChartError(f"{name}=: the range {dict(spec)} is empty; it must climb from `from` to `to`")
+
+
+def _arguments(kind: FigureKind, binding: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The kind's positional arguments from a binding of parameter names, defaults where unbound."""
+    missing = [p.name for p in kind.parameters if p.default is p.empty and p.name not in binding]
+    if missing:
+        raise ChartError(f"bind {', '.join(missing)} of {kind.usage} by x=, series=, stack= or fixed=")
+    return tuple(binding.get(p.name, p.default) for p in kind.parameters)
+
+
+def _label(value: Any, catalog: Catalog, labels: Mapping[Any, str]) -> str:
+    if isinstance(value, str | int) and value in labels:
+        return labels[value]
+    if isinstance(value, str) and value in catalog.records:
+        return catalog.records[value].name
+    return str(value).replace("_", " ")
+
+
+def _element(tag: str, attributes: Mapping[str, Any], parent: ET.Element | None = None, text: str = "") -> ET.Element:
+    attrs = {key: str(value) for key, value in attributes.items()}
+    element = ET.Element(tag, attrs) if parent is None else ET.SubElement(parent, tag, attrs)
+    if text:
+        element.text = text
+    return element
+
+
+def _labelled(parent: ET.Element, attributes: Mapping[str, Any], label: str, figure_html: str | None) -> None:
+    """A text label, followed by a figure's element as an SVG `tspan` (same class and data, so checked the same)."""
+    text = _element("text", attributes, parent, f"{label} " if figure_html else label)
+    if figure_html:
+        span = ET.fromstring(figure_html)
+        span.attrib.pop("tabindex", None)  # the data table's figures take the focus
+        tspan = _element("tspan", span.attrib, text, span.text or "")
+        tspan.tail = None
+
+
+class _Chart:
+    """One chart being built: its figures, its drawing, its legend and its data table."""
+
+    def __init__(self, kind: FigureKind, render: Callable[..., str], catalog: Catalog, display: Mapping[str, Any]):
+        self.kind, self.render, self.catalog, self.display = kind, render, catalog, display
+
+    def point(self, binding: Mapping[str, Any], x: Any, series: Any) -> _Point:
+        arguments = _arguments(self.kind, binding)
+        try:
+            figure = self.kind.figure(self.catalog, *arguments)
+        except (KeyError, ValueError, TypeError) as error:
+            message = error.args[0] if error.args else str(error)
+            raise ChartError(f"the point {dict(binding)} cannot be computed: {message}") from None
+        return _Point(x, series, figure, self.render(*arguments, **self.display))
+
+
+def _unit_of(points: list[_Point]) -> str:
+    units = {p.figure.unit for p in points}
+    if len(units) != 1:
+        raise ChartError(f"a chart plots figures of one unit; these are in {', '.join(sorted(units))}")
+    return units.pop()
+
+
+def _axis_unit(value: float, unit: str, display: Mapping[str, Any]) -> tuple[float, str]:
+    """The display unit an axis is marked in: the figures' own `scale=` if given, else that of a middle value."""
+    options = {"scale": display["scale"]} if "scale" in display else {}
+    shown = display_quantity(value if value > 0 else 1, unit, **options)
+    symbol = {"billion": "billions", "million": "millions", "trillion": "trillions"}.get(shown.symbol, shown.symbol)
+    return float(shown.factor), symbol
+
+
+def _title(title: str, symbol: str) -> str:
+    return f"{title} ({symbol})" if symbol and title else title or symbol
+
+
+def figure_chart(
+    kind: FigureKind,
+    render: Callable[..., str],
+    resolve: Callable[[str], tuple[FigureKind, Callable[..., str]]],
+    catalog: Catalog,
+    ident: str,
+    *,
+    x: Mapping[str, Any],
+    caption: str = "",
+    series: Mapping[str, Any] | None = None,
+    stack: Mapping[str, Any] | None = None,
+    fixed: Mapping[str, Any] | None = None,
+    lines: list[Any] | None = None,
+    marks: list[Any] | None = None,
+    labels: Mapping[Any, str] | None = None,
+    log_x: bool = False,
+    log_y: bool = False,
+    x_unit: str = "1",
+    x_title: str = "",
+    y_title: str = "",
+    **display: Any,
+) -> str:
+    """The chart's HTML: a `<figure>` with its SVG, legend, caption and data table (see the module's docstring).
+
+    `render(*arguments, **display)` is the figure element of `kind` (and records
+    it); `resolve(name)` gives another kind and its element, for `lines`.
+
+    Raises:
+        ChartError: a layout argument that does not fit the kind, or a point that cannot be computed or drawn.
+    """
+    if not isinstance(caption, str) or not caption.strip():
+        raise ChartError('caption= says what the chart shows, such as caption="Memory per device"')
+    labels, fixed = dict(labels or {}), dict(fixed or {})
+    chart = _Chart(kind, render, catalog, display)
+    x_name, x_values = _values("x", x, kind)
+    try:
+        if stack is not None:
+            if series or lines or marks or log_x or log_y:
+                raise ChartError("a stacked bar chart (stack=) takes no series=, lines=, marks= or log axes")
+            stack_name, stack_values = _values("stack", stack, kind)
+            body = _bars(chart, ident, x_name, x_values, stack_name, stack_values, fixed, labels, x_title, y_title)
+        else:
+            series_name, series_values = _values("series", series, kind) if series else ("", [None])
+            body = _lines(
+                chart,
+                resolve,
+                ident,
+                (x_name, x_values, series_name, series_values),
+                fixed,
+                lines or [],
+                marks or [],
+                labels,
+                (log_x, log_y, x_unit, x_title, y_title),
+            )
+    except PlotError as error:
+        raise ChartError(str(error)) from None
+    figure = _element("figure", {"class": "sbn-chart", "id": ident})
+    for part in body[:-1]:
+        figure.append(part)
+    figcaption = _element("figcaption", {"id": f"{ident}-caption"}, figure, caption.strip())
+    figcaption.tail = None
+    figure.append(body[-1])
+    return ET.tostring(figure, encoding="unicode", short_empty_elements=False)
+
+
+def _svg(ident: str, kind_class: str) -> ET.Element:
+    return _element(
+        "svg",
+        {
+            "class": f"sbn-chart__svg sbn-chart__svg--{kind_class}",
+            "viewBox": f"0 0 {WIDTH} {HEIGHT}",
+            "role": "img",
+            "aria-labelledby": f"{ident}-caption",
+            "font-size": FONT,
+        },
+    )
+
+
+def _y_axis(svg: ET.Element, scale: Scale, factor: float, title: str, log: bool, right: float = RIGHT) -> None:
+    axis = _element("g", {"class": "sbn-chart__axis"}, svg)
+    for tick in ticks(scale.low, scale.high, log):
+        y = scale(tick)
+        _element("line", {"class": "sbn-chart__grid", "x1": LEFT, "x2": right, "y1": y, "y2": y}, axis)
+        _element("text", {"x": LEFT - 5, "y": y + 4, "text-anchor": "end"}, axis, tick_text(tick, factor))
+    _element("text", {"class": "sbn-chart__title", "x": 2, "y": 13}, axis, title)
+
+
+def _reference(
+    line: Any, chart: _Chart, resolve: Callable[[str], tuple[FigureKind, Callable[..., str]]], unit: str
+) -> tuple[str, Figure, str]:
+    """A reference line: a GPU's memory ("v100-32gb"), a catalog value ([entry, field]), or any figure
+    ({"kind": "ring_bytes_limit", "args": ["gpt2-1.5b"], "label": "…"}); its label, figure and element."""
+    if isinstance(line, str):
+        line = [line, "memory"]
+    if isinstance(line, list) and len(line) == 2:
+        name, arguments, label = "value", line, line[0]
+    elif isinstance(line, Mapping) and set(line) <= {"kind", "args", "label"} and isinstance(line.get("args"), list):
+        name, arguments, label = str(line.get("kind", "")), line["args"], str(line.get("label", ""))
+    else:
+        raise ChartError(
+            f'lines=: {line!r} is a GPU id, [entry, field], or {{"kind": "...", "args": [...], "label": "..."}}'
+        )
+    try:
+        kind, render = resolve(name)
+        figure = kind.figure(chart.catalog, *arguments)
+    except (KeyError, ValueError, TypeError) as error:
+        raise ChartError(f"lines=: {error.args[0] if error.args else error}") from None
+    if figure.unit != unit:
+        raise ChartError(f"lines=: {line!r} is in {figure.unit}, the chart's figures in {unit}")
+    return label, figure, render(*arguments, **chart.display)
+
+
+def _side(y: float, points: list[_Point], x_scale: Scale, y_scale: Scale) -> str:
+    """The end of a horizontal line at `y` to label: away from where the series cross it, or nearer to."""
+    coordinates = [(x_scale(float(p.x)), y_scale(float(p.figure.value))) for p in points]
+    crossings = [
+        x0 + (x1 - x0) * (y - y0) / (y1 - y0)
+        for (x0, y0), (x1, y1) in itertools.pairwise(coordinates)
+        if x1 > x0 and min(y0, y1) <= y <= max(y0, y1) and y0 != y1
+    ]
+    if crossings:
+        return "left" if sum(crossings) / len(crossings) > (LEFT + RIGHT) / 2 else "right"
+    nearest = min(coordinates, key=lambda c: abs(c[1] - y))
+    return "left" if nearest[0] > (LEFT + RIGHT) / 2 else "right"
+
+
+def _lines(
+    chart: _Chart,
+    resolve: Callable[[str], tuple[FigureKind, Callable[..., str]]],
+    ident: str,
+    axes: tuple[str, list[Any], str, list[Any]],
+    fixed: Mapping[str, Any],
+    lines: list[Any],
+    marks: list[Any],
+    labels: Mapping[Any, str],
+    options: tuple[bool, bool, str, str, str],
+) -> list[ET.Element]:
+    x_name, x_values, series_name, series_values = axes
+    log_x, log_y, x_unit, x_title, y_title = options
+    if len(series_values) > STYLES or len(lines) > STYLES:
+        raise ChartError(f"a chart tells apart at most {STYLES} series and {STYLES} reference lines")
+    if any(isinstance(value, bool) or not isinstance(value, int | float) for value in x_values):
+        raise ChartError(f"x= gives {x_name!r} numbers on a line chart; for choices, stack them in bars (stack=)")
+    points = [
+        chart.point({**fixed, x_name: xv, **({series_name: sv} if series_name else {})}, xv, sv)
+        for sv in series_values
+        for xv in x_values
+    ]
+    unit = _unit_of(points)
+    references = [_reference(line, chart, resolve, unit) for line in lines]
+    marked = []
+    for mark in marks:
+        try:
+            where = chart.catalog.quantity(mark, x_name).value
+        except KeyError as error:
+            raise ChartError(f"marks=: {error.args[0]}") from None
+        binding = {**fixed, x_name: mark, **({series_name: series_values[0]} if series_name else {})}
+        marked.append((where, chart.point(binding, mark, series_values[0])))
+    # The x axis spans the values drawn, no more; a few values are its ticks themselves.
+    x_all = [float(v) for v in x_values] + [float(w) for w, _ in marked]
+    domain(x_all, log_x, zero=False)  # checks that a log axis can show them
+    if min(x_all) == max(x_all):
+        raise ChartError("x= needs at least two different values")
+    x_low, x_high = (min(x_all), max(x_all)) if log_x else domain(x_all, log=False)
+    x_scale = Scale(x_low, x_high, LEFT, RIGHT, log_x)
+    x_ticks = sorted(set(x_all)) if log_x and len(set(x_values)) <= 7 else ticks(x_scale.low, x_scale.high, log_x)
+    y_all = [float(p.figure.value) for p in points] + [float(f.value) for _, f, _ in references]
+    y_all += [float(p.figure.value) for _, p in marked]
+    y_scale = Scale(*domain(y_all, log_y), BOTTOM, TOP, log_y)
+    y_factor, y_symbol = _axis_unit(
+        math.sqrt(y_scale.low * y_scale.high) if log_y else y_scale.high, unit, chart.display
+    )
+    x_factor, x_symbol = _axis_unit(math.sqrt(x_scale.low * x_scale.high) if log_x else x_scale.high, x_unit, {})
+
+    svg = _svg(ident, "lines")
+    _y_axis(svg, y_scale, y_factor, _title(y_title, y_symbol), log_y)
+    axis = _element("g", {"class": "sbn-chart__axis"}, svg)
+    _element("line", {"class": "sbn-chart__baseline", "x1": LEFT, "x2": RIGHT, "y1": BOTTOM, "y2": BOTTOM}, axis)
+    for tick in x_ticks:
+        x = x_scale(tick)
+        _element("line", {"class": "sbn-chart__tick", "x1": x, "x2": x, "y1": BOTTOM, "y2": BOTTOM + 4}, axis)
+        _element("text", {"x": x, "y": BOTTOM + 16, "text-anchor": "middle"}, axis, tick_text(tick, x_factor))
+    x_heading = _title(x_title or x_name.replace("_", " ").capitalize(), x_symbol)
+    _element(
+        "text",
+        {"class": "sbn-chart__title", "x": (LEFT + RIGHT) / 2, "y": HEIGHT - 6, "text-anchor": "middle"},
+        axis,
+        x_heading,
+    )
+
+    # Lines first, then points, then every label on top, each with a halo (course.css), so none is crossed out.
+    for index, (_, figure, _) in enumerate(references):
+        y = y_scale(float(figure.value))
+        group = _element("g", {"class": f"sbn-chart__reference sbn-chart__reference--{index + 1}"}, svg)
+        data = {"data-fig-id": figure.id, "data-value": attribute_value(figure.value)}
+        _element("line", {"x1": LEFT, "x2": RIGHT, "y1": y, "y2": y, **data}, group)
+    for index, series in enumerate(series_values):
+        group = _element("g", {"class": f"sbn-chart__series sbn-chart__series--{index + 1}"}, svg)
+        own = [(x_scale(float(p.x)), y_scale(float(p.figure.value)), p.figure) for p in points if p.series == series]
+        path = " ".join(f"{'M' if i == 0 else 'L'}{x},{y}" for i, (x, y, _) in enumerate(own))
+        _element("path", {"d": path, "fill": "none"}, group)
+        for x, y, figure in own:
+            data = {"data-fig-id": figure.id, "data-value": attribute_value(figure.value)}
+            _element("circle", {"cx": x, "cy": y, "r": 2.5, **data}, group)
+    for where, p in marked:
+        group = _element("g", {"class": "sbn-chart__mark"}, svg)
+        data = {"data-fig-id": p.figure.id, "data-value": attribute_value(p.figure.value)}
+        _element("circle", {"cx": x_scale(float(where)), "cy": y_scale(float(p.figure.value)), "r": 4.5, **data}, group)
+    # A reference line is labelled above the end of it that the series stay away from; labels too close
+    # together on one side are moved apart.
+    sides = [_side(y_scale(float(f.value)), points, x_scale, y_scale) for _, f, _ in references]
+    for side, anchor, x in (("left", "start", LEFT + 3), ("right", "end", RIGHT - 2)):
+        on_side = [
+            (r, y_scale(float(r[1].value)) - 4) for r, where in zip(references, sides, strict=True) if where == side
+        ]
+        places = dodge([y for _, y in on_side], FONT + 1, TOP + FONT, BOTTOM - 2)
+        for ((entry, _, html), _), label_y in zip(on_side, places, strict=True):
+            group = _element("g", {"class": "sbn-chart__reference"}, svg)
+            _labelled(group, {"x": x, "y": label_y, "text-anchor": anchor}, _label(entry, chart.catalog, labels), html)
+    # Marks are labelled on the side of the series that stays empty (below a rising line, above a falling
+    # one), moved apart from each other, and turned leftwards where a label would leave the drawing (its
+    # width estimated from its letters).
+    first = [y_scale(float(p.figure.value)) for p in points if p.series == series_values[0]]
+    below = first[-1] < first[0]
+    spots = [(x_scale(float(where)), y_scale(float(p.figure.value))) for where, p in marked]
+    places = dodge([cy + 16 if below else cy - 8 for _, cy in spots], FONT + 2, TOP + FONT, BOTTOM - 2)
+    for (_, p), (cx, _), label_y in zip(marked, spots, places, strict=True):
+        group = _element("g", {"class": "sbn-chart__mark"}, svg)
+        label = _label(p.x, chart.catalog, labels)
+        width = 0.55 * FONT * (len(label) + 1 + len(ET.fromstring(p.html).text or ""))
+        right = cx + 8 + width <= WIDTH
+        place = {"x": cx + 8 if right else cx - 8, "y": label_y, "text-anchor": "start" if right else "end"}
+        _labelled(group, place, label, p.html)
+
+    parts: list[ET.Element] = [svg]
+    if series_name:
+        parts.append(_legend([_label(s, chart.catalog, labels) for s in series_values], "series"))
+    table = _table(
+        x_heading,
+        [_label(s, chart.catalog, labels) for s in series_values] if series_name else [_title(y_title, "") or "Value"],
+        [(tick_text(float(xv), x_factor), [p.html for p in points if p.x == xv]) for xv in x_values],
+    )
+    extras = [(f"{_label(e, chart.catalog, labels)}, a reference line:", html) for e, _, html in references]
+    extras += [(f"{_label(p.x, chart.catalog, labels)}, marked:", p.html) for _, p in marked]
+    parts.append(_data(table, extras))
+    return parts
+
+
+def _bars(
+    chart: _Chart,
+    ident: str,
+    x_name: str,
+    x_values: list[Any],
+    stack_name: str,
+    stack_values: list[Any],
+    fixed: Mapping[str, Any],
+    labels: Mapping[Any, str],
+    x_title: str,
+    y_title: str,
+) -> list[ET.Element]:
+    if len(stack_values) > STYLES:
+        raise ChartError(f"a bar stacks at most {STYLES} values")
+    points = [chart.point({**fixed, x_name: xv, stack_name: sv}, xv, sv) for xv in x_values for sv in stack_values]
+    unit = _unit_of(points)
+    totals = [sum(float(p.figure.value) for p in points if p.x == xv) for xv in x_values]
+    y_scale = Scale(*domain(totals, log=False), BOTTOM, TOP)
+    factor, symbol = _axis_unit(y_scale.high, unit, chart.display)
+    right = WIDTH - BAR_LABELS
+    svg = _svg(ident, "bars")
+    _y_axis(svg, y_scale, factor, _title(y_title, symbol), log=False, right=right)
+    slot = (right - LEFT) / len(x_values)
+    width = min(56.0, slot * 0.6)
+    axis = _element("g", {"class": "sbn-chart__axis"}, svg)
+    _element("line", {"class": "sbn-chart__baseline", "x1": LEFT, "x2": right, "y1": BOTTOM, "y2": BOTTOM}, axis)
+    for index, xv in enumerate(x_values):
+        centre = LEFT + slot * (index + 0.5)
+        _element(
+            "text", {"x": centre, "y": BOTTOM + 16, "text-anchor": "middle"}, axis, _label(xv, chart.catalog, labels)
+        )
+        base = 0.0
+        for position, p in enumerate(q for q in points if q.x == xv):
+            top = base + float(p.figure.value)
+            y1, y0 = y_scale(top), y_scale(base)
+            _element(
+                "rect",
+                {
+                    "class": f"sbn-chart__segment sbn-chart__segment--{position + 1}",
+                    "x": round(centre - width / 2, 2),
+                    "y": y1,
+                    "width": round(width, 2),
+                    "height": round(y0 - y1, 2),
+                    "data-fig-id": p.figure.id,
+                    "data-value": attribute_value(p.figure.value),
+                },
+                svg,
+            )
+            base = top
+    if x_title:
+        _element(
+            "text",
+            {"class": "sbn-chart__title", "x": (LEFT + right) / 2, "y": HEIGHT - 6, "text-anchor": "middle"},
+            axis,
+            x_title,
+        )
+    # The last bar's segments are named beside it, with their figures; the data table has every bar's.
+    last = [p for p in points if p.x == x_values[-1]]
+    middles, base = [], 0.0
+    for p in last:
+        middles.append((y_scale(base) + y_scale(base + float(p.figure.value))) / 2 + 4)
+        base += float(p.figure.value)
+    places = dodge(middles, FONT + 2, TOP + FONT, BOTTOM)
+    edge = LEFT + slot * (len(x_values) - 0.5) + width / 2
+    for index, (p, y) in enumerate(zip(last, places, strict=True)):
+        group = _element("g", {"class": f"sbn-chart__key sbn-chart__key--{index + 1}"}, svg)
+        _element("line", {"x1": edge + 2, "x2": edge + 12, "y1": middles[index] - 4, "y2": y - 4}, group)
+        _labelled(group, {"x": edge + 15, "y": y}, _label(p.series, chart.catalog, labels), p.html)
+    table = _table(
+        _title(y_title, ""),
+        [_label(xv, chart.catalog, labels) for xv in x_values],
+        [(_label(sv, chart.catalog, labels), [p.html for p in points if p.series == sv]) for sv in stack_values],
+    )
+    return [svg, _data(table, [])]
+
+
+def _legend(names: list[str], what: str) -> ET.Element:
+    """The series' names beside a swatch of their line, as HTML text that wraps on a phone."""
+    legend = _element("ul", {"class": "sbn-chart__legend"})
+    for index, name in enumerate(names):
+        item = _element("li", {"class": f"sbn-chart__{what}--{index + 1}"}, legend)
+        swatch = _element("svg", {"class": "sbn-chart__swatch", "viewBox": "0 0 24 8", "aria-hidden": "true"}, item)
+        _element("line", {"x1": 0, "x2": 24, "y1": 4, "y2": 4}, swatch)
+        swatch.tail = f" {name}"
+    return legend
+
+
+def _table(corner: str, columns: list[str], rows: list[tuple[str, list[str]]]) -> ET.Element:
+    table = _element("table", {})
+    head = _element("tr", {}, _element("thead", {}, table))
+    _element("th", {"scope": "col"}, head, corner)
+    for name in columns:
+        _element("th", {"scope": "col"}, head, name)
+    body = _element("tbody", {}, table)
+    for header, cells in rows:
+        row = _element("tr", {}, body)
+        _element("th", {"scope": "row"}, row, header)
+        for html in cells:
+            _element("td", {}, row).append(ET.fromstring(html))
+    return table
+
+
+def _data(table: ET.Element, extras: list[tuple[str, str]]) -> ET.Element:
+    """The text alternative: the chart's figures as a table, and its reference lines and marks, behind a disclosure."""
+    details = _element("details", {"class": "sbn-chart__data"})
+    _element("summary", {}, details, "The chart's data, as a table")
+    details.append(table)
+    if extras:
+        listing = _element("ul", {}, details)
+        for text, html in extras:
+            item = _element("li", {}, listing, f"{text} ")
+            item.append(ET.fromstring(html))
+    return details

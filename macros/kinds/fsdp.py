@@ -1,0 +1,171 @@
+"""FSDP's figures: what each GPU keeps under a sharding strategy, the batch that fits, the traffic across hosts."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .. import model
+from ..catalog import Catalog, Quantity
+from ..figures import Computed, shown
+from ..quantities import format_quantity
+from .registry import figure_kind
+
+#: The precision the worked example gathers its parameters in, FSDP's param_dtype (its compute precision).
+GATHER_PRECISION = "bf16"
+
+#: §3.2.2's formulas as it prints them, by strategy.
+_PRINTED_FORMULAS = {"no-shard": "2M(W − 1)/W", "full-shard": "3M(W − 1)/W", "hybrid-shard": "2M(W − 1)/(GW)"}
+#: The per-port counts of `model.cross_host_traffic_per_port`, with P gathered and R reduced bytes.
+_PORT_FORMULAS = {
+    "no-shard": "2R(W − 1)/(GW)",
+    "full-shard": "(2P + R)(W − 1)/(GW)",
+    "shard-grad-op": "(P + R)(W − 1)/(GW)",
+    "hybrid-shard": "2R(W − G)/(GW)",
+}
+#: How a layer's attention is run, in words, by what Korthikanti et al.'s count keeps of it.
+_ATTENTION_WORDS = {
+    "none": "attention scores kept, as eager attention keeps them",
+    "selective": "attention scores not kept, as a FlashAttention-style kernel or selective recomputation does",
+    "full": "only each layer's input kept (full activation recomputation)",
+}
+
+
+def _cluster(catalog: Catalog, workload: str) -> tuple[Quantity, Quantity, Quantity]:
+    """A workload's parameters, GPUs (W) and GPUs per host (G)."""
+    return (
+        catalog.quantity(workload, "parameters"),
+        catalog.quantity(workload, "devices"),
+        catalog.quantity(workload, "per_host"),
+    )
+
+
+def _states(catalog: Catalog, workload: str, strategy: str) -> tuple[Fraction, str, str, tuple[Quantity, ...]]:
+    """Bytes per GPU under `strategy`, with the formula, the words and the inputs."""
+    parameters, world, per_host = _cluster(catalog, workload)
+    chosen = model.fsdp_strategy(strategy)
+    factor = model.sharding_factor(strategy, world.count, per_host.count)
+    value = model.fsdp_state_bytes(parameters.count, strategy, world.count, per_host.count)
+    sharded = model.FULL_PARAMETER_BYTES + model.FULL_GRADIENT_BYTES + model.ADAM_STATE_BYTES
+    low = model.LOW_PRECISION_BYTES
+    formula = f"{sharded}Ψ/F" + (f" + {low}Ψ" if chosen.keeps_parameters_after_forward else "")
+    words = (
+        f"{chosen.name} on {shown(world)} GPUs, {shown(per_host)} per host, F = {factor:,}: {sharded} bytes"
+        f" (fp32 parameter and gradient, Adam's two states) × {shown(parameters)} ÷ F"
+    )
+    if chosen.keeps_parameters_after_forward:
+        words += f", plus {low} bytes × Ψ of low-precision parameters kept from forward to backward"
+    return value, formula, words, (parameters, world, per_host)
+
+
+@figure_kind("fsdp-states")
+def fsdp_states(catalog: Catalog, workload: str, strategy: str) -> Computed:
+    """Model-state bytes each GPU keeps under an FSDP strategy (bf16 mixed precision, Adam) at the end of backward."""
+    value, formula, words, inputs = _states(catalog, workload, strategy)
+    return Computed(value, "B", formula, words, inputs)
+
+
+@figure_kind("fsdp-batch")
+def fsdp_batch(catalog: Catalog, workload: str, strategy: str, gpu: str, recompute: str = "none") -> Computed:
+    """The most sequences per GPU whose activations (Korthikanti et al.'s count) fit beside an FSDP strategy's states.
+
+    `recompute` says what each layer keeps, as `model.activation_bytes_per_layer`
+    takes it: "none" (the attention scores too), "selective" (not the scores,
+    as with a FlashAttention-style kernel) or "full".
+    """
+    states, formula, _, inputs = _states(catalog, workload, strategy)
+    memory = catalog.quantity(gpu, "memory")
+    setting = catalog.workload(workload)
+    hidden = catalog.quantity(setting.model.id, "hidden")
+    heads = catalog.quantity(setting.model.id, "heads")
+    layers = catalog.quantity(setting.model.id, "layers")
+    sequence = catalog.quantity(workload, "sequence")
+    per_sequence = model.activation_bytes_total(sequence.count, 1, hidden.count, heads.count, layers.count, recompute)
+    value = model.sequences_that_fit(memory.value - states, per_sequence)
+    words = (
+        f"({shown(memory)} − {format_quantity(states, 'B')} of states) ÷ {format_quantity(per_sequence, 'B')}"
+        f" of activations per sequence of {shown(sequence)} tokens (Korthikanti et al. 2022, 16-bit values,"
+        f" {_ATTENTION_WORDS[recompute]}), rounded down; no buffers or fragmentation"
+    )
+    return Computed(
+        value,
+        "1",
+        f"⌊(memory − ({formula})) ÷ activations per sequence⌋",
+        words,
+        (memory, *inputs, sequence, hidden, heads, layers),
+    )
+
+
+def _model_bytes(catalog: Catalog, workload: str, precision: str) -> tuple[int, Quantity]:
+    parameters = catalog.quantity(workload, "parameters")
+    return model.copy_bytes(parameters.count, precision), parameters
+
+
+@figure_kind("fsdp-traffic")
+def fsdp_traffic(catalog: Catalog, workload: str, strategy: str, precision: str = "bf16") -> Computed:
+    """Cross-host bytes per GPU per step as FSDP §3.2.2 prints them, for a model communicated in `precision`."""
+    size, parameters = _model_bytes(catalog, workload, precision)
+    _, world, per_host = _cluster(catalog, workload)
+    value = model.cross_host_traffic(size, strategy, world.count, per_host.count)
+    formula = _PRINTED_FORMULAS[strategy]
+    words = (
+        f"{formula} as Zhao et al. §3.2.2 print it, with M = {format_quantity(size, 'B')}"
+        f" ({shown(parameters)} in {precision}: parameters gathered and gradients reduced in {precision}),"
+        f" W = {shown(world)}, G = {shown(per_host)}"
+    )
+    return Computed(value, "B", formula, words, (parameters, world, per_host))
+
+
+@figure_kind("fsdp-port-traffic")
+def fsdp_port_traffic(catalog: Catalog, workload: str, strategy: str, reduce: str = "bf16") -> Computed:
+    """Bytes each network port of a host sends to other hosts per step, for NCCL's rings laid out host by host.
+
+    The parameters are gathered in bf16 (`GATHER_PRECISION`), the gradients
+    reduced in `reduce` (FSDP's reduce_dtype).
+    """
+    gathered, parameters = _model_bytes(catalog, workload, GATHER_PRECISION)
+    reduced, _ = _model_bytes(catalog, workload, reduce)
+    _, world, per_host = _cluster(catalog, workload)
+    value = model.cross_host_traffic_per_port(gathered, reduced, strategy, world.count, per_host.count)
+    formula = _PORT_FORMULAS[strategy]
+    words = (
+        f"{model.fsdp_strategy(strategy).name}: {formula} per port, rings entering and leaving each host once"
+        f" and spread over its G ports, with P = {format_quantity(gathered, 'B')} ({shown(parameters)} gathered"
+        f" in {GATHER_PRECISION}), R = {format_quantity(reduced, 'B')} (gradients reduced in {reduce}),"
+        f" W = {shown(world)}, G = {shown(per_host)}"
+    )
+    return Computed(value, "B", formula, words, (parameters, world, per_host))
+
+
+@figure_kind("fsdp-port-seconds")
+def fsdp_port_seconds(catalog: Catalog, workload: str, strategy: str, reduce: str = "bf16") -> Computed:
+    """Least time per step for a port's cross-host traffic at the workload's link rate in one direction."""
+    traffic = fsdp_port_traffic(catalog, workload, strategy, reduce)
+    setting = catalog.workload(workload)
+    if setting.interconnect is None:
+        raise ValueError(f"workload {workload!r} names no interconnect; add `interconnect:` to it in workloads.yml")
+    bandwidth = catalog.quantity(setting.interconnect.id, "bandwidth_per_direction")
+    return Computed(
+        model.transfer_seconds(traffic.value, bandwidth.value),
+        "s",
+        f"{traffic.formula} ÷ port bandwidth per direction",
+        f"{format_quantity(traffic.value, 'B')} per port ÷ {shown(bandwidth)}, ignoring latency and overlap",
+        (*traffic.inputs, bandwidth),
+    )
+
+
+@figure_kind("fsdp-port-ratio")
+def fsdp_port_ratio(catalog: Catalog, workload: str, strategy: str, baseline: str) -> Computed:
+    """How many times a strategy's cross-host bytes per port another strategy sends (gradients reduced in bf16)."""
+    ours = fsdp_port_traffic(catalog, workload, strategy)
+    theirs = fsdp_port_traffic(catalog, workload, baseline)
+    words = (
+        f"{model.fsdp_strategy(baseline).name}'s {format_quantity(theirs.value, 'B')} per port"
+        f" ÷ {model.fsdp_strategy(strategy).name}'s {format_quantity(ours.value, 'B')}"
+    )
+    return Computed(
+        Fraction(theirs.value) / Fraction(ours.value),
+        "1",
+        f"({theirs.formula}) ÷ ({ours.formula})",
+        words,
+        ours.inputs,
+    )

@@ -1,0 +1,270 @@
+"""Charts, diagrams and the calculator in Chromium, and the page's arithmetic held to Python's."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from macros.calculator import MESSAGES, calculator_config, evaluate
+from tests.conftest import catalog, site_pages, soup
+
+PHONE = {"width": 390, "height": 844}
+
+
+def _first_page_with(site_dir: Path, selector: str) -> str:
+    page = next(p for p in site_pages() if soup(site_dir / p).select(selector))
+    return page.removesuffix("index.html")
+
+
+@pytest.fixture(scope="module")
+def calculator_page(site_dir: Path) -> str:
+    return _first_page_with(site_dir, "form[data-sbn-calculator]")
+
+
+@pytest.fixture(scope="module")
+def frames_page(site_dir: Path) -> str:
+    return _first_page_with(site_dir, "figure.sbn-frames")
+
+
+# ------------------------------------------------------------------ parity
+
+
+def _inputs(count: int) -> list[dict[str, str]]:
+    """Random inputs and the edges: valid and invalid counts, every choice, and text that is not a number."""
+    config = calculator_config(catalog())
+    rng = random.Random(12)
+    models = [m["id"] for m in config["models"]] + ["custom"] * 3 + ["no-such-model"]
+    recipes = [r["id"] for r in config["recipes"]] + ["sgd"]
+    gpus = [g["id"] for g in config["gpus"]] + [""]
+    stages = ["0", "1", "2", "3", "4", ""]
+    billions = ["", "0", "-1", "abc", "1e9", "1,000", " 7.5 ", ".5", "5.", "0.000000001", "0.0000000001",
+                "999999.999999999", "1000000", "1000000.000000001", "9999999", "2.147483648", "175", "１"]  # fmt: skip
+    wholes = ["", "0", "-2", "8.5", "1", "64", "1000000", "1000001", "999999999", "1e3", " 16 "]
+    cases = []
+    for index in range(count):
+        edge = index % 3 == 0
+        cases.append(
+            {
+                "model": rng.choice(models),
+                "parameters": rng.choice(billions) if edge else f"{rng.uniform(0.001, 2000):.{rng.randint(0, 9)}f}",
+                "recipe": rng.choice(recipes if edge else recipes[:-1]),
+                "gpu": rng.choice(gpus if edge else gpus[:-1]),
+                "devices": rng.choice(wholes)
+                if edge
+                else str(rng.choice([1, 2, 3, 8, 64, 1000, rng.randint(1, 10**6)])),
+                "stage": rng.choice(stages if edge else stages[:4]),
+                "batch": rng.choice(["", "", rng.choice(wholes), str(rng.randint(1, 512))]),
+                "sequence": rng.choice(["", "", rng.choice(wholes), str(rng.randint(1, 65536))]),
+            }
+        )
+    return cases
+
+
+def _close(ours: object, theirs: object) -> bool:
+    if ours is None or theirs is None:
+        return ours is theirs
+    return abs(float(ours) - float(theirs)) <= 1e-12 * max(1.0, abs(float(ours)))  # type: ignore[arg-type]
+
+
+def test_the_page_computes_what_python_computes_on_a_thousand_inputs(
+    page: Page, base_url: str, calculator_page: str
+) -> None:
+    page.goto(base_url + calculator_page)
+    cases = _inputs(1500)
+    # The page's own code, with the JSON the page carries.
+    results = page.evaluate(
+        """(cases) => {
+            const config = JSON.parse(document.querySelector("form[data-sbn-calculator]").dataset.sbnConfig);
+            return cases.map((inputs) => window.sbnCalculator.compute(config, inputs));
+        }""",
+        cases,
+    )
+    config = calculator_config(catalog())
+    computed = told = 0
+    for inputs, theirs in zip(cases, results, strict=True):
+        ours = evaluate(config, inputs)
+        assert theirs["problems"] == ours["problems"], inputs
+        if ours["problems"]:
+            told += 1
+            continue
+        computed += 1
+        for role, value in ours["bytes"].items():
+            assert _close(value, theirs["bytes"][role]), (inputs, role)
+        assert _close(ours["total"], theirs["total"]) and theirs["capacity"] == ours["capacity"], inputs
+        assert theirs["fits"] == ours["fits"], inputs
+    assert computed > 200 and told > 300, (computed, told)
+
+
+# ------------------------------------------------------------------- the form
+
+
+def test_bad_input_is_told_at_its_field_not_computed(page: Page, base_url: str, calculator_page: str) -> None:
+    page.goto(base_url + calculator_page)
+    form = page.locator("form[data-sbn-calculator]").first
+    parameters = form.get_by_label("Parameters, in billions")
+    for typed, message in (
+        ("abc", "billions"),
+        ("", "empty_billions"),
+        ("-3", "billions"),
+        ("2000000", "too_many_parameters"),
+    ):
+        parameters.fill(typed)
+        parameters.press("Enter")
+        expect(parameters).to_have_attribute("aria-invalid", "true")
+        expect(form.locator(f"#{parameters.get_attribute('id')}-problem")).to_have_text(MESSAGES[message])
+        expect(form.get_by_role("status")).to_contain_text("Not computed: check Parameters, in billions.")
+    devices = form.get_by_label("Data-parallel devices, Nd")
+    parameters.fill("7.5")
+    devices.fill("0")
+    devices.press("Enter")
+    expect(form.get_by_role("status")).to_contain_text("Not computed: check Data-parallel devices, Nd.")
+
+
+def test_the_reader_works_it_with_the_keyboard_alone_and_hears_the_result(
+    page: Page, base_url: str, calculator_page: str
+) -> None:
+    page.goto(base_url + calculator_page)
+    form = page.locator("form[data-sbn-calculator]").first
+    form.get_by_label("Model").focus()
+    page.keyboard.press("End")  # the last option: the reader's own model
+    page.keyboard.press("Tab")
+    page.keyboard.type("7.5")
+    page.keyboard.press("Tab")  # recipe
+    page.keyboard.press("Tab")  # GPU
+    page.keyboard.press("Tab")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("64")
+    page.keyboard.press("Tab")  # ZeRO stage
+    page.keyboard.press("End")  # stage 3
+    page.keyboard.press("Enter")
+    status = form.get_by_role("status")
+    expect(status).to_have_attribute("aria-live", "polite")
+    # ZeRO Figure 1: 7.5B parameters on 64 devices at P_os+g+p, 1.875 GB.
+    expect(status).to_contain_text("Total1.88 GB")
+
+
+def test_the_readers_last_inputs_are_remembered_and_a_corrupt_store_dropped(
+    page: Page, base_url: str, calculator_page: str
+) -> None:
+    page.goto(base_url + calculator_page)
+    form = page.locator("form[data-sbn-calculator]").first
+    ident = form.get_attribute("data-sbn-calculator")
+    form.get_by_label("Data-parallel devices, Nd").fill("64")
+    form.get_by_label("ZeRO stage").select_option("1")
+    page.reload()
+    expect(form.get_by_label("Data-parallel devices, Nd")).to_have_value("64")
+    expect(form.get_by_label("ZeRO stage")).to_have_value("1")
+    keys = page.evaluate("Object.keys(localStorage).filter((key) => key.startsWith('sbn:'))")
+    assert keys == [f"sbn:/course/:{ident}"]
+    default = json.loads(form.get_attribute("data-sbn-defaults"))["devices"]
+    for corrupt in ("{not json", '{"v": 1, "inputs": {"devices": 12}}', '{"v": 1, "inputs": {"stage": "9"}}', "null"):
+        page.evaluate("([key, value]) => localStorage.setItem(key, value)", [keys[0], corrupt])
+        page.reload()
+        expect(form.get_by_label("Data-parallel devices, Nd")).to_have_value(default)
+        expect(form.get_by_role("status")).to_contain_text("Total")
+
+
+def test_a_page_reached_by_instant_navigation_gets_its_scripts(
+    page: Page, base_url: str, calculator_page: str, frames_page: str
+) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(base_url)
+    # The calculator's list of models is filled in by its script; the frames get their buttons from theirs.
+    for target, ready in ((calculator_page, "form[data-sbn-mounted] option"), (frames_page, ".sbn-frames--stepping")):
+        page.evaluate(
+            "(url) => { const a = document.createElement('a'); a.href = url; document.body.append(a); a.click(); }",
+            base_url + target,
+        )
+        expect(page.locator(ready).first).to_be_attached()
+        assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # no full load
+    assert errors == []
+
+
+# ---------------------------------------------------------------- the frames
+
+
+def test_the_frames_step_with_buttons_and_arrow_keys(page: Page, base_url: str, frames_page: str) -> None:
+    page.goto(base_url + frames_page)
+    diagram = page.locator("figure.sbn-frames").first
+    frames = diagram.locator(".sbn-frames__frame")
+    total = frames.count()
+    status = diagram.get_by_role("status")
+    expect(status).to_contain_text(f"Step 1 of {total}")
+    expect(frames.nth(0)).to_be_visible()
+    expect(frames.nth(1)).to_be_hidden()
+    expect(diagram.get_by_role("button", name="Previous")).to_be_disabled()
+    diagram.get_by_role("button", name="Next").click()
+    expect(status).to_contain_text(f"Step 2 of {total}")
+    page.keyboard.press("ArrowRight")
+    expect(status).to_contain_text(f"Step 3 of {total}")
+    page.keyboard.press("End")
+    expect(status).to_contain_text(f"Step {total} of {total}")
+    expect(diagram.get_by_role("button", name="Next")).to_be_disabled()
+    expect(diagram.get_by_role("button", name="Previous")).to_be_focused()
+    page.keyboard.press("Home")
+    expect(frames.nth(0)).to_be_visible()
+
+
+def test_without_javascript_every_frame_shows_in_a_row(browser: Browser, base_url: str, frames_page: str) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(base_url + frames_page)
+    diagram = page.locator("figure.sbn-frames").first
+    frames = diagram.locator(".sbn-frames__frame")
+    boxes = [frames.nth(i).bounding_box() for i in range(frames.count())]
+    assert all(box is not None for box in boxes)
+    assert len({round(box["y"]) for box in boxes if box}) == 1  # one row
+    expect(diagram.locator(".sbn-frames__controls")).to_be_hidden()
+    context.close()
+
+
+# ---------------------------------------------------------------- palettes
+
+_CONTRAST = """(element) => {
+    const rgb = (text) => text.match(/[\\d.]+/g).slice(0, 3).map(Number);
+    const luminance = ([r, g, b]) => {
+        const c = [r, g, b].map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+    };
+    const background = rgb(getComputedStyle(document.body).backgroundColor);
+    const drawn = ".sbn-chart__series path, .sbn-chart__segment, .sbn-chart__reference line, text";
+    const marks = [...element.querySelectorAll(drawn)];
+    return marks.map((mark) => {
+        const style = getComputedStyle(mark);
+        const colour = mark.tagName === "path" || mark.tagName === "line" ? style.stroke : style.fill;
+        const [a, b] = [luminance(rgb(colour)), luminance(background)].sort((x, y) => y - x);
+        return { colour, contrast: (a + 0.05) / (b + 0.05) };
+    });
+}"""
+
+
+def test_charts_follow_the_light_and_dark_palettes(
+    browser: Browser, base_url: str, site_dir: Path, tmp_path: Path
+) -> None:
+    pages = [p.removesuffix("index.html") for p in site_pages() if soup(site_dir / p).select("figure.sbn-chart")]
+    for path in pages:
+        shots: dict[str, list[bytes]] = {}
+        colours: dict[str, list[str]] = {}
+        for scheme in ("light", "dark"):
+            context = browser.new_context(color_scheme=scheme, viewport=PHONE)
+            page = context.new_page()
+            page.goto(base_url + path)
+            charts = page.locator("figure.sbn-chart svg")
+            shots[scheme], colours[scheme] = [], []
+            for index in range(charts.count()):
+                chart = charts.nth(index)
+                image = chart.screenshot()
+                (tmp_path / f"{path.strip('/').replace('/', '-')}-{index}-{scheme}.png").write_bytes(image)
+                shots[scheme].append(image)
+                for mark in chart.evaluate(_CONTRAST):
+                    # WCAG 1.4.11: graphics and their text at least 3:1 against the page.
+                    assert mark["contrast"] >= 3, (path, scheme, mark)
+                    colours[scheme].append(mark["colour"])
+            context.close()
+        assert all(light != dark for light, dark in zip(shots["light"], shots["dark"], strict=True))
+        assert colours["light"] != colours["dark"]

@@ -1,0 +1,181 @@
+"""FSDP's arithmetic against Zhao et al. 2023 (arXiv 2304.11277), PyTorch's documentation and NCCL's rings.
+
+Expected values are typed from the sources or worked by hand beside them.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from macros import model
+from tests.conftest import catalog
+
+
+@pytest.mark.parametrize(
+    ("strategy", "factor"),
+    [  # §3.2: F = 1 "fully replicates the model"; F = W "fully shards the model"; hybrid between.
+        ("no-shard", 1),
+        ("full-shard", 16),
+        ("shard-grad-op", 16),
+        ("hybrid-shard", 8),
+    ],
+)
+def test_sharding_factor(strategy: str, factor: int) -> None:
+    assert model.sharding_factor(strategy, world=16, per_host=8) == factor
+
+
+def test_hybrid_sharding_matches_figure_4() -> None:
+    # Figure 4: "Hybrid Sharding on 16 GPUs: GPUs are configured into 2 sharding groups and 8
+    # replication groups". §3.2.2 numbers the sharding groups S_1..S_{W/F} and the replication
+    # groups R_1..R_F, so W/F = 2 and F = 8: the GPUs of one host, not the printed F = W/G = 2.
+    factor = model.sharding_factor("hybrid-shard", world=16, per_host=8)
+    assert (16 // factor, factor) == (2, 8)
+
+
+@pytest.mark.parametrize(
+    ("strategy", "expected"),
+    [
+        ("no-shard", Fraction(2 * 15, 16)),  # full replication: 2M(W − 1)/W
+        ("full-shard", Fraction(3 * 15, 16)),  # full sharding: 3M(W − 1)/W
+        ("hybrid-shard", Fraction(2 * 15, 8 * 16)),  # hybrid: 2M(W − 1)/(GW), as printed
+    ],
+)
+def test_cross_host_traffic_as_printed(strategy: str, expected: Fraction) -> None:
+    assert model.cross_host_traffic(1, strategy, world=16, per_host=8) == expected
+
+
+def test_full_sharding_sends_one_and_a_half_times_full_replication() -> None:
+    # §3.2.1: "full sharding has 1.5x communication overhead and volume over DDP".
+    ratio = model.cross_host_traffic(7, "full-shard", 64, 8) / model.cross_host_traffic(7, "no-shard", 64, 8)
+    assert ratio == Fraction(3, 2)
+
+
+def test_printed_full_sharding_is_each_gpus_whole_ring_traffic() -> None:
+    # 3M(W − 1)/W: two all-gathers and a reduce-scatter, each sending (W − 1)/W of M from every GPU, as a ring
+    # all-reduce (a reduce-scatter and an all-gather) sends 2M(W − 1)/W, counted hop by hop.
+    assert model.cross_host_traffic(16, "full-shard", 16, 8) == Fraction(3, 2) * model.ring_allreduce_bytes_sent(16, 16)
+
+
+@pytest.mark.parametrize(
+    ("strategy", "expected"),
+    [  # With P = R = 1 byte, W = 16 GPUs in hosts of G = 8: the printed formulas of full replication and
+        # full sharding divided by G, and 2R(W − G)/(GW) for hybrid sharding.
+        ("no-shard", Fraction(2 * 15, 8 * 16)),
+        ("full-shard", Fraction(3 * 15, 8 * 16)),
+        ("shard-grad-op", Fraction(2 * 15, 8 * 16)),
+        ("hybrid-shard", Fraction(2 * 8, 8 * 16)),
+    ],
+)
+def test_traffic_per_port_of_rings_laid_out_host_by_host(strategy: str, expected: Fraction) -> None:
+    assert model.cross_host_traffic_per_port(1, 1, strategy, world=16, per_host=8) == expected
+
+
+def test_each_port_carries_a_gs_share_of_each_gpus_ring_traffic() -> None:
+    # NVIDIA measures 192 GB/s all-reduce bus bandwidth (each GPU's ring traffic per second) on a DGX A100
+    # with 8 × 200 Gbit/s ports (NVIDIA/nccl#812): G ports each carry 1/G of what each GPU sends round the ring.
+    per_port = model.cross_host_traffic_per_port(640, 640, "no-shard", world=32, per_host=8)
+    assert 8 * per_port == model.ring_allreduce_bytes_sent(640, 32)
+
+
+def test_full_replication_per_port_is_what_the_paper_prints_for_hybrid_sharding() -> None:
+    # §3.2.2 prints 2M(W − 1)/(GW) for hybrid sharding; rings laid out host by host give it to full replication.
+    assert model.cross_host_traffic_per_port(96, 96, "no-shard", 24, 8) == model.cross_host_traffic(
+        96, "hybrid-shard", 24, 8
+    )
+
+
+def test_hybrid_traffic_counted_from_the_scheme() -> None:
+    # Each GPU all-reduces an M/8 shard over the 2 hosts: a ring of 2 sends the data once, M/8.
+    assert model.cross_host_traffic_per_port(800, 800, "hybrid-shard", world=16, per_host=8) == 100
+
+
+def test_printed_hybrid_formula_exceeds_the_count_by_w_minus_1_over_w_minus_g() -> None:
+    printed = model.cross_host_traffic(1, "hybrid-shard", 64, 8)
+    counted = model.cross_host_traffic_per_port(1, 1, "hybrid-shard", 64, 8)
+    assert printed / counted == Fraction(64 - 1, 64 - 8)
+
+
+@pytest.mark.parametrize(("baseline", "limit"), [("no-shard", 1), ("full-shard", Fraction(3, 2))])
+def test_hybrid_sharding_saves_less_and_less_per_port_as_hosts_are_added(baseline: str, limit: Fraction) -> None:
+    # (W − 1)/(W − G) against full replication, 3(W − 1)/(2(W − G)) against full sharding.
+    savings = [
+        model.cross_host_traffic_per_port(8, 8, baseline, 8 * hosts, 8)
+        / model.cross_host_traffic_per_port(8, 8, "hybrid-shard", 8 * hosts, 8)
+        for hosts in (2, 4, 16, 1024)
+    ]
+    assert savings == sorted(savings, reverse=True)
+    assert savings[0] == limit * Fraction(15, 8)
+    assert limit < savings[-1] < limit * Fraction(1001, 1000)
+
+
+def test_reducing_in_fp32_doubles_the_gradients_traffic() -> None:
+    # P = 2 bytes (bf16), R = 4 bytes (fp32): an all-reduce of R, and (2P + R) for full sharding.
+    assert model.cross_host_traffic_per_port(2, 4, "no-shard", 16, 8) == 2 * model.cross_host_traffic_per_port(
+        2, 2, "no-shard", 16, 8
+    )
+    assert model.cross_host_traffic_per_port(2, 4, "full-shard", 16, 8) == Fraction((2 * 2 + 4) * 15, 8 * 16)
+
+
+@pytest.mark.parametrize("strategy", ["no-shard", "full-shard", "shard-grad-op", "hybrid-shard"])
+def test_nothing_crosses_hosts_on_one_host(strategy: str) -> None:
+    assert model.cross_host_traffic_per_port(64, 64, strategy, world=8, per_host=8) == 0
+
+
+def test_the_printed_hybrid_formula_is_not_nothing_on_one_host() -> None:
+    # One host: nothing crosses hosts; the printed 2M(W − 1)/(GW) still gives 2M·7/64.
+    assert model.cross_host_traffic(64, "hybrid-shard", world=8, per_host=8) == 14
+
+
+@pytest.mark.parametrize(
+    ("strategy", "expected"),
+    [  # 16 bytes (fp32 parameter 4, fp32 gradient 4, Adam 8) ÷ F, plus 2 bytes when kept after forward.
+        ("full-shard", Fraction(16, 8)),
+        ("shard-grad-op", Fraction(16, 8) + 2),
+        ("hybrid-shard", Fraction(16, 8)),
+        ("no-shard", Fraction(16) + 2),
+    ],
+)
+def test_state_bytes_per_parameter_on_one_host(strategy: str, expected: Fraction) -> None:
+    assert model.fsdp_state_bytes(1000, strategy, world=8, per_host=8) == 1000 * expected
+
+
+def test_fsdp_and_zero_3_shard_the_same_sixteen_bytes_differently() -> None:
+    # ZeRO: 2 + 2 + 12 (fp16 parameters and gradients, K = 12); FSDP: 4 + 4 + 8, no lasting 16-bit copy.
+    assert model.fsdp_state_bytes(64, "full-shard", 64, 8) == model.zero_state_bytes(64, "os-g-p", 64)
+
+
+def test_sequences_that_fit_round_down() -> None:
+    assert model.sequences_that_fit(100, 30) == 3
+
+
+def test_no_sequence_fits_in_memory_already_full() -> None:
+    assert model.sequences_that_fit(-5, 30) == 0
+
+
+def test_hosts_must_divide_the_gpus() -> None:
+    with pytest.raises(ValueError, match="12 GPUs do not make whole hosts of 8"):
+        model.sharding_factor("hybrid-shard", 12, 8)
+    with pytest.raises(ValueError, match="12 GPUs do not make whole hosts of 8"):
+        model.cross_host_traffic_per_port(1, 1, "no-shard", 12, 8)
+
+
+def test_the_paper_gives_no_traffic_for_shard_grad_op() -> None:
+    with pytest.raises(KeyError, match="gives no traffic for 'shard-grad-op'"):
+        model.cross_host_traffic(1, "shard-grad-op", 16, 8)
+
+
+def test_an_unknown_strategy_names_the_known_ones() -> None:
+    with pytest.raises(KeyError, match="known: full-shard, shard-grad-op, hybrid-shard, no-shard"):
+        model.fsdp_strategy("FULL_SHARD")
+
+
+def test_llama_2_7b_count_follows_from_its_config() -> None:
+    # meta-llama/Llama-2-7b-hf config.json: hidden_size 4096, intermediate_size 11008, num_hidden_layers 32,
+    # vocab_size 32000, tie_word_embeddings false. Untied embedding and output layer, then per layer the
+    # four attention projections, the three SwiGLU matrices and two RMSNorm weights, then the final norm.
+    hidden, intermediate, layers, vocab = 4096, 11008, 32, 32000
+    count = 2 * vocab * hidden + layers * (4 * hidden**2 + 3 * hidden * intermediate + 2 * hidden) + hidden
+    assert count == 6_738_415_616
+    assert catalog().quantity("llama-2-7b", "parameters").value == count
