@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 # about this site, and an author should not learn to ignore warnings.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test lint github bench lock lesson clean
+.PHONY: serve build preview test lint github audit bench lock lesson clean
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,12 @@ serve: $(STAMP)
 ## build: strict build of the site into site/
 build: $(STAMP)
 	$(BIN)/mkdocs build --strict
+
+## preview: the built site as its host serves it, on http://127.0.0.1:8001/course/
+# Gzipped, with the 404 page and Material's instant navigation, as readers get it;
+# `make serve` is for writing (live reload), this is for looking at what ships.
+preview: build
+	$(BIN)/python -m tools.serve site --port 8001
 
 ## test: lint, .github checks, strict build, every test
 test: $(STAMP) lint github
@@ -50,6 +56,18 @@ github: $(STAMP)
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-issue-config .github/ISSUE_TEMPLATE/config.yml
 	$(BIN)/zizmor --offline --strict-collection --quiet .
 
+## audit: every page against its budgets in Lighthouse (tools/budgets.yml)
+# Lighthouse comes from npm, pinned in package.json and package-lock.json, and
+# drives Debian's Chromium (CHROME_PATH); it downloads no browser. About 5 min.
+NODE_STAMP := node_modules/.installed
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+audit: $(STAMP) $(NODE_STAMP)
+	$(BIN)/mkdocs build --strict
+	$(BIN)/python -m tools.audit site
+
 ## lesson: the skeleton of a new lesson, listed in the nav
 # make lesson NUMBER=9 STAGE=5 MISSION=4 TITLE="What ZeRO shards" PREREQUISITES="8"
 lesson: $(STAMP)
@@ -69,4 +87,4 @@ lock:
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) site .pytest_cache
+	rm -rf $(VENV) site .pytest_cache node_modules

@@ -24,11 +24,10 @@ from markdown import Extension, Markdown
 from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
-from markdown.util import AtomicString
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
-from . import glossary, issues, lessons, schedules
+from . import course, glossary, issues, lessons, schedules
 from .assets import strip_site_assets
 from .calculator import FIELDS as CALCULATOR_FIELDS
 from .calculator import calculator_config, calculator_html
@@ -49,6 +48,9 @@ if TYPE_CHECKING:
     from mkdocs_macros.plugin import MacrosPlugin
 
 log = logging.getLogger("mkdocs.plugins.macros.course")
+
+#: A lesson's question ids and rep ids, in page order.
+LessonItems = dict[str, list[str]]
 
 #: Private-use characters around a token's number: plain text to Markdown, and never typed by an author.
 _TOKEN_OPEN, _TOKEN_CLOSE = "\ue000", "\ue001"
@@ -156,6 +158,8 @@ class Build:
         self._figures: dict[Any, tuple[Figure, Display]] = {}
         self.page: PageState | None = None
         self.question_pages: dict[str, list[str]] = {}
+        #: Each lesson's question and rep ids, by lesson number, filled as the lessons are converted.
+        self.lesson_items: dict[int, LessonItems] = {}
         # Like mkdocstrings, give the Markdown extensions that need the page an instance that knows the build.
         env.conf["markdown_extensions"].extend([QuizExtension(host=_QuizHost(self)), _ChecksExtension(self)])
 
@@ -232,6 +236,7 @@ class Build:
             except lessons.LessonError as error:
                 self.report(error.detail, error.line)
             page.meta["issue_url"] = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {lesson.title}"})
+            page.meta["sbn_next"] = self.next_steps(lesson)
         self.env.markdown = render_calls(markdown, self.env.macros, self._report_call, self.page.first_line)
 
     def _report_call(self, line: int, message: str) -> str:
@@ -267,6 +272,33 @@ class Build:
             commit=self.commit,
         )
         return issues.new_issue_url(self.config.repo_url, form, context, fields)
+
+    def next_steps(self, lesson: lessons.Lesson) -> dict[str, Any]:
+        """What follows `lesson`, as the lesson footer shows it (overrides/main.html): plain values, addresses as
+        the site has them."""
+        steps = course.next_steps(self.catalog, self.lessons, lesson)
+        following = None
+        if steps.lesson is not None:
+            following = {
+                "title": steps.lesson.title,
+                "description": steps.lesson.description,
+                "url": self._url(steps.lesson.src_path),
+            }
+        writing = [{"number": stage.number, "title": stage.title, "summary": stage.summary} for stage in steps.writing]
+        return {"writing": writing, "lesson": following}
+
+    def _url(self, src_path: str) -> str:
+        """The address of a docs page relative to the site, as MkDocs writes it: `stage-4/lesson-08-…/`."""
+        return str(self.env.variables["files"].get_file_from_path(src_path).url)
+
+    def collect_items(self, root: etree.Element) -> None:
+        """Note the question and rep ids a lesson asks, as its forms and checkboxes carry them for course.js."""
+        if self.page is None or self.page.lesson is None:
+            return
+        self.lesson_items[self.page.lesson.number] = {
+            "questions": [form.get("data-quiz-id", "") for form in root.iter("form") if form.get("data-quiz-id")],
+            "reps": [box.get("data-rep-id", "") for box in root.iter("input") if box.get("data-rep-id")],
+        }
 
     # --------------------------------------------------------------------- macros
 
@@ -320,6 +352,17 @@ class Build:
 
         macro.__doc__ = render.__doc__
         return macro
+
+    def syllabus(self) -> str:
+        """The syllabus (`course.syllabus_markdown`); the page that shows it also gets every lesson's question
+        and rep ids, for `syllabus.js` to count the reader's progress against (overrides/main.html).
+
+        The ids are the dictionary the build fills as it converts the lessons: MkDocs converts every page
+        before it renders any template, so the page's template sees them all.
+        """
+        if self.page is not None:
+            self.env.page.meta["sbn_progress"] = self.lesson_items
+        return course.syllabus_markdown(self.catalog, self.lessons, self.page.src_path if self.page else "index.md")
 
     def table(self, kind: str, **layout: Any) -> str:
         """A table of figures of one kind (see `macros.tables`), each cell a figure element."""
@@ -501,6 +544,7 @@ class Build:
         log.info("figures.json: %s figures", len(self.figure_log.records()))
         paths = [str(path) for path in (*self.env.conf["extra_javascript"], *self.env.conf["extra_css"])]
         paths += ["assets/javascripts/frames.js", "assets/javascripts/calculator.js", "assets/stylesheets/pictures.css"]
+        paths += ["assets/javascripts/syllabus.js"]
         strip_site_assets(self.config.docs_dir, site_dir, paths)
 
 
@@ -570,6 +614,17 @@ class _HtmlCheck(Postprocessor):
         return self.build.check_html(text)
 
 
+class _CollectItems(Treeprocessor):
+    """Hands the build a lesson's question and rep ids, once its quizzes are elements."""
+
+    def __init__(self, md: Markdown, build: Build) -> None:
+        super().__init__(md)
+        self.build = build
+
+    def run(self, root: etree.Element) -> None:
+        self.build.collect_items(root)
+
+
 class _FigureData(Treeprocessor):
     """Appends what the page's script shows in its figures' tooltips, and where a figure is reported.
 
@@ -585,13 +640,14 @@ class _FigureData(Treeprocessor):
         if page is None or not page.tooltips:
             return
         data = {"report": self.build.issue_url(issues.FIGURE_FORM, {}, any_page=True), "figures": page.tooltips}
-        script = etree.SubElement(root, "script", {"type": "application/json", "id": "sbn-figures"})
-        script.text = AtomicString(script_json(data))
+        # In an attribute, not a <script type="application/json">: Material's instant navigation
+        # re-creates a page's scripts without their type, which would run the JSON as code.
+        etree.SubElement(root, "div", {"id": "sbn-figures", "hidden": "hidden", "data-json": script_json(data)})
 
 
 class _ChecksExtension(Extension):
-    """What a page needs of Markdown beyond the quizzes: its macros' HTML stashed, the typed-figure check, and
-    its figures' tooltips."""
+    """What a page needs of Markdown beyond the quizzes: its macros' HTML stashed, its question ids collected,
+    the typed-figure check, and its figures' tooltips."""
 
     def __init__(self, build: Build) -> None:
         super().__init__()
@@ -600,6 +656,8 @@ class _ChecksExtension(Extension):
     def extendMarkdown(self, md: Markdown) -> None:
         # After whitespace is normalized (30), which would strip a placeholder's control characters.
         md.preprocessors.register(_StashHtml(md, self.build), "sbn-stash-html", 29)
+        # Once the blocks are parsed into elements; no later processor adds or removes a quiz.
+        md.treeprocessors.register(_CollectItems(md, self.build), "sbn-collect-items", 1)
         # After the raw HTML is put back (30), before anything else of ours.
         md.postprocessors.register(_HtmlCheck(md, self.build), "sbn-typed-figures", 5)
         md.treeprocessors.register(_FigureData(md, self.build), "sbn-figure-data", 1)

@@ -41,7 +41,6 @@ from typing import Any
 from markdown import Markdown
 from markdown.postprocessors import Postprocessor
 from markdown.treeprocessors import Treeprocessor
-from markdown.util import AtomicString
 from pymdownx.blocks import BlocksExtension, BlocksProcessor
 
 from ..issues import query
@@ -101,8 +100,9 @@ class _UnitTable(Treeprocessor):
 
     def run(self, root: etree.Element) -> None:
         if any(form.get("data-quiz-kind") == "numeric" for form in root.iter("form")):
-            script = etree.SubElement(root, "script", {"type": "application/json", "id": "sbn-units"})
-            script.text = AtomicString(page_json(unit_table()))
+            # In an attribute, not a <script type="application/json">: Material's instant navigation
+            # re-creates a page's scripts without their type, which would run the JSON as code.
+            etree.SubElement(root, "div", {"id": "sbn-units", "hidden": "hidden", "data-json": page_json(unit_table())})
 
 
 class _Leftovers(Postprocessor):

@@ -6,13 +6,10 @@ missing browser is a failure: `.ci/run` installs it.
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -20,6 +17,7 @@ import pytest
 
 from macros.lessons import index_lessons
 from tests.conftest import course, site_pages
+from tools.serve import site_server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # Without these, Chromium tries to reach Google's services at start-up.
@@ -49,30 +47,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("path", paths)
 
 
-class _SiteHandler(SimpleHTTPRequestHandler):
-    """Serves the built site under SITE_PATH, and nothing outside it."""
-
-    def translate_path(self, path: str) -> str:
-        if not path.startswith(SITE_PATH):
-            return str(Path(self.directory) / "__outside_the_site__")  # no such file: a 404
-        return super().translate_path("/" + path[len(SITE_PATH) :])
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @contextmanager
 def serve(site: Path) -> Iterator[str]:
-    """A built site, served over HTTP on 127.0.0.1 at a port the OS picks, under site_url's path."""
-    handler = functools.partial(_SiteHandler, directory=str(site))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}{SITE_PATH}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    """A built site, served as its host serves it (`tools.serve`: gzipped, a 404 page, and a sitemap that lets
+    Material's instant navigation work) on 127.0.0.1 at a port the OS picks, under site_url's path."""
+    with site_server(site, course().site_url) as address:
+        yield address
 
 
 @pytest.fixture(scope="session")

@@ -31,7 +31,7 @@ def _tip(page: Page) -> Locator:
 
 
 def _figure_data(page: Page, figure_id: str) -> dict:
-    return json.loads(page.locator("#sbn-figures").text_content())["figures"][figure_id]
+    return json.loads(page.locator("#sbn-figures").get_attribute("data-json") or "")["figures"][figure_id]
 
 
 def test_nothing_is_set_up_at_load_and_material_makes_no_tooltips(lesson: Page) -> None:

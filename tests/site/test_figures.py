@@ -71,11 +71,11 @@ def test_each_page_carries_its_figures_tooltips_once(site_dir: Path, records: li
     """The tooltip data holds every figure the page shows, and only those, with the formula and sources."""
     html = soup(site_dir / page)
     shown = {figure["data-fig-id"] for figure in lesson_body(html).select(".fig")}
-    scripts = html.select("script#sbn-figures")
+    scripts = html.select("#sbn-figures")
     assert len(scripts) == (1 if shown else 0)
     if not shown:
         return
-    data = json.loads(scripts[0].string)
+    data = json.loads(scripts[0]["data-json"])
     assert set(data["figures"]) == shown
     url = page.removesuffix("index.html")
     for record in (r for r in records if r["url"] == url):

@@ -29,7 +29,8 @@ def _number(lesson: str) -> int:
 
 def _sections(article: Tag) -> list[str]:
     found = []
-    for element in article.select("p > strong:first-child, h2"):
+    # The lesson's own sections: not the "What comes next" the template adds after them.
+    for element in article.select(":not(.sbn-next) > p > strong:first-child, :not(.sbn-next) > h2"):
         text = heading_text(element).rstrip(":")
         if element.name == "h2" or text in [name for name, _ in SECTIONS[:3]]:
             found.append(text)

@@ -18,12 +18,18 @@
   const MAX_TEXT = 4000;
   let warned = false;
 
-  function storageKey(item) {
+  // Resolved once, on the page this script was loaded with: #__config's base is
+  // relative to that page, and instant navigation changes the address, not it.
+  const SCOPE = (() => {
     let base = ".";
     try {
       base = JSON.parse(document.getElementById("__config").textContent).base;
     } catch (error) {}
-    return `sbn:${new URL(base, location.href).pathname}:${item ? item.dataset.quizId ?? item.dataset.repId : ""}`;
+    return `sbn:${new URL(base, location.href).pathname}:`;
+  })();
+
+  function storageKey(item) {
+    return SCOPE + (item ? item.dataset.quizId ?? item.dataset.repId : "");
   }
 
   const isText = (value, max) => typeof value === "string" && value.length <= max;
@@ -139,7 +145,7 @@
     const refuse = (text) => ({ ok: false, answered: false, text });
     const wrong = (text) => ({ ok: false, answered: true, text: `✗ ${text}` });
     try {
-      table ??= JSON.parse(document.getElementById("sbn-units").textContent);
+      table ??= JSON.parse(document.getElementById("sbn-units").dataset.json);
     } catch (error) {
       return refuse("This page cannot check answers; open the answer to compare.");
     }
@@ -273,7 +279,7 @@
     if (element !== figuresElement) {
       figuresElement = element;
       try {
-        figures = JSON.parse(element.textContent);
+        figures = JSON.parse(element.dataset.json);
       } catch (error) {
         figures = {};
       }
@@ -322,7 +328,7 @@
 
   // ---------------------------------------------------------------- events
 
-  const on = (type, listener, target = document) => target.addEventListener(type, listener, type === "toggle");
+  const on = (type, listener, target = document, capture = type === "toggle") => target.addEventListener(type, listener, capture);
 
   on("submit", (event) => {
     const form = event.target.closest("form[data-quiz-id]");
@@ -354,14 +360,20 @@
     [pointer, ownerAtTap] = [event.pointerType, owner];
   });
 
+  // A tap on a term shows its definition first; a second tap follows the link. In the capture
+  // phase: Material's instant navigation takes a link's click on the body, before the document.
+  on("click", (event) => {
+    const term = event.target.closest?.("a.sbn-term");
+    if (!term || pointer !== "touch" || ownerAtTap === term) return;
+    event.preventDefault();
+    event.stopPropagation();
+    showTip(term);
+  }, document, true);
+
   on("click", (event) => {
     const target = event.target;
     if (tip?.contains(target) && !target.closest("a")) event.preventDefault(); // a tip in a label ticks nothing
-    const term = target.closest("a.sbn-term");
-    if (term && pointer === "touch" && ownerAtTap !== term) {
-      event.preventDefault(); // a tap shows the definition first; a second tap follows the link
-      showTip(term);
-    } else if (!inTip(target)) hideTip();
+    if (!inTip(target)) hideTip();
     if (target.closest("[data-sbn-reset]") && confirm("Clear your answers and ticked reps on this page?")) {
       for (const item of items()) forget(item), restore(item);
       updateProgress();

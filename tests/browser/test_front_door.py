@@ -1,0 +1,186 @@
+"""The front door and a lesson's end in a real Chromium: Start here, the reader's progress in the syllabus, what
+comes next, the 404 page, and a lesson on paper."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from macros.lessons import index_lessons
+from tests.browser.conftest import lesson_url
+from tests.conftest import course, lesson_pages
+
+LESSONS = index_lessons(course().docs_dir).lessons
+FIRST = min(LESSONS)
+
+
+def _syllabus_items(page: Page) -> dict[str, dict[str, list[str]]]:
+    """Each lesson's question and rep ids, as the build gives them to the home page."""
+    return json.loads(page.locator("#sbn-syllabus").text_content() or "")
+
+
+def _progress(page: Page, number: int) -> Locator:
+    return page.locator(f"[data-sbn-lesson='{number}']")
+
+
+def _plant(page: Page, states: dict[str, object]) -> None:
+    """Store states as course.js does: one key per id under the site's path, raw text where a state is a string."""
+    page.evaluate(
+        """(states) => { for (const [id, state] of Object.entries(states))
+            localStorage.setItem('sbn:/course/:' + id, typeof state === 'string' ? state : JSON.stringify(state)); }""",
+        states,
+    )
+
+
+def _is_instant(page: Page) -> bool:
+    """Whether the page was reached by instant navigation: a marker set before the click survives it."""
+    return bool(page.evaluate("window.__sbnMarker === 1"))
+
+
+def test_start_here_opens_the_first_lesson(page: Page, base_url: str) -> None:
+    page.goto(base_url)
+    page.locator("#start-here").get_by_role("link").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text(LESSONS[FIRST].title)
+    assert page.url == base_url + lesson_url(FIRST)
+
+
+def test_start_here_is_on_a_phones_first_screen(browser: Browser, base_url: str) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(base_url)
+    box = page.locator("#start-here").get_by_role("link").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 844
+    context.close()
+
+
+def test_the_syllabus_shows_the_readers_progress_in_each_lesson(page: Page, base_url: str) -> None:
+    page.goto(base_url)
+    items = _syllabus_items(page)
+    questions, reps = items[str(FIRST)]["questions"], items[str(FIRST)]["reps"]
+    assert len(questions) >= 4 and reps, "the planted states below need four questions and a rep"
+    _plant(
+        page,
+        {
+            questions[0]: {"v": 1, "answer": "3 GB"},  # a checked numeric answer
+            questions[1]: {"v": 1, "chosen": ["b"]},  # a checked choice
+            questions[2]: {"v": 1, "text": "my answer", "mark": "not-yet"},  # a self-marked free answer
+            questions[3]: {"v": 1, "text": "typed, never marked"},  # not answered yet
+            reps[0]: {"v": 1, "done": True},
+        },
+    )
+    page.reload()
+    expected = f"Your progress: 3 of {len(questions)} answered, 1 of {len(reps)} reps done"
+    expect(_progress(page, FIRST)).to_have_text(expected)
+    for number in LESSONS.keys() - {FIRST}:
+        total = items[str(number)]
+        expect(_progress(page, number)).to_contain_text(f"Your progress: 0 of {len(total['questions'])} answered")
+
+
+def test_an_answer_given_on_a_lesson_shows_in_the_syllabus_after_instant_navigation(page: Page, base_url: str) -> None:
+    """The two scripts agree on where an answer is kept, whichever page the reader came in by."""
+    page.goto(base_url)
+    page.evaluate("window.__sbnMarker = 1")
+    page.locator("#start-here").get_by_role("link").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text(LESSONS[FIRST].title)
+    assert _is_instant(page)
+    page.locator("input[data-rep-id]").first.check()
+    page.get_by_role("navigation", name="Navigation").get_by_role("link", name="Home").first.click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Scale by the Numbers")
+    assert _is_instant(page)
+    expect(_progress(page, FIRST)).to_contain_text(", 1 of ")
+    page.reload()
+    expect(_progress(page, FIRST)).to_contain_text(", 1 of ")
+
+
+def test_without_javascript_the_syllabus_shows_no_progress(browser: Browser, base_url: str) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(base_url)
+    expect(page.locator("[data-sbn-lesson]")).to_have_count(len(LESSONS))
+    for number in LESSONS:
+        expect(_progress(page, number)).to_be_hidden()
+        expect(_progress(page, number)).to_have_attribute("hidden", "")
+    expect(page.get_by_text("Your progress")).to_have_count(0)
+    context.close()
+
+
+@pytest.mark.parametrize(
+    "state",
+    ["{not json", "null", "[1, 2]", '"text"', '{"v": 2, "answer": "3 GB"}', '{"v": 1, "chosen": "b"}', "x" * 9000],
+)
+def test_corrupt_storage_counts_nothing_and_breaks_nothing(page: Page, base_url: str, state: str) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(base_url)
+    items = _syllabus_items(page)[str(FIRST)]
+    _plant(page, dict.fromkeys(items["questions"] + items["reps"], state))
+    page.reload()
+    expect(_progress(page, FIRST)).to_have_text(
+        f"Your progress: 0 of {len(items['questions'])} answered, 0 of {len(items['reps'])} reps done"
+    )
+    assert errors == []
+
+
+def test_unavailable_storage_leaves_the_syllabus_working(browser: Browser, base_url: str) -> None:
+    context = browser.new_context()
+    context.add_init_script(
+        "Object.defineProperty(window, 'localStorage', {get() { throw new DOMException('denied', 'SecurityError'); }});"
+    )
+    page = context.new_page()
+    errors: list[str] = []
+    page.on(
+        "pageerror", lambda error: errors.append(error.stack or "") if "syllabus.js" in (error.stack or "") else None
+    )
+    page.goto(base_url)
+    expect(_progress(page, FIRST)).to_contain_text("Your progress: 0 of ")
+    assert errors == []
+    context.close()
+
+
+@pytest.mark.parametrize("lesson", lesson_pages())
+def test_a_lessons_end_leads_on(page: Page, base_url: str, lesson: str) -> None:
+    page.goto(base_url + lesson.removesuffix("index.html"))
+    after = page.get_by_role("navigation", name="What comes next")
+    expect(after).to_be_visible()
+    next_lesson = after.locator(".sbn-next__lesson a")
+    footer_next = page.locator(".md-footer__link--next")
+    if next_lesson.count():
+        title = next_lesson.text_content()
+        next_lesson.click()
+        expect(page.get_by_role("heading", level=1)).to_contain_text(title or "")
+    else:  # the last lesson published: Material's footer would offer the next page of the nav, the glossary
+        expect(after).to_contain_text("This is the last lesson published so far.")
+        expect(footer_next).to_be_hidden()
+
+
+def test_an_unknown_address_gets_a_page_that_leads_back(page: Page, base_url: str) -> None:
+    response = page.goto(base_url + "stage-4/lesson-99-no-such-lesson/")
+    assert response is not None and response.status == 404
+    expect(page.get_by_role("heading", level=1)).to_have_text("This page is not in the course")
+    page.get_by_role("link", name="Start here").click()
+    expect(page.locator("#start-here")).to_be_in_viewport()
+    assert page.url == base_url + "#start-here"
+
+
+def _first_answer(page: Page) -> Locator:
+    return page.locator("details.sbn-quiz__answer").first.locator(":scope > :not(summary)").first
+
+
+@pytest.mark.parametrize("lesson", lesson_pages())
+def test_a_lesson_prints_without_its_answers_unless_the_reader_asks(page: Page, base_url: str, lesson: str) -> None:
+    page.goto(base_url + lesson.removesuffix("index.html"))
+    quiz = page.locator("form[data-quiz-id]").first
+    page.emulate_media(media="print")
+    expect(quiz).to_be_visible()
+    expect(page.locator("details.sbn-quiz__answer").first).to_be_hidden()
+    for screen_only in (".md-header", ".md-sidebar--primary", ".sbn-next", ".sbn-report", "#sbn-print-answers"):
+        expect(page.locator(screen_only).first).to_be_hidden()
+    page.emulate_media(media="screen")
+    page.get_by_label("Include the answers when I print this lesson").check()
+    expect(_first_answer(page)).to_be_hidden()  # on screen, the answer stays behind its disclosure
+    page.emulate_media(media="print")
+    for answer in page.locator("details.sbn-quiz__answer").all():
+        expect(answer.locator(":scope > :not(summary)").first).to_be_visible()
+        expect(answer.locator("summary")).to_be_hidden()
