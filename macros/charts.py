@@ -43,7 +43,7 @@ from typing import Any
 from .catalog import Catalog
 from .figures import Figure, attribute_value
 from .kinds.registry import FigureKind
-from .plot import PlotError, Scale, dodge, domain, tick_text, ticks
+from .plot import PlotError, Scale, dodge, domain, element, tick_text, ticks
 from .quantities import display_quantity
 
 #: The drawing's size in its own units; it scales to the column, at most 30rem wide (course.css), so
@@ -123,21 +123,13 @@ def _label(value: Any, catalog: Catalog, labels: Mapping[Any, str]) -> str:
     return str(value).replace("_", " ")
 
 
-def _element(tag: str, attributes: Mapping[str, Any], parent: ET.Element | None = None, text: str = "") -> ET.Element:
-    attrs = {key: str(value) for key, value in attributes.items()}
-    element = ET.Element(tag, attrs) if parent is None else ET.SubElement(parent, tag, attrs)
-    if text:
-        element.text = text
-    return element
-
-
 def _labelled(parent: ET.Element, attributes: Mapping[str, Any], label: str, figure_html: str | None) -> None:
     """A text label, followed by a figure's element as an SVG `tspan` (same class and data, so checked the same)."""
-    text = _element("text", attributes, parent, f"{label} " if figure_html else label)
+    text = element("text", attributes, parent, f"{label} " if figure_html else label)
     if figure_html:
         span = ET.fromstring(figure_html)
         span.attrib.pop("tabindex", None)  # the data table's figures take the focus
-        tspan = _element("tspan", span.attrib, text, span.text or "")
+        tspan = element("tspan", span.attrib, text, span.text or "")
         tspan.tail = None
 
 
@@ -254,17 +246,17 @@ def figure_chart(
             )
     except PlotError as error:
         raise ChartError(str(error)) from None
-    figure = _element("figure", {"class": "sbn-chart", "id": ident})
+    figure = element("figure", {"class": "sbn-chart", "id": ident})
     for part in body[:-1]:
         figure.append(part)
-    figcaption = _element("figcaption", {"id": f"{ident}-caption"}, figure, caption.strip())
+    figcaption = element("figcaption", {"id": f"{ident}-caption"}, figure, caption.strip())
     figcaption.tail = None
     figure.append(body[-1])
     return ET.tostring(figure, encoding="unicode", short_empty_elements=False)
 
 
 def _svg(ident: str, kind_class: str) -> ET.Element:
-    return _element(
+    return element(
         "svg",
         {
             "class": f"sbn-chart__svg sbn-chart__svg--{kind_class}",
@@ -277,13 +269,13 @@ def _svg(ident: str, kind_class: str) -> ET.Element:
 
 
 def _y_axis(svg: ET.Element, scale: Scale, factor: float, title: str, log: bool, right: float = RIGHT) -> None:
-    axis = _element("g", {"class": "sbn-chart__axis"}, svg)
+    axis = element("g", {"class": "sbn-chart__axis"}, svg)
     # Round ticks in the unit the axis is marked in: 10, 100 and 1,000 days, not 10⁶ and 10⁷ seconds.
     for tick in ticks(scale.low / factor, scale.high / factor, log):
         y = scale(tick * factor)
-        _element("line", {"class": "sbn-chart__grid", "x1": LEFT, "x2": right, "y1": y, "y2": y}, axis)
-        _element("text", {"x": LEFT - 5, "y": y + 4, "text-anchor": "end"}, axis, tick_text(tick, 1))
-    _element("text", {"class": "sbn-chart__title", "x": 2, "y": 13}, axis, title)
+        element("line", {"class": "sbn-chart__grid", "x1": LEFT, "x2": right, "y1": y, "y2": y}, axis)
+        element("text", {"x": LEFT - 5, "y": y + 4, "text-anchor": "end"}, axis, tick_text(tick, 1))
+    element("text", {"class": "sbn-chart__title", "x": 2, "y": 13}, axis, title)
 
 
 def _reference(
@@ -375,14 +367,14 @@ def _lines(
 
     svg = _svg(ident, "lines")
     _y_axis(svg, y_scale, y_factor, _title(y_title, y_symbol), log_y)
-    axis = _element("g", {"class": "sbn-chart__axis"}, svg)
-    _element("line", {"class": "sbn-chart__baseline", "x1": LEFT, "x2": RIGHT, "y1": BOTTOM, "y2": BOTTOM}, axis)
+    axis = element("g", {"class": "sbn-chart__axis"}, svg)
+    element("line", {"class": "sbn-chart__baseline", "x1": LEFT, "x2": RIGHT, "y1": BOTTOM, "y2": BOTTOM}, axis)
     for tick in x_ticks:
         x = x_scale(tick)
-        _element("line", {"class": "sbn-chart__tick", "x1": x, "x2": x, "y1": BOTTOM, "y2": BOTTOM + 4}, axis)
-        _element("text", {"x": x, "y": BOTTOM + 16, "text-anchor": "middle"}, axis, tick_text(tick, x_factor))
+        element("line", {"class": "sbn-chart__tick", "x1": x, "x2": x, "y1": BOTTOM, "y2": BOTTOM + 4}, axis)
+        element("text", {"x": x, "y": BOTTOM + 16, "text-anchor": "middle"}, axis, tick_text(tick, x_factor))
     x_heading = _title(x_title or x_name.replace("_", " ").capitalize(), x_symbol)
-    _element(
+    element(
         "text",
         {"class": "sbn-chart__title", "x": (LEFT + RIGHT) / 2, "y": HEIGHT - 6, "text-anchor": "middle"},
         axis,
@@ -392,21 +384,21 @@ def _lines(
     # Lines first, then points, then every label on top, each with a halo (course.css), so none is crossed out.
     for index, (_, figure, _) in enumerate(references):
         y = y_scale(float(figure.value))
-        group = _element("g", {"class": f"sbn-chart__reference sbn-chart__reference--{index + 1}"}, svg)
+        group = element("g", {"class": f"sbn-chart__reference sbn-chart__reference--{index + 1}"}, svg)
         data = {"data-fig-id": figure.id, "data-value": attribute_value(figure.value)}
-        _element("line", {"x1": LEFT, "x2": RIGHT, "y1": y, "y2": y, **data}, group)
+        element("line", {"x1": LEFT, "x2": RIGHT, "y1": y, "y2": y, **data}, group)
     for index, series in enumerate(series_values):
-        group = _element("g", {"class": f"sbn-chart__series sbn-chart__series--{index + 1}"}, svg)
+        group = element("g", {"class": f"sbn-chart__series sbn-chart__series--{index + 1}"}, svg)
         own = [(x_scale(float(p.x)), y_scale(float(p.figure.value)), p.figure) for p in points if p.series == series]
         path = " ".join(f"{'M' if i == 0 else 'L'}{x},{y}" for i, (x, y, _) in enumerate(own))
-        _element("path", {"d": path, "fill": "none"}, group)
+        element("path", {"d": path, "fill": "none"}, group)
         for x, y, figure in own:
             data = {"data-fig-id": figure.id, "data-value": attribute_value(figure.value)}
-            _element("circle", {"cx": x, "cy": y, "r": 2.5, **data}, group)
+            element("circle", {"cx": x, "cy": y, "r": 2.5, **data}, group)
     for where, p in marked:
-        group = _element("g", {"class": "sbn-chart__mark"}, svg)
+        group = element("g", {"class": "sbn-chart__mark"}, svg)
         data = {"data-fig-id": p.figure.id, "data-value": attribute_value(p.figure.value)}
-        _element("circle", {"cx": x_scale(float(where)), "cy": y_scale(float(p.figure.value)), "r": 4.5, **data}, group)
+        element("circle", {"cx": x_scale(float(where)), "cy": y_scale(float(p.figure.value)), "r": 4.5, **data}, group)
     # A reference line is labelled above the end of it that the series stay away from; labels too close
     # together on one side are moved apart.
     sides = [_side(y_scale(float(f.value)), points, x_scale, y_scale) for _, f, _ in references]
@@ -416,7 +408,7 @@ def _lines(
         ]
         places = dodge([y for _, y in on_side], FONT + 1, TOP + FONT, BOTTOM - 2)
         for ((entry, _, html), _), label_y in zip(on_side, places, strict=True):
-            group = _element("g", {"class": "sbn-chart__reference"}, svg)
+            group = element("g", {"class": "sbn-chart__reference"}, svg)
             _labelled(group, {"x": x, "y": label_y, "text-anchor": anchor}, _label(entry, chart.catalog, labels), html)
     # Marks are labelled on the side of the series that stays empty (below a rising line, above a falling
     # one), moved apart from each other, and turned leftwards where a label would leave the drawing (its
@@ -426,7 +418,7 @@ def _lines(
     spots = [(x_scale(float(where)), y_scale(float(p.figure.value))) for where, p in marked]
     places = dodge([cy + 16 if below else cy - 8 for _, cy in spots], FONT + 2, TOP + FONT, BOTTOM - 2)
     for (_, p), (cx, _), label_y in zip(marked, spots, places, strict=True):
-        group = _element("g", {"class": "sbn-chart__mark"}, svg)
+        group = element("g", {"class": "sbn-chart__mark"}, svg)
         label = _label(p.x, chart.catalog, labels)
         width = 0.55 * FONT * (len(label) + 1 + len(ET.fromstring(p.html).text or ""))
         right = cx + 8 + width <= WIDTH
@@ -472,8 +464,8 @@ def _bars(
     _y_axis(svg, y_scale, factor, _title(y_title, symbol), log=False, right=right)
     slot = (right - LEFT) / len(x_values)
     width = min(56.0, slot * 0.6)
-    axis = _element("g", {"class": "sbn-chart__axis"}, svg)
-    _element("line", {"class": "sbn-chart__baseline", "x1": LEFT, "x2": right, "y1": BOTTOM, "y2": BOTTOM}, axis)
+    axis = element("g", {"class": "sbn-chart__axis"}, svg)
+    element("line", {"class": "sbn-chart__baseline", "x1": LEFT, "x2": right, "y1": BOTTOM, "y2": BOTTOM}, axis)
     # Labels wider than their slot (their width estimated from their letters) alternate between two lines.
     names = [_label(xv, chart.catalog, labels) for xv in x_values]
     widest = max(0.55 * FONT * len(name) for name in names)
@@ -488,12 +480,12 @@ def _bars(
     for index, xv in enumerate(x_values):
         centre = LEFT + slot * (index + 0.5)
         line = BOTTOM + 16 + (FONT + 1) * (index % 2 if stagger else 0)
-        _element("text", {"x": centre, "y": line, "text-anchor": "middle"}, axis, names[index])
+        element("text", {"x": centre, "y": line, "text-anchor": "middle"}, axis, names[index])
         base = 0.0
         for position, p in enumerate(q for q in points if q.x == xv):
             top = base + float(p.figure.value)
             y1, y0 = y_scale(top), y_scale(base)
-            _element(
+            element(
                 "rect",
                 {
                     "class": f"sbn-chart__segment sbn-chart__segment--{position + 1}",
@@ -508,7 +500,7 @@ def _bars(
             )
             base = top
     if x_title:
-        _element(
+        element(
             "text",
             {"class": "sbn-chart__title", "x": (LEFT + right) / 2, "y": HEIGHT - 6, "text-anchor": "middle"},
             axis,
@@ -525,16 +517,16 @@ def _bars(
     places = dodge([y + 4 for y in middles + heights], FONT + 2, TOP + FONT, BOTTOM)
     edge = LEFT + slot * (len(x_values) - 0.5) + width / 2
     for index, (p, y, label_y) in enumerate(zip(last, middles, places[: len(last)], strict=True)):
-        group = _element("g", {"class": f"sbn-chart__key sbn-chart__key--{index + 1}"}, svg)
-        _element("line", {"x1": edge + 2, "x2": edge + 12, "y1": y, "y2": label_y - 4}, group)
+        group = element("g", {"class": f"sbn-chart__key sbn-chart__key--{index + 1}"}, svg)
+        element("line", {"x1": edge + 2, "x2": edge + 12, "y1": y, "y2": label_y - 4}, group)
         _labelled(group, {"x": edge + 15, "y": label_y}, _label(p.series, chart.catalog, labels), p.html)
     for index, ((entry, figure, html), y, label_y) in enumerate(
         zip(references, heights, places[len(last) :], strict=True)
     ):
-        group = _element("g", {"class": f"sbn-chart__reference sbn-chart__reference--{index + 1}"}, svg)
+        group = element("g", {"class": f"sbn-chart__reference sbn-chart__reference--{index + 1}"}, svg)
         data = {"data-fig-id": figure.id, "data-value": attribute_value(figure.value)}
-        _element("line", {"x1": LEFT, "x2": edge + 2, "y1": y, "y2": y, **data}, group)
-        _element("line", {"x1": edge + 2, "x2": edge + 12, "y1": y, "y2": label_y - 4}, group)
+        element("line", {"x1": LEFT, "x2": edge + 2, "y1": y, "y2": y, **data}, group)
+        element("line", {"x1": edge + 2, "x2": edge + 12, "y1": y, "y2": label_y - 4}, group)
         _labelled(group, {"x": edge + 15, "y": label_y}, _label(entry, chart.catalog, labels), html)
     table = _table(
         _title(y_title, ""),
@@ -547,39 +539,39 @@ def _bars(
 
 def _legend(names: list[str], what: str) -> ET.Element:
     """The series' names beside a swatch of their line, as HTML text that wraps on a phone."""
-    legend = _element("ul", {"class": "sbn-chart__legend"})
+    legend = element("ul", {"class": "sbn-chart__legend"})
     for index, name in enumerate(names):
-        item = _element("li", {"class": f"sbn-chart__{what}--{index + 1}"}, legend)
-        swatch = _element("svg", {"class": "sbn-chart__swatch", "viewBox": "0 0 24 8", "aria-hidden": "true"}, item)
-        _element("line", {"x1": 0, "x2": 24, "y1": 4, "y2": 4}, swatch)
+        item = element("li", {"class": f"sbn-chart__{what}--{index + 1}"}, legend)
+        swatch = element("svg", {"class": "sbn-chart__swatch", "viewBox": "0 0 24 8", "aria-hidden": "true"}, item)
+        element("line", {"x1": 0, "x2": 24, "y1": 4, "y2": 4}, swatch)
         swatch.tail = f" {name}"
     return legend
 
 
 def _table(corner: str, columns: list[str], rows: list[tuple[str, list[str]]]) -> ET.Element:
-    table = _element("table", {})
-    head = _element("tr", {}, _element("thead", {}, table))
-    _element("th", {"scope": "col"}, head, corner)
+    table = element("table", {})
+    head = element("tr", {}, element("thead", {}, table))
+    element("th", {"scope": "col"}, head, corner)
     for name in columns:
-        _element("th", {"scope": "col"}, head, name)
-    body = _element("tbody", {}, table)
+        element("th", {"scope": "col"}, head, name)
+    body = element("tbody", {}, table)
     for header, cells in rows:
-        row = _element("tr", {}, body)
-        _element("th", {"scope": "row"}, row, header)
+        row = element("tr", {}, body)
+        element("th", {"scope": "row"}, row, header)
         for html in cells:
-            _element("td", {}, row).append(ET.fromstring(html))
+            element("td", {}, row).append(ET.fromstring(html))
     return table
 
 
 def _data(table: ET.Element, extras: list[tuple[str, str]]) -> ET.Element:
     """The text alternative: the chart's figures as a table, and its reference lines and marks, behind a disclosure."""
-    details = _element("details", {"class": "sbn-chart__data"})
-    _element("summary", {}, details, "The chart's data, as a table")
+    details = element("details", {"class": "sbn-chart__data"})
+    element("summary", {}, details, "The chart's data, as a table")
     details.append(table)
     if extras:
-        listing = _element("ul", {}, details)
+        listing = element("ul", {}, details)
         for text, html in extras:
-            item = _element("li", {}, listing, f"{text} ")
+            item = element("li", {}, listing, f"{text} ")
             item.append(ET.fromstring(html))
     return details
 
@@ -665,19 +657,19 @@ def _ranges(
     height = axis_y + 42
     svg = _svg(ident, "ranges")
     svg.set("viewBox", f"0 0 {WIDTH} {height}")
-    axis = _element("g", {"class": "sbn-chart__axis"}, svg)
+    axis = element("g", {"class": "sbn-chart__axis"}, svg)
     for exponent in exponents:
         x = scale(float(base) ** exponent)
-        _element("line", {"class": "sbn-chart__grid", "x1": x, "x2": x, "y1": _RANGE_TOP, "y2": axis_y}, axis)
+        element("line", {"class": "sbn-chart__grid", "x1": x, "x2": x, "y1": _RANGE_TOP, "y2": axis_y}, axis)
         power = f"{base}{str(exponent).translate(_SUPERSCRIPT)}"
-        _element("text", {"x": x, "y": axis_y + 16, "text-anchor": "middle"}, axis, power)
-    _element(
+        element("text", {"x": x, "y": axis_y + 16, "text-anchor": "middle"}, axis, power)
+    element(
         "line",
         {"class": "sbn-chart__baseline", "x1": _RANGE_LEFT, "x2": _RANGE_RIGHT, "y1": axis_y, "y2": axis_y},
         axis,
     )
     if x_title:
-        _element(
+        element(
             "text",
             {"class": "sbn-chart__title", "x": WIDTH / 2, "y": height - 6, "text-anchor": "middle"},
             axis,
@@ -687,8 +679,8 @@ def _ranges(
     for row, (bar, xv) in enumerate(zip(bars, x_values, strict=True)):
         text_y = _RANGE_TOP + _RANGE_ROW * row + FONT
         bar_y = text_y + 6
-        group = _element("g", {"class": "sbn-chart__range"}, svg)
-        _element("text", {"x": _RANGE_LEFT, "y": text_y}, group, _label(xv, chart.catalog, labels))
+        group = element("g", {"class": "sbn-chart__range"}, svg)
+        element("text", {"x": _RANGE_LEFT, "y": text_y}, group, _label(xv, chart.catalog, labels))
         if notes:
             note = notes[row]
             place = {"x": _RANGE_RIGHT, "y": text_y, "text-anchor": "end"}
@@ -696,11 +688,11 @@ def _ranges(
         for index, (start, end) in enumerate(itertools.pairwise(bar)):
             x0, x1 = scale(float(start.figure.value)), scale(float(end.figure.value))
             attributes = {"x": x0, "y": bar_y, "width": round(x1 - x0, 2), "height": _RANGE_BAR}
-            _element("rect", {"class": f"sbn-chart__segment sbn-chart__segment--{index + 1}", **attributes}, group)
+            element("rect", {"class": f"sbn-chart__segment sbn-chart__segment--{index + 1}", **attributes}, group)
         for p in bar:
             x = scale(float(p.figure.value))
             data = {"data-fig-id": p.figure.id, "data-value": attribute_value(p.figure.value)}
-            _element(
+            element(
                 "line",
                 {"class": "sbn-chart__bound", "x1": x, "x2": x, "y1": bar_y - 3, "y2": bar_y + _RANGE_BAR + 3, **data},
                 group,

@@ -21,10 +21,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 from . import model
 from .model import mixed_precision
+from .plot import element
 
 #: The drawing's units: one row of cells per device, the device's name on the left.
 _NAME, _CELL, _ROW, _HEAD, _GAP, _FONT = 52, 64, 34, 22, 6, 12
@@ -516,20 +516,12 @@ DIAGRAMS: Mapping[str, Callable[..., Frames]] = {
 }
 
 
-def _element(tag: str, attributes: Mapping[str, Any], parent: ET.Element | None = None, text: str = "") -> ET.Element:
-    attrs = {key: str(value) for key, value in attributes.items()}
-    element = ET.Element(tag, attrs) if parent is None else ET.SubElement(parent, tag, attrs)
-    if text:
-        element.text = text
-    return element
-
-
 def _frame_svg(frame: Frame, columns: tuple[str, ...], labelled_by: str) -> ET.Element:
     """One frame: a header of column names, a row of cells per device, and its arrows on the right."""
     arrows = 28 if frame.arrows else 0
     width = _NAME + _CELL * len(columns) + arrows + 4
     height = _HEAD + _ROW * len(frame.devices) + 4
-    svg = _element(
+    svg = element(
         "svg",
         {
             "class": "sbn-frames__svg",
@@ -542,19 +534,19 @@ def _frame_svg(frame: Frame, columns: tuple[str, ...], labelled_by: str) -> ET.E
     )
     for index, name in enumerate(columns):
         x = _NAME + _CELL * (index + 0.5)
-        _element("text", {"class": "sbn-frames__column", "x": x, "y": 14, "text-anchor": "middle"}, svg, name)
+        element("text", {"class": "sbn-frames__column", "x": x, "y": 14, "text-anchor": "middle"}, svg, name)
     for row, device in enumerate(frame.devices):
         y = _HEAD + _ROW * row
-        _element("text", {"class": "sbn-frames__device", "x": 0, "y": y + _ROW / 2 + 4}, svg, device.name)
+        element("text", {"class": "sbn-frames__device", "x": 0, "y": y + _ROW / 2 + 4}, svg, device.name)
         for index, cell in enumerate(device.cells):
-            group = _element(
+            group = element(
                 "g",
                 {"class": " ".join(f"sbn-frames__cell--{s}" for s in cell.state.split()) or "sbn-frames__cell"},
                 svg,
             )
             x = _NAME + _CELL * index
-            _element("rect", {"x": x + 2, "y": y + 3, "width": _CELL - 4, "height": _ROW - _GAP, "rx": 3}, group)
-            _element("text", {"x": x + _CELL / 2, "y": y + _ROW / 2 + 4, "text-anchor": "middle"}, group, cell.text)
+            element("rect", {"x": x + 2, "y": y + 3, "width": _CELL - 4, "height": _ROW - _GAP, "rx": 3}, group)
+            element("text", {"x": x + _CELL / 2, "y": y + _ROW / 2 + 4, "text-anchor": "middle"}, group, cell.text)
     right = _NAME + _CELL * len(columns)
     for sender, receiver in frame.arrows:
         y1 = _HEAD + _ROW * sender + _ROW / 2
@@ -562,10 +554,10 @@ def _frame_svg(frame: Frame, columns: tuple[str, ...], labelled_by: str) -> ET.E
         # Down to the next row beside the rows; the ring's way back from the last row to the first, further out.
         x = right + (8 if receiver > sender else 20)
         path = f"M{right + 1},{y1} H{x} V{y2 + (-5 if receiver > sender else 5)}"
-        group = _element("g", {"class": "sbn-frames__arrow"}, svg)
-        _element("path", {"d": path, "fill": "none"}, group)
+        group = element("g", {"class": "sbn-frames__arrow"}, svg)
+        element("path", {"d": path, "fill": "none"}, group)
         tip = 5 if receiver > sender else -5
-        _element("path", {"d": f"M{x - 4},{y2 - tip} L{x},{y2} L{x + 4},{y2 - tip} Z"}, group)
+        element("path", {"d": f"M{x - 4},{y2 - tip} L{x},{y2} L{x + 4},{y2 - tip} Z"}, group)
     return svg
 
 
@@ -574,37 +566,37 @@ def frames_html(frames: Frames, ident: str, caption: str, script: str | None) ->
 
     `script` is the address of frames.js, given on the first diagram of a page only.
     """
-    figure = _element("figure", {"class": "sbn-frames", "id": ident, "data-sbn-frames": ""})
-    controls = _element("div", {"class": "sbn-frames__controls", "hidden": ""}, figure)
-    _element(
+    figure = element("figure", {"class": "sbn-frames", "id": ident, "data-sbn-frames": ""})
+    controls = element("div", {"class": "sbn-frames__controls", "hidden": ""}, figure)
+    element(
         "button", {"type": "button", "class": "sbn-frames__button", "data-sbn-frames-step": "-1"}, controls, "Previous"
     )
-    _element("button", {"type": "button", "class": "sbn-frames__button", "data-sbn-frames-step": "1"}, controls, "Next")
-    _element("p", {"class": "sbn-frames__status", "role": "status"}, controls, "")
-    listing = _element(
+    element("button", {"type": "button", "class": "sbn-frames__button", "data-sbn-frames-step": "1"}, controls, "Next")
+    element("p", {"class": "sbn-frames__status", "role": "status"}, controls, "")
+    listing = element(
         "ol", {"class": "sbn-frames__list", "tabindex": "0", "aria-label": f"The steps of: {caption}"}, figure
     )
     for number, frame in enumerate(frames.frames, start=1):
-        item = _element("li", {"class": "sbn-frames__frame", "id": f"{ident}-{number}"}, listing)
+        item = element("li", {"class": "sbn-frames__frame", "id": f"{ident}-{number}"}, listing)
         text_id = f"{ident}-{number}-text"
         item.append(_frame_svg(frame, frames.columns, text_id))
-        text = _element("p", {"id": text_id}, item)
-        _element("strong", {}, text, frame.title).tail = f" {frame.description}"
-    legend = _element("ul", {"class": "sbn-frames__legend"}, figure)
+        text = element("p", {"id": text_id}, item)
+        element("strong", {}, text, frame.title).tail = f" {frame.description}"
+    legend = element("ul", {"class": "sbn-frames__legend"}, figure)
     for state, meaning in frames.legend.items():
-        item = _element("li", {}, legend)
-        swatch = _element(
+        item = element("li", {}, legend)
+        swatch = element(
             "svg",
             {"class": f"sbn-frames__swatch sbn-frames__cell--{state}", "viewBox": "0 0 16 12", "aria-hidden": "true"},
             item,
         )
-        _element("rect", {"x": 1, "y": 1, "width": 14, "height": 10, "rx": 2}, swatch)
+        element("rect", {"x": 1, "y": 1, "width": 14, "height": 10, "rx": 2}, swatch)
         swatch.tail = f" {meaning}"
-    _element("figcaption", {}, figure, caption)
+    element("figcaption", {}, figure, caption)
     # Every element has an end tag: HTML reads an empty <p/> as a start tag.
     html = ET.tostring(figure, encoding="unicode", short_empty_elements=False)
     if script:
         html += ET.tostring(
-            _element("script", {"src": script, "defer": ""}), encoding="unicode", short_empty_elements=False
+            element("script", {"src": script, "defer": ""}), encoding="unicode", short_empty_elements=False
         )
     return html

@@ -8,8 +8,10 @@ Nothing here imports MkDocs or knows about figures.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 
 class PlotError(ValueError):
@@ -138,3 +140,12 @@ def dodge(positions: Sequence[float], gap: float, low: float, high: float) -> li
     for index, position in zip(order, placed, strict=True):
         result[index] = round(position, 2)
     return result
+
+
+def element(tag: str, attributes: Mapping[str, Any], parent: ET.Element | None = None, text: str = "") -> ET.Element:
+    """An SVG (or HTML) element with its attributes as strings, appended to `parent` when there is one."""
+    attrs = {key: str(value) for key, value in attributes.items()}
+    made = ET.Element(tag, attrs) if parent is None else ET.SubElement(parent, tag, attrs)
+    if text:
+        made.text = text
+    return made
