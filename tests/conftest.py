@@ -95,16 +95,21 @@ def soup(path: Path) -> BeautifulSoup:
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
-@pytest.fixture
-def course_copy(tmp_path: Path) -> Path:
-    """A writable copy of the course's sources, to break on purpose."""
+def copy_course(destination: Path) -> Path:
+    """Copy the course's sources into `destination`, to break on purpose; return it."""
     for name in _PROJECT_FILES:
         source = ROOT / name
         if source.is_dir():
-            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(source, destination / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
-            shutil.copy(source, tmp_path / name)
-    return tmp_path
+            shutil.copy(source, destination / name)
+    return destination
+
+
+@pytest.fixture
+def course_copy(tmp_path: Path) -> Path:
+    """A writable copy of the course's sources, to break on purpose."""
+    return copy_course(tmp_path)
 
 
 def build_copy(copy: Path) -> Built:

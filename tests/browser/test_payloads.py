@@ -71,8 +71,9 @@ def _explain_everything(page: Page) -> None:
     """Open every answer; hover, then focus, figures and terms that carry a payload, waiting as a reader would
     for a tooltip; then hover and focus every other one."""
     page.evaluate("() => { for (const answer of document.querySelectorAll('details')) answer.open = true; }")
-    carriers = page.locator(".fig[title*=onerror], a.sbn-term[title*=onerror]")
-    for carrier in [carriers.nth(i).element_handle() for i in range(min(carriers.count(), 3))]:
+    # Taken in one query: a tooltip shown moves its element's title, so counting and then
+    # indexing a live locator can race with the page's own script.
+    for carrier in page.query_selector_all(".fig[title*=onerror], a.sbn-term[title*=onerror]")[:3]:
         carrier.evaluate("el => el.scrollIntoView({block: 'center'})")
         carrier.hover()
         page.wait_for_timeout(400)

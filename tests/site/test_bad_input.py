@@ -17,7 +17,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from macros.lessons import index_lessons
-from tests.conftest import Built, build_copy, course
+from tests.conftest import Built, build_copy, copy_course, course
 
 Edit = Callable[[Path, str, str], None]
 
@@ -48,85 +48,79 @@ def fails_with(built: Built, where: str, message: str) -> None:
     assert len(said) == 1, built.output
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "message"),
-    [
-        (
-            '{{ model_states("gpt2-1.5b") }}',
-            '{{ model_states("gpt2-1.6b") }}',
-            "{{ model_states(\"gpt2-1.6b\") }}: unknown catalog entry 'gpt2-1.6b'. Did you mean 'gpt2-1.5b'",
-        ),
-        (
-            '{{ model_states("example-7b") }}',
-            "{{ model_states(7000000000) }}",
-            'expected a catalog id in quotes, such as "gpt2-1.5b", got 7000000000',
-        ),
-        (
-            '{{ model_states("gpt2-1.5b") }}',
-            '{{ model_states("gpt2-1.5b", digits="two") }}',
-            "digits must be a whole number from 1 to 6, got 'two'",
-        ),
-        (
-            '{{ model_states("gpt2-1.5b") }}',
-            '{{ model_states("gpt2-1.5b", scale="GiB") }}',
-            "unknown display unit 'GiB'; use one of: PB, TB, GB, MB, kB, B",
-        ),
-        (
-            '{{ value("gpt2-1.5b", "parameters", adjective=true) }}',
-            '{{ value("gpt2-1.5b", "params") }}',
-            "unknown quantity of 'gpt2-1.5b' 'params'. Did you mean 'parameters'?",
-        ),
-        (
-            '{{ model_states("gpt2-1.5b") }}',
-            '{{ model_states("gpt2-1.5b", digit=2) }}',
-            "unknown display option 'digit'; the options are digits, short",
-        ),
-        (
-            '{{ model_states("gpt2-1.5b") }}',
-            '{{ model_states("gpt2-1.5b", "fp16_parameters", "mixed-adam", 3) }}',
-            "call it as model_states(entry, state='all', recipe='mixed-adam'), then display options",
-        ),
-        ("{{ bytes_per_parameter() }}", "{{ bytes_per_paramter() }}", "there is no macro 'bytes_per_paramter'"),
-        ('{{ term("ZeRO") }}', '{{ term("ZeR0") }}', "{{ term(\"ZeR0\") }}: unknown term 'ZeR0'. Nearest: zero"),
-        ("well above the", "`{{ bytes_per_parameter() }}` well above the", "is inside code, where it would show"),
-        ("well above the", "{% set x = 1 %}well above the", "a page holds macro calls only"),
-    ],
-)
+def _lesson_8_with(lines: list[str], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    """A copy whose Lesson 8 gains each of `lines` as a paragraph of its own before Practice, built once.
+
+    The cases of one kind share a build: each is still checked at its own line, and
+    together they show that one problem never hides the next.
+    """
+    copy = copy_course(tmp_path_factory.mktemp("broken"))
+    path = copy / LESSON_8
+    text = path.read_text(encoding="utf-8")
+    assert "\n## Practice\n" in text
+    path.write_text(
+        text.replace("\n## Practice\n", "\n" + "\n\n".join(lines) + "\n\n## Practice\n", 1), encoding="utf-8"
+    )
+    return path, build_copy(copy)
+
+
+#: A wrong macro call, and what the build says at its line.
+WRONG_CALLS = [
+    (
+        '{{ model_states("gpt2-1.6b") }}',
+        "{{ model_states(\"gpt2-1.6b\") }}: unknown catalog entry 'gpt2-1.6b'. Did you mean 'gpt2-1.5b'",
+    ),
+    ("{{ model_states(7000000000) }}", 'expected a catalog id in quotes, such as "gpt2-1.5b", got 7000000000'),
+    ('{{ model_states("gpt2-1.5b", digits="two") }}', "digits must be a whole number from 1 to 6, got 'two'"),
+    ('{{ model_states("gpt2-1.5b", scale="GiB") }}', "unknown display unit 'GiB'; use one of: PB, TB, GB, MB, kB, B"),
+    ('{{ value("gpt2-1.5b", "params") }}', "unknown quantity of 'gpt2-1.5b' 'params'. Did you mean 'parameters'?"),
+    ('{{ model_states("gpt2-1.5b", digit=2) }}', "unknown display option 'digit'; the options are digits, short"),
+    (
+        '{{ model_states("gpt2-1.5b", "fp16_parameters", "mixed-adam", 3) }}',
+        "call it as model_states(entry, state='all', recipe='mixed-adam'), then display options",
+    ),
+    ("{{ bytes_per_paramter() }}", "there is no macro 'bytes_per_paramter'"),
+    ('{{ term("ZeR0") }}', "{{ term(\"ZeR0\") }}: unknown term 'ZeR0'. Nearest: zero"),
+    ("`{{ bytes_per_parameter() }}` in a code span", "is inside code, where it would show"),
+    ("{% set x = 1 %} a statement", "a page holds macro calls only"),
+]
+
+
+@pytest.fixture(scope="module")
+def wrong_calls(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    return _lesson_8_with([call for call, _ in WRONG_CALLS], tmp_path_factory)
+
+
+@pytest.mark.parametrize(("call", "message"), WRONG_CALLS)
 def test_a_wrong_macro_call_fails_the_build_at_its_line(
-    course_copy: Path, edit: Edit, old: str, new: str, message: str
+    wrong_calls: tuple[Path, Built], call: str, message: str
 ) -> None:
-    path = course_copy / LESSON_8
-    edit(path, old, new)
-    fails_with(build_copy(course_copy), f"{LESSON_8}:{line_of(path, new)}", message)
+    path, built = wrong_calls
+    fails_with(built, f"{LESSON_8}:{line_of(path, call)}", message)
 
 
-def test_a_typed_figure_fails_the_build_at_its_line(course_copy: Path, edit: Edit) -> None:
-    path = course_copy / LESSON_8
-    edit(path, "well above the", "(99 GB with buffers) well above the")
-    fails_with(build_copy(course_copy), f"{LESSON_8}:{line_of(path, '99 GB')}", "'99 GB' in the text is a typed figure")
+#: A typed figure in the words an author might use, and where the check finds it.
+TYPED_FIGURES = [
+    ("(99 GB with buffers)", "99 GB", "the text"),
+    ('[the paper](https://arxiv.org/abs/1910.02054 "24 GB of states")', "24 GB", "the title of a <a>"),
+    ("1.5 Billion parameters", "1.5 Billion", "the text"),
+    ("24 gigabytes of states", "24 gigabytes", "the text"),
+    ("1e9 bytes of states", "1e9 bytes", "the text"),
+    ("300 GBps of bandwidth", "300 GBps", "the text"),
+]
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "typed", "where"),
-    [
-        (
-            "well above the",
-            '[the paper](https://arxiv.org/abs/1910.02054 "24 GB of states") well above the',
-            "24 GB",
-            "the title of a <a>",
-        ),
-        ("well above the", "1.5 Billion parameters, well above the", "1.5 Billion", "the text"),
-        ("well above the", "24 gigabytes, well above the", "24 gigabytes", "the text"),
-        ("well above the", "1e9 bytes, well above the", "1e9 bytes", "the text"),
-        ("well above the", "300 GBps, well above the", "300 GBps", "the text"),
-    ],
-)
-def test_a_typed_figure_in_any_words_fails_the_build(
-    course_copy: Path, edit: Edit, old: str, new: str, typed: str, where: str
+@pytest.fixture(scope="module")
+def typed_figures(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    return _lesson_8_with([line for line, _, _ in TYPED_FIGURES], tmp_path_factory)
+
+
+@pytest.mark.parametrize(("line", "typed", "where"), TYPED_FIGURES)
+def test_a_typed_figure_fails_the_build_at_its_line(
+    typed_figures: tuple[Path, Built], line: str, typed: str, where: str
 ) -> None:
-    path = course_copy / LESSON_8
-    edit(path, old, new)
-    fails_with(build_copy(course_copy), f"{LESSON_8}:{line_of(path, typed)}", f"{typed!r} in {where} is a typed figure")
+    path, built = typed_figures
+    fails_with(built, f"{LESSON_8}:{line_of(path, line)}", f"{typed!r} in {where} is a typed figure")
 
 
 def test_a_lesson_added_later_is_checked_like_the_first(course_copy: Path) -> None:
