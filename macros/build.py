@@ -381,7 +381,7 @@ class Build:
         except (KeyError, ValueError, TypeError) as error:
             message = error.args[0] if error.args else str(error)
             raise CallError(f'{message}; call it as schedule_table("gpipe", 4, 8, caption="…")') from None
-        return self.page.token(html) if self.page else html
+        return self._picture(html)
 
     def _figure_html(self, kind: FigureKind) -> Callable[..., str]:
         """The figure macro of `kind` that returns the figure's element itself, to build a table of them."""
@@ -448,7 +448,7 @@ class Build:
         return self._picture(html)
 
     def _picture(self, html: str) -> str:
-        """A chart's, diagram's or calculator's HTML for the page, with the pictures' style sheet the first time.
+        """A picture's HTML (chart, diagram, schedule, calculator) for the page, with the pictures' style sheet once.
 
         Only pages with pictures need their styles, so those pages' content loads them, as it
         loads their scripts: every page's budget of our own script and style stays small.
