@@ -62,7 +62,7 @@ def on_pre_page_macros(env: MacrosPlugin) -> None:
 
 
 def on_post_build(env: MacrosPlugin) -> None:
-    """Check that question ids are unique on the site, and write figures.json."""
+    """Finish the site: question ids checked, figures.json written, our assets stripped, search pages apart."""
     _build_of(env).finish(Path(env.conf["site_dir"]))
 
 

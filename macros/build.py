@@ -41,6 +41,7 @@ from .kinds import KINDS, FigureKind, FigureKindError, check_printed
 from .markup import PLAIN_FIELDS, markup_in, script_json, source_citation, without_markup
 from .quantities import Display, check_display_options, display_quantity, with_defaults
 from .quiz import KeyFigure, QuizExtension
+from .search import defer_search_docs
 from .tables import TableError, figure_table
 from .typed_figures import typed_figures
 
@@ -531,8 +532,8 @@ class Build:
             self.question_pages.setdefault(question_id, []).append(self.page.src_path)
 
     def finish(self, site_dir: Path) -> None:
-        """After the last page: check that question ids are unique on the site, write figures.json, and serve
-        the course's own script and style without their comments."""
+        """After the last page: check that question ids are unique on the site, write figures.json, serve
+        the course's own script and style without their comments, and keep the search index's pages apart."""
         self.page = None
         for question_id, pages in sorted(self.question_pages.items()):
             if len(pages) > 1:
@@ -546,6 +547,7 @@ class Build:
         paths += ["assets/javascripts/frames.js", "assets/javascripts/calculator.js", "assets/stylesheets/pictures.css"]
         paths += ["assets/javascripts/syllabus.js"]
         strip_site_assets(self.config.docs_dir, site_dir, paths)
+        defer_search_docs(site_dir)
 
 
 def _box(message: str, tag: str) -> str:

@@ -51,6 +51,30 @@ def test_search_and_instant_navigation_stay_on_the_site(page: Page, base_url: st
     assert hosts == {urlsplit(base_url).netloc}
 
 
+def test_a_page_fetches_the_search_pages_only_when_its_reader_opens_search(page: Page, base_url: str) -> None:
+    fetched: list[str] = []
+    page.on("request", lambda request: fetched.append(urlsplit(request.url).path))
+    page.goto(f"{base_url}{LESSON_8}/")
+    page.wait_for_load_state("networkidle")
+    searched = [path for path in fetched if path.endswith("/search/search_docs.json")]
+    assert searched == [] and any(path.endswith("/search/search_index.json") for path in fetched)
+    page.keyboard.press("/")  # Material's shortcut: the first way into search
+    page.keyboard.type("all-reduce")
+    expect(page.locator(".md-search-result__item").first).to_be_visible()
+    page.keyboard.press("Escape")
+    page.get_by_role("navigation", name="Navigation").get_by_role("link", name="Glossary").first.click()
+    _search(page, "gpt-2")
+    assert [path for path in fetched if path.endswith("/search/search_docs.json")] == [
+        urlsplit(base_url).path + "search/search_docs.json"
+    ]
+
+
+def test_a_search_in_the_address_finds_its_results(page: Page, base_url: str) -> None:
+    """Material opens search for `?q=` before the index has come: the pages are fetched then too."""
+    page.goto(f"{base_url}?q=all-reduce")
+    expect(page.locator(".md-search-result__item").first).to_be_visible()
+
+
 def _search(page: Page, query: str) -> Locator:
     page.get_by_label("Search", exact=True).first.click()
     page.keyboard.press("Control+A")

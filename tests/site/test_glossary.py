@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from macros.glossary import load_glossary, usages
+from macros.search import DOCS as SEARCH_DOCS
 from tests.checks import heading_text, lesson_body
 from tests.conftest import catalog, course, soup
 
@@ -62,7 +63,7 @@ def test_every_entry_is_used_on_some_page() -> None:
 
 
 def test_search_finds_an_entry_by_its_aliases(site_dir: Path) -> None:
-    index = json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))
-    sections = {doc["location"]: doc["text"] for doc in index["docs"] if doc["location"].startswith("glossary/#")}
+    docs = json.loads((site_dir / SEARCH_DOCS).read_text(encoding="utf-8"))
+    sections = {doc["location"]: doc["text"] for doc in docs if doc["location"].startswith("glossary/#")}
     entry = GLOSSARY.lookup("all-reduce")
     assert all(alias in sections[f"glossary/#{entry.id}"] for alias in entry.aliases)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import re
 from functools import cache
 from pathlib import Path
@@ -12,8 +13,9 @@ from mkdocs.config import load_config
 
 from macros.assets import strip_css, strip_js
 from macros.lessons import index_lessons
+from macros.search import DOCS, INDEX
 from tests.checks import heading_text
-from tests.conftest import ROOT, catalog, course, soup
+from tests.conftest import ROOT, catalog, course, site_pages, soup
 
 
 def test_home_quotes_every_bullet_and_links_the_lessons_that_serve_it(site_dir: Path) -> None:
@@ -106,3 +108,14 @@ def test_our_script_and_style_are_served_without_comments_and_within_budget(site
         assert "/*" not in served and not any(line.startswith("//") for line in served.splitlines())
         total += len(gzip.compress(served.encode("utf-8"), 9))
     assert total <= 8 * 1024, f"{total} bytes gzipped"
+
+
+def test_the_search_index_a_page_loads_holds_settings_and_its_pages_come_apart(site_dir: Path) -> None:
+    """Material fetches the index on every page: it holds the settings only; every page's text is in the
+    file course.js fetches when a reader opens search."""
+    index = json.loads((site_dir / INDEX).read_text(encoding="utf-8"))
+    assert index["docs"] == [] and index["config"]["separator"]
+    docs = json.loads((site_dir / DOCS).read_text(encoding="utf-8"))
+    assert {doc["location"].split("#")[0] for doc in docs} == {
+        page.removesuffix("index.html") for page in site_pages() if page != "404.html"
+    }

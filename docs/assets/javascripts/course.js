@@ -20,13 +20,14 @@
 
   // Resolved once, on the page this script was loaded with: #__config's base is
   // relative to that page, and instant navigation changes the address, not it.
-  const SCOPE = (() => {
+  const BASE = (() => {
     let base = ".";
     try {
       base = JSON.parse(document.getElementById("__config").textContent).base;
     } catch (error) {}
-    return `sbn:${new URL(base, location.href).pathname}:`;
+    return new URL(base, location.href);
   })();
+  const SCOPE = `sbn:${BASE.pathname}:`;
 
   function storageKey(item) {
     return SCOPE + (item ? item.dataset.quizId ?? item.dataset.repId : "");
@@ -140,10 +141,12 @@
 
   const plain = (value) => Number(value.toPrecision(3)).toLocaleString("en-US");
 
+  // A verdict (answered) or a refusal to give one (not answered, nothing stored as tried).
+  const refuse = (text) => ({ ok: false, answered: false, text });
+  const wrong = (text) => ({ ok: false, answered: true, text: `✗ ${text}` });
+
   function checkNumeric(form, answer) {
     const { keyValue, keyUnit, keyScale, keySymbol, tolerance, tolerancePercent } = form.dataset;
-    const refuse = (text) => ({ ok: false, answered: false, text });
-    const wrong = (text) => ({ ok: false, answered: true, text: `✗ ${text}` });
     try {
       table ??= JSON.parse(document.getElementById("sbn-units").dataset.json);
     } catch (error) {
@@ -175,7 +178,7 @@
   // ------------------------------------------------------ choices, rendering
 
   function checkChoice(form, chosen) {
-    if (!chosen.length) return { ok: false, answered: false, text: "Pick an option first." };
+    if (!chosen.length) return refuse("Pick an option first.");
     const entries = $$("[data-option]", form);
     const right = entries.filter((entry) => entry.dataset.correct === "true").map((entry) => entry.dataset.option);
     const ok = chosen.length === right.length && chosen.every((letter) => right.includes(letter));
@@ -350,6 +353,7 @@
   });
 
   on("change", (event) => {
+    if (event.target.id === "__search") openSearch();
     const rep = event.target.closest("input[data-rep-id]");
     if (!rep) return;
     save(rep, { done: rep.checked });
@@ -427,14 +431,27 @@
     window,
   );
 
-  // Material's search splits a query at hyphens whatever mkdocs.yml's separator (lunr's
-  // query lexer keeps its own). In a query to its worker (message type 2), join a
-  // hyphenated word with lunr's wildcard: "all*reduce" finds the token "all-reduce".
+  // The search index comes without its pages (macros/search.py): Material's set-up message
+  // to its worker (type 0) waits here until the reader first opens search, then takes them.
+  // In a query (type 2), a hyphenated word is joined with lunr's wildcard: Material's search
+  // splits a query at hyphens whatever mkdocs.yml's separator, and "all*reduce" finds "all-reduce".
   const post = Worker.prototype.postMessage;
+  let setup;
   Worker.prototype.postMessage = function (message, ...rest) {
+    if (message?.type === 0 && !message.data.docs.length) return void ((setup = [this, message.data]), openSearch());
     if (message?.type === 2 && typeof message.data === "string") message = { ...message, data: message.data.replace(/(\w)-(?=\w)/g, "$1*") };
     return post.call(this, message, ...rest);
   };
+
+  function openSearch() {
+    if (!setup || !document.getElementById("__search")?.checked) return;
+    const [worker, data] = setup;
+    setup = null;
+    fetch(new URL("search/search_docs.json", BASE))
+      .then((response) => response.json())
+      .then((docs) => post.call(worker, { type: 0, data: { ...data, docs } }))
+      .catch(() => (setup = [worker, data])); // offline, say: opening search again tries again
+  }
 
   // Material's document$ replays the current page, then each instant navigation.
   if (window.document$) window.document$.subscribe(mount);
