@@ -69,7 +69,7 @@ audit: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python -m tools.audit site
 
 ## lesson: the skeleton of a new lesson, listed in the nav
-# make lesson NUMBER=9 STAGE=5 MISSION=4 TITLE="What ZeRO shards" PREREQUISITES="8"
+# make lesson NUMBER=14 STAGE=6 MISSION=5 TITLE="Sequence parallelism" PREREQUISITES="11"
 lesson: $(STAMP)
 	$(BIN)/python -m tools.new_lesson "$(NUMBER)" "$(STAGE)" "$(MISSION)" "$(TITLE)" --prerequisites $(PREREQUISITES)
 
