@@ -22,10 +22,10 @@ against it:
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from operator import attrgetter
 
 from .checks import check_count as _check_count
 
@@ -95,32 +95,37 @@ def schedule(
     _check_count("forward", forward)
     _check_count("backward", backward)
     orders = [stage_order(schedule_name, stages, microbatches, i) for i in range(stages)]
-    done: dict[tuple[int, str, int], int] = {}
+    # When each pass ends, by phase, stage and microbatch (None until it has run).
+    ends: dict[str, list[list[int | None]]] = {
+        phase: [[None] * (microbatches + 1) for _ in range(stages)] for phase in "FB"
+    }
     free = [0] * stages
-    runs: list[Run] = []
+    runs: list[list[Run]] = [[] for _ in range(stages)]  # each stage's, in the order it runs them
     position = [0] * stages
-    while len(runs) < 2 * stages * microbatches:
+    # Each round takes every stage as far along its order as its inputs allow. A pass's times
+    # follow from its inputs' alone, so the order in which stages are taken changes nothing.
+    while sum(position) < 2 * stages * microbatches:
         progressed = False
         for i in range(stages):
-            if position[i] == len(orders[i]):
-                continue
-            phase, j = orders[i][position[i]]
-            if phase == "F":
-                needed = (i - 1, "F", j) if i > 0 else None
-            else:
-                needed = (i + 1, "B", j) if i < stages - 1 else (i, "F", j)
-            if needed is not None and needed not in done:
-                continue
-            start = max(free[i], done[needed] if needed is not None else 0)
-            end = start + (forward if phase == "F" else backward)
-            runs.append(Run(i, j, phase, start, end))
-            done[(i, phase, j)] = end
-            free[i] = end
-            position[i] += 1
-            progressed = True
+            order, stage_free = orders[i], free[i]
+            while position[i] < len(order):
+                phase, j = order[position[i]]
+                if phase == "F":
+                    ready = ends["F"][i - 1][j] if i > 0 else 0
+                else:
+                    ready = ends["B"][i + 1][j] if i < stages - 1 else ends["F"][i][j]
+                if ready is None:
+                    break
+                start = max(stage_free, ready)
+                stage_free = start + (forward if phase == "F" else backward)
+                runs[i].append(Run(i, j, phase, start, stage_free))
+                ends[phase][i][j] = stage_free
+                position[i] += 1
+                progressed = True
+            free[i] = stage_free
         if not progressed:  # pragma: no cover - every order above is free of deadlock
             raise RuntimeError(f"the {schedule_name} schedule deadlocks")
-    return tuple(sorted(runs, key=attrgetter("stage", "start")))
+    return tuple(itertools.chain.from_iterable(runs))
 
 
 def timeline(runs: tuple[Run, ...]) -> list[list[tuple[str, int] | None]]:
