@@ -433,13 +433,15 @@
 
   // The search index comes without its pages (macros/search.py): Material's set-up message
   // to its worker (type 0) waits here until the reader first opens search, then takes them.
-  // In a query (type 2), a hyphenated word is joined with lunr's wildcard: Material's search
-  // splits a query at hyphens whatever mkdocs.yml's separator, and "all*reduce" finds "all-reduce".
+  // In a query (type 2), a word's hyphen is escaped for lunr's query lexer, which splits at
+  // hyphens whatever mkdocs.yml's separator. The worker lexes a query twice (Material's
+  // transform, then lunr's search), each taking one level off: "all\\\-reduce" is searched
+  // as the word "all-reduce", and results do not call it missing.
   const post = Worker.prototype.postMessage;
   let setup;
   Worker.prototype.postMessage = function (message, ...rest) {
     if (message?.type === 0 && !message.data.docs.length) return void ((setup = [this, message.data]), openSearch());
-    if (message?.type === 2 && typeof message.data === "string") message = { ...message, data: message.data.replace(/(\w)-(?=\w)/g, "$1*") };
+    if (message?.type === 2 && typeof message.data === "string") message = { ...message, data: message.data.replace(/(\w)-(?=\w)/g, "$1\\\\\\-") };
     return post.call(this, message, ...rest);
   };
 
