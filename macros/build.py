@@ -62,17 +62,17 @@ _PLACEHOLDER = re.compile(r"\s*(\x02wzxhzdk:\d+\x03)")
 _LAST_GOOD: dict[tuple[str, str], Any] = {}
 T = TypeVar("T")
 
-#: Data files read by a build, kept between `mkdocs serve` rebuilds while they are unchanged.
-_CACHE: dict[tuple[Any, ...], Any] = {}
+#: Data read by a build, by name, with the state of the files it came from: kept between `mkdocs serve`
+#: rebuilds while they are unchanged (one version of each is enough).
+_CACHE: dict[str, tuple[tuple[Any, ...], Any]] = {}
 
 
-def _cached(paths: list[Path], load: Callable[[], Any]) -> Any:
-    """`load()`, or what it returned last time if no file of `paths` changed since."""
+def _cached(name: str, paths: list[Path], load: Callable[[], Any]) -> Any:
+    """`load()`, or what it returned for `name` last time if no file of `paths` changed since."""
     key = tuple((str(path), path.stat().st_mtime_ns, path.stat().st_size) for path in sorted(paths))
-    if key not in _CACHE:
-        _CACHE.clear()  # one version of the data is enough
-        _CACHE[key] = load()
-    return _CACHE[key]
+    if name not in _CACHE or _CACHE[name][0] != key:
+        _CACHE[name] = (key, load())
+    return _CACHE[name][1]
 
 
 @dataclass
@@ -136,11 +136,12 @@ class Build:
         except ConfigError as error:
             raise PluginError(str(error)) from None
         catalog_files = sorted(self.config.catalog_dir.glob("*.yml"))
-        self.catalog: Catalog = self._data("catalog", lambda: _cached(catalog_files, self._load_catalog))
+        self.catalog: Catalog = self._data("catalog", lambda: _cached("catalog", catalog_files, self._load_catalog))
         self.lessons = self._data("lessons", lambda: lessons.index_lessons(self.config.docs_dir))
         self.glossary = self._data(
             "glossary",
             lambda: _cached(
+                "glossary",
                 [*catalog_files, self.config.glossary_file],
                 lambda: glossary.load_glossary(
                     self.config.glossary_file, self.catalog.sources, self.config.relative(self.config.glossary_file)

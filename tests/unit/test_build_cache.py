@@ -1,0 +1,29 @@
+"""Data kept between `mkdocs serve` rebuilds: loaded again when, and only when, one of its files changes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from macros.build import _cached
+
+
+def test_each_data_set_is_kept_until_one_of_its_files_changes(tmp_path: Path) -> None:
+    catalog, glossary = tmp_path / "models.yml", tmp_path / "terms.yml"
+    catalog.write_text("a: 1\n", encoding="utf-8")
+    glossary.write_text("b: 2\n", encoding="utf-8")
+    loads: list[str] = []
+
+    def load(name: str) -> Callable[[], object]:
+        return lambda: loads.append(name) or object()
+
+    first_catalog = _cached("catalog", [catalog], load("catalog"))
+    first_glossary = _cached("glossary", [catalog, glossary], load("glossary"))
+    # The other data set's load in between does not evict it: a rebuild with nothing changed loads nothing.
+    assert _cached("catalog", [catalog], load("catalog")) is first_catalog
+    assert _cached("glossary", [catalog, glossary], load("glossary")) is first_glossary
+    assert loads == ["catalog", "glossary"]
+    catalog.write_text("a: 10\n", encoding="utf-8")  # a new size, as a clock too coarse for the edit may miss it
+    assert _cached("catalog", [catalog], load("catalog")) is not first_catalog
+    assert _cached("glossary", [catalog, glossary], load("glossary")) is not first_glossary
+    assert loads == ["catalog", "glossary", "catalog", "glossary"]
