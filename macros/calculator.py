@@ -22,6 +22,7 @@ from typing import Any
 
 from . import model
 from .catalog import Catalog, Gpu, Model
+from .plot import element
 
 #: The fields a reader fills in, in the form's order: (name, label, what it holds, hint).
 FIELDS = (
@@ -186,13 +187,6 @@ def evaluate(config: Mapping[str, Any], inputs: Mapping[str, str]) -> dict[str, 
     }
 
 
-def _element(tag: str, attributes: Mapping[str, str], parent: ET.Element | None = None, text: str = "") -> ET.Element:
-    element = ET.Element(tag, dict(attributes)) if parent is None else ET.SubElement(parent, tag, dict(attributes))
-    if text:
-        element.text = text
-    return element
-
-
 def calculator_html(config: Mapping[str, Any], ident: str, defaults: Mapping[str, str], script: str | None) -> str:
     """The calculator's form: labelled fields, a result region, and the JSON it computes with.
 
@@ -201,7 +195,7 @@ def calculator_html(config: Mapping[str, Any], ident: str, defaults: Mapping[str
     fields' first values, which the reader's remembered inputs replace;
     `script` is the address of calculator.js, on a page's first calculator only.
     """
-    form = _element(
+    form = element(
         "form",
         {
             "class": "sbn-calculator",
@@ -214,26 +208,26 @@ def calculator_html(config: Mapping[str, Any], ident: str, defaults: Mapping[str
             "novalidate": "",
         },
     )
-    fields = _element("fieldset", {"class": "sbn-calculator__fields"}, form)
-    _element("legend", {}, fields, "Your model and setup")
+    fields = element("fieldset", {"class": "sbn-calculator__fields"}, form)
+    element("legend", {}, fields, "Your model and setup")
     for name, label, what, hint in FIELDS:
         field_id = f"{ident}-{name}"
-        row = _element("div", {"class": "sbn-calculator__field"}, fields)
-        _element("label", {"for": field_id}, row, label)
+        row = element("div", {"class": "sbn-calculator__field"}, fields)
+        element("label", {"for": field_id}, row, label)
         described = f"{field_id}-hint {field_id}-problem" if hint else f"{field_id}-problem"
         attributes = {"id": field_id, "name": name, "aria-describedby": described}
         if what == "select":
-            _element("select", attributes, row).text = ""
+            element("select", attributes, row).text = ""
         else:
             mode = "decimal" if name == "parameters" else "numeric"
-            _element("input", {**attributes, "type": "text", "inputmode": mode, "autocomplete": "off"}, row)
+            element("input", {**attributes, "type": "text", "inputmode": mode, "autocomplete": "off"}, row)
         if hint:
-            _element("span", {"class": "sbn-calculator__hint", "id": f"{field_id}-hint"}, row, hint)
-        _element("span", {"class": "sbn-calculator__problem", "id": f"{field_id}-problem"}, row).text = ""
-    actions = _element("div", {"class": "sbn-calculator__actions", "hidden": ""}, form)
-    _element("button", {"type": "submit", "class": "md-button md-button--primary"}, actions, "Compute")
-    _element("div", {"class": "sbn-calculator__result", "role": "status", "aria-live": "polite"}, form).text = ""
-    _element(
+            element("span", {"class": "sbn-calculator__hint", "id": f"{field_id}-hint"}, row, hint)
+        element("span", {"class": "sbn-calculator__problem", "id": f"{field_id}-problem"}, row).text = ""
+    actions = element("div", {"class": "sbn-calculator__actions", "hidden": ""}, form)
+    element("button", {"type": "submit", "class": "md-button md-button--primary"}, actions, "Compute")
+    element("div", {"class": "sbn-calculator__result", "role": "status", "aria-live": "polite"}, form).text = ""
+    element(
         "p",
         {"class": "sbn-calculator__noscript"},
         form,
@@ -243,6 +237,6 @@ def calculator_html(config: Mapping[str, Any], ident: str, defaults: Mapping[str
     html = ET.tostring(form, encoding="unicode", short_empty_elements=False).replace("></input>", ">")
     if script:
         html += ET.tostring(
-            _element("script", {"src": script, "defer": ""}), encoding="unicode", short_empty_elements=False
+            element("script", {"src": script, "defer": ""}), encoding="unicode", short_empty_elements=False
         )
     return html

@@ -2,7 +2,8 @@
 
 Plain arithmetic on floats, for drawing only: the values a chart shows are
 exact figures elsewhere (`macros.charts`); here they only find their place.
-Nothing here imports MkDocs or knows about figures.
+Nothing here imports MkDocs or knows about figures. `element` writes the elements of
+charts, diagrams and the calculator alike.
 """
 
 from __future__ import annotations
