@@ -134,10 +134,10 @@ def strip_css(text: str) -> str:
     return rules.replace("}", "}\n")
 
 
-def strip_site_assets(docs_dir: Path, site_dir: Path, paths: list[str]) -> None:
-    """Rewrite each of `paths` (the site's script and style sheets) that comes from `docs_dir`, stripped."""
+def strip_site_assets(docs_dir: Path, site_dir: Path) -> None:
+    """Rewrite, stripped, every script and style sheet the site copied from `docs_dir` (all of them ours)."""
     strippers = {".js": strip_js, ".css": strip_css}
-    for path in paths:
-        source, target = docs_dir / path, site_dir / path
-        if source.suffix in strippers and source.is_file() and target.is_file():
+    for source in sorted(docs_dir.rglob("*")):
+        target = site_dir / source.relative_to(docs_dir)
+        if source.suffix in strippers and target.is_file():
             target.write_text(strippers[source.suffix](source.read_text(encoding="utf-8")), encoding="utf-8")

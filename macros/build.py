@@ -544,10 +544,7 @@ class Build:
                 )
         self.figure_log.write(site_dir / "figures.json")
         log.info("figures.json: %s figures", len(self.figure_log.records()))
-        paths = [str(path) for path in (*self.env.conf["extra_javascript"], *self.env.conf["extra_css"])]
-        paths += ["assets/javascripts/frames.js", "assets/javascripts/calculator.js", "assets/stylesheets/pictures.css"]
-        paths += ["assets/javascripts/syllabus.js"]
-        strip_site_assets(self.config.docs_dir, site_dir, paths)
+        strip_site_assets(self.config.docs_dir, site_dir)
         defer_search_docs(site_dir)
 
 
