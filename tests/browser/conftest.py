@@ -11,6 +11,7 @@ import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
@@ -18,6 +19,9 @@ import pytest
 from macros.lessons import index_lessons
 from tests.conftest import course, site_pages
 from tools.serve import site_server
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # Without these, Chromium tries to reach Google's services at start-up.
@@ -38,6 +42,12 @@ SITE_PATH = urlsplit(course().site_url).path
 def lesson_url(number: int) -> str:
     """The address of lesson `number` relative to the site, found through the lesson index: `stage-4/lesson-08-…/`."""
     return index_lessons(course().docs_dir).lessons[number].src_path.removesuffix(".md") + "/"
+
+
+#: The seed lesson most browser tests read, as an address relative to the site.
+LESSON_8 = lesson_url(8).rstrip("/")
+#: A phone's viewport, in CSS pixels.
+PHONE = {"width": 390, "height": 844}
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -84,3 +94,10 @@ def page(browser: object) -> Iterator[object]:
     page = context.new_page()
     yield page
     context.close()
+
+
+@pytest.fixture
+def lesson(page: Page, base_url: str) -> Page:
+    """Lesson 8, open in a fresh page."""
+    page.goto(f"{base_url}{LESSON_8}/")
+    return page

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from macros.lessons import index_lessons
-from tests.browser.conftest import lesson_url
+from tests.browser.conftest import PHONE, lesson_url
 from tests.conftest import course, lesson_pages
 
 LESSONS = index_lessons(course().docs_dir).lessons
@@ -47,7 +47,7 @@ def test_start_here_opens_the_first_lesson(page: Page, base_url: str) -> None:
 
 
 def test_start_here_is_on_a_phones_first_screen(browser: Browser, base_url: str) -> None:
-    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context = browser.new_context(viewport=PHONE)
     page = context.new_page()
     page.goto(base_url)
     box = page.locator("#start-here").get_by_role("link").bounding_box()

@@ -10,13 +10,11 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
 from macros.glossary import load_glossary
-from tests.browser.conftest import lesson_url
+from tests.browser.conftest import LESSON_8, PHONE
 from tests.conftest import catalog, course
 
-LESSON_8 = lesson_url(8).rstrip("/")
 GLOSSARY = load_glossary(course().glossary_file, catalog().sources)
 
-PHONE = {"width": 390, "height": 844}
 # The axe rules of WCAG 2.0, 2.1 and 2.2 at levels A and AA.
 WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import lesson_url, serve
+from tests.browser.conftest import PHONE, lesson_url, serve
 from tests.conftest import build_copy
 
 TAG = "<img src=x onerror=window.__pwned=1>"
@@ -128,7 +128,7 @@ def test_no_payload_in_a_data_file_runs_or_becomes_an_element(browser: Browser, 
 
 
 def test_no_payload_runs_on_a_phone_either(browser: Browser, payload_site: str) -> None:
-    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
     page = context.new_page()
     page.goto(f"{payload_site}{lesson_url(8)}")
     page.evaluate("() => { for (const answer of document.querySelectorAll('details')) answer.open = true; }")

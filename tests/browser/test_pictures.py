@@ -10,9 +10,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from macros.calculator import MESSAGES, calculator_config, evaluate
+from tests.browser.conftest import PHONE
 from tests.conftest import catalog, site_pages, soup
-
-PHONE = {"width": 390, "height": 844}
 
 
 def _first_page_with(site_dir: Path, selector: str) -> str:

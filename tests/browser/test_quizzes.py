@@ -12,22 +12,14 @@ import yaml
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from macros.schema import percentage
-from tests.browser.conftest import lesson_url
+from tests.browser.conftest import LESSON_8, PHONE, lesson_url
 
 LESSON_7 = lesson_url(7).rstrip("/")
-LESSON_8 = lesson_url(8).rstrip("/")
 ANSWERS = yaml.safe_load((Path(__file__).parents[1] / "answers.yml").read_text(encoding="utf-8"))
-PHONE = {"width": 390, "height": 844}
 
 # Material keeps its own settings in localStorage too (such as the palette).
 OUR_KEYS = "Object.keys(localStorage).filter((key) => key.startsWith('sbn:')).sort()"
 KEY = "sbn:/course/:"
-
-
-@pytest.fixture
-def lesson(page: Page, base_url: str) -> Page:
-    page.goto(f"{base_url}{LESSON_8}/")
-    return page
 
 
 def _quiz(page: Page, quiz_id: str) -> Locator:

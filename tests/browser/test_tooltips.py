@@ -9,21 +9,13 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from macros.glossary import load_glossary
-from tests.browser.conftest import lesson_url
+from tests.browser.conftest import LESSON_8, PHONE
 from tests.conftest import catalog, course
 
-LESSON_8 = lesson_url(8).rstrip("/")
 GLOSSARY = load_glossary(course().glossary_file, catalog().sources)
-PHONE = {"width": 390, "height": 844}
 #: A figure computed from a catalog input with a linked source, and the term that the page links first.
 FIGURE = '.fig[data-fig-id="model-states/gpt2-1.5b"]'
 TERM = "model states"
-
-
-@pytest.fixture
-def lesson(page: Page, base_url: str) -> Page:
-    page.goto(f"{base_url}{LESSON_8}/")
-    return page
 
 
 def _tip(page: Page) -> Locator:
