@@ -23,9 +23,9 @@ against it:
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import NamedTuple
 
 from .checks import check_count as _check_count
 
@@ -35,8 +35,7 @@ SCHEDULES = ("gpipe", "1f1b")
 DENOMINATORS = ("total", "ideal")
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     """One stage's forward ("F") or backward ("B") pass of one microbatch, from `start` to `end` (time slots)."""
 
     stage: int
@@ -102,29 +101,32 @@ def schedule(
     free = [0] * stages
     runs: list[list[Run]] = [[] for _ in range(stages)]  # each stage's, in the order it runs them
     position = [0] * stages
-    # Each round takes every stage as far along its order as its inputs allow. A pass's times
-    # follow from its inputs' alone, so the order in which stages are taken changes nothing.
-    while sum(position) < 2 * stages * microbatches:
-        progressed = False
-        for i in range(stages):
-            order, stage_free = orders[i], free[i]
-            while position[i] < len(order):
-                phase, j = order[position[i]]
-                if phase == "F":
-                    ready = ends["F"][i - 1][j] if i > 0 else 0
-                else:
-                    ready = ends["B"][i + 1][j] if i < stages - 1 else ends["F"][i][j]
-                if ready is None:
-                    break
-                start = max(stage_free, ready)
-                stage_free = start + (forward if phase == "F" else backward)
-                runs[i].append(Run(i, j, phase, start, stage_free))
-                ends[phase][i][j] = stage_free
-                position[i] += 1
-                progressed = True
-            free[i] = stage_free
-        if not progressed:  # pragma: no cover - every order above is free of deadlock
-            raise RuntimeError(f"the {schedule_name} schedule deadlocks")
+    # A pass's times follow from its inputs' alone, so the stages can be taken in any order:
+    # each is taken as far along its order as its inputs allow, and when it has run a pass its
+    # neighbours (which may have waited for that pass) are taken again. Every visit either runs
+    # a pass or stops at once, so the simulation costs about one step per pass.
+    waiting = list(range(stages))
+    while waiting:
+        i = waiting.pop()
+        order, stage_free, ran = orders[i], free[i], position[i]
+        while position[i] < len(order):
+            phase, j = order[position[i]]
+            if phase == "F":
+                ready = ends["F"][i - 1][j] if i > 0 else 0
+            else:
+                ready = ends["B"][i + 1][j] if i < stages - 1 else ends["F"][i][j]
+            if ready is None:
+                break
+            start = max(stage_free, ready)
+            stage_free = start + (forward if phase == "F" else backward)
+            runs[i].append(Run(i, j, phase, start, stage_free))
+            ends[phase][i][j] = stage_free
+            position[i] += 1
+        free[i] = stage_free
+        if position[i] > ran:
+            waiting.extend(neighbour for neighbour in (i - 1, i + 1) if 0 <= neighbour < stages)
+    if sum(position) < 2 * stages * microbatches:  # pragma: no cover - every order above is free of deadlock
+        raise RuntimeError(f"the {schedule_name} schedule deadlocks")
     return tuple(itertools.chain.from_iterable(runs))
 
 
