@@ -23,7 +23,7 @@ from tests.conftest import course, site_pages
 from tools.serve import site_server
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Browser, BrowserContext, Error, Page
 
 #: The axe rules of WCAG 2.0, 2.1 and 2.2 at levels A and AA.
 WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
@@ -78,7 +78,7 @@ def base_url(site_dir: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
+def browser() -> Iterator[Browser]:
     """A headless Debian Chromium, driven by Playwright."""
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI") == "true":
@@ -92,12 +92,70 @@ def browser() -> Iterator[object]:
         browser.close()
 
 
+#: Playwright's default viewport, which a test that changed it leaves for the next.
+DESKTOP = {"width": 1280, "height": 720}
+
+
+class _Tab:
+    """The one page a worker's tests read the course in, kept open between them.
+
+    A new page starts a renderer process, which costs Chromium more than most tests do
+    (about 0.4 s of the 0.8 s a fresh page and its first load take here); a page kept open
+    costs only its next load. Between tests it is put back as a new reader's: storage of
+    the site's origin emptied, no route, desktop viewport, screen media, light scheme.
+    """
+
+    def __init__(self, browser: Browser, base_url: str) -> None:
+        self.browser = browser
+        self.base_url = base_url
+        self.context: BrowserContext | None = None
+        self.page: Page | None = None
+
+    def ready(self) -> Page:
+        """The tab, as a new reader's; opened anew if a test closed it or its renderer crashed."""
+        if self.page is None or self.page.is_closed():
+            self.close()
+            self.context = self.browser.new_context()
+            self.page = self.context.new_page()
+            return self.page
+        page = self.page
+        page.unroute_all(behavior="ignoreErrors")
+        page.set_viewport_size(DESKTOP)
+        page.emulate_media(media="screen", color_scheme="light")
+        page.mouse.move(0, 0)
+        # Storage is the origin's, shared by the context's pages: emptied from a small document
+        # of the site's own (a lesson would cost a full load), which also unloads the last page.
+        page.goto(f"{self.base_url}sitemap.xml")
+        page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+        return page
+
+    def close(self) -> None:
+        if self.context is not None:
+            self.context.close()
+
+
+@pytest.fixture(scope="session")
+def _tab(browser: Browser, base_url: str) -> Iterator[_Tab]:
+    tab = _Tab(browser, base_url)
+    yield tab
+    tab.close()
+
+
 @pytest.fixture
-def page(browser: object) -> Iterator[object]:
-    """A fresh page in its own context (own storage), closed after the test."""
-    context = browser.new_context()  # type: ignore[attr-defined]
-    page = context.new_page()
-    yield page
+def page(_tab: _Tab) -> Page:
+    """A page of the course's site as a new reader has it: nothing stored, desktop size, light, screen.
+
+    The worker's one tab, put back between tests (see `_Tab`): a test that adds listeners
+    or counts requests (which the tab's cache may answer) takes `fresh_page` instead.
+    """
+    return _tab.ready()
+
+
+@pytest.fixture
+def fresh_page(browser: Browser) -> Iterator[Page]:
+    """A page in a context of its own (own storage, empty cache), closed after the test."""
+    context = browser.new_context()
+    yield context.new_page()
     context.close()
 
 
@@ -106,6 +164,21 @@ def lesson(page: Page, base_url: str) -> Page:
     """Lesson 8, open in a fresh page."""
     page.goto(f"{base_url}{LESSON_8}/")
     return page
+
+
+@contextmanager
+def page_errors(page: Page) -> Iterator[list[str]]:
+    """The errors the page's scripts throw while the block runs (the listener goes with it)."""
+    errors: list[str] = []
+
+    def record(error: Error) -> None:
+        errors.append(error.stack or str(error))
+
+    page.on("pageerror", record)
+    try:
+        yield errors
+    finally:
+        page.remove_listener("pageerror", record)
 
 
 def show_palette(page: Page, scheme: str) -> None:

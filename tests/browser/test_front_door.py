@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from macros.lessons import index_lessons
-from tests.browser.conftest import PHONE, lesson_url
+from tests.browser.conftest import PHONE, lesson_url, page_errors
 from tests.conftest import course, lesson_pages
 
 LESSONS = index_lessons(course().docs_dir).lessons
@@ -111,15 +111,14 @@ def test_without_javascript_the_syllabus_shows_no_progress(browser: Browser, bas
     ["{not json", "null", "[1, 2]", '"text"', '{"v": 2, "answer": "3 GB"}', '{"v": 1, "chosen": "b"}', "x" * 9000],
 )
 def test_corrupt_storage_counts_nothing_and_breaks_nothing(page: Page, base_url: str, state: str) -> None:
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(base_url)
-    items = _syllabus_items(page)[str(FIRST)]
-    _plant(page, dict.fromkeys(items["questions"] + items["reps"], state))
-    page.reload()
-    expect(_progress(page, FIRST)).to_have_text(
-        f"Your progress: 0 of {len(items['questions'])} answered, 0 of {len(items['reps'])} reps done"
-    )
+    with page_errors(page) as errors:
+        page.goto(base_url)
+        items = _syllabus_items(page)[str(FIRST)]
+        _plant(page, dict.fromkeys(items["questions"] + items["reps"], state))
+        page.reload()
+        expect(_progress(page, FIRST)).to_have_text(
+            f"Your progress: 0 of {len(items['questions'])} answered, 0 of {len(items['reps'])} reps done"
+        )
     assert errors == []
 
 

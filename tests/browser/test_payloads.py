@@ -73,13 +73,16 @@ def _explain_everything(page: Page) -> None:
     page.evaluate("() => { for (const answer of document.querySelectorAll('details')) answer.open = true; }")
     # Taken in one query: a tooltip shown moves its element's title, so counting and then
     # indexing a live locator can race with the page's own script.
+    # A payload's element is counted as soon as it exists, and the tooltip is written when it shows:
+    # checked once each tooltip is up, without waiting longer than the page takes to show it.
+    tip = page.locator(".sbn-tip")
     for carrier in page.query_selector_all(".fig[title*=onerror], a.sbn-term[title*=onerror]")[:3]:
         carrier.evaluate("el => el.scrollIntoView({block: 'center'})")
         carrier.hover()
-        page.wait_for_timeout(400)
+        expect(tip).to_be_visible()
         _clean(page)
         carrier.focus()
-        page.wait_for_timeout(400)
+        expect(tip).to_be_visible()
         _clean(page)
         page.mouse.move(0, 0)
         page.keyboard.press("Escape")
