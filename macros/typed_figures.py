@@ -14,7 +14,6 @@ from __future__ import annotations
 import html as html_module
 import re
 from dataclasses import dataclass
-from html.parser import HTMLParser
 
 #: Words and symbols that make a number a size, memory, count, time or rate.
 _UNIT_WORDS = (
@@ -29,6 +28,7 @@ _UNIT_WORDS = (
 TYPED_FIGURE = re.compile(rf"(?<![\w.\-/])\d[\d,]*(?:\.\d+)?(?:[eE][+-]?\d+)?\s*-?\s*(?:{_UNIT_WORDS})(?![\w])")
 
 _FORMAT_NAME = re.compile(r"\d+-bits?")
+_DIGIT = re.compile(r"\d")
 
 #: Elements whose text is not prose: figures, code, permalinks, a quiz's tolerance hint, a build error's box.
 _SKIPPED_CLASSES = {"fig", "headerlink", "sbn-quiz__hint", "sbn-build-error"}
@@ -80,6 +80,8 @@ def find_in_text(text: str) -> list[str]:
     >>> find_in_text("it takes 24 gigabytes, or 1e9 bytes, on 8 GPUs of fp16, a 16-bit format of 16 bits")
     ['24 gigabytes', '1e9 bytes', '8 GPUs', '16 bits']
     """
+    if not _DIGIT.search(text):  # most text has no number at all
+        return []
     found = (" ".join(match.group(0).split()) for match in TYPED_FIGURE.finditer(text))
     # "16-bit" names a number format, as fp16 does; "16 bits" counts bits.
     return [text for text in found if not _FORMAT_NAME.fullmatch(text)]
@@ -93,36 +95,78 @@ class TypedFigure:
     where: str
 
 
-class _Finder(HTMLParser):
+#: What a page's HTML is made of, taken in order: a comment, a declaration, or a tag with its attributes
+#: (quoted values may hold ">"); the text between them is the page's words.
+_MARKUP = re.compile(
+    r"<!--.*?-->|<![^>]*>|<\?[^>]*>"
+    r"|<(?P<end>/)?(?P<tag>[a-zA-Z][^\s/>]*)(?P<attributes>(?:[^>\"']|\"[^\"]*\"|'[^']*')*)>",
+    re.DOTALL,
+)
+_ATTRIBUTE = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?""")
+#: Elements whose content is raw text up to their end tag, as browsers read them, and that end tag.
+_RAW_TEXT_END = {tag: re.compile(f"</{tag}\\s*>", re.IGNORECASE) for tag in ("script", "style")}
+
+
+def _attributes(text: str) -> dict[str, str]:
+    """A tag's attributes by name, their values unescaped."""
+    return {
+        name.lower(): html_module.unescape(double or single or bare or "")
+        for name, double, single, bare in _ATTRIBUTE.findall(text)
+    }
+
+
+class _Finder:
+    """Reads HTML in document order as a browser groups its text: runs of text parted by block elements,
+    without the elements that are not prose, and the attributes readers see."""
+
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
         self.found: list[TypedFigure] = []
         self._skipping: list[str] = []  # the tags of open skipped elements
         self._chunks: list[str] = []
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        attributes = {name: value or "" for name, value in attrs}
+    def feed(self, html: str) -> None:
+        position = 0
+        while (match := _MARKUP.search(html, position)) is not None:
+            if not self._skipping:
+                self._chunks.append(html[position : match.start()])
+            position = match.end()
+            tag = (match.group("tag") or "").lower()
+            if not tag:  # a comment or a declaration
+                continue
+            if match.group("end"):
+                self._end(tag)
+                continue
+            attributes = match.group("attributes")
+            self._start(tag, attributes)
+            if attributes.rstrip().endswith("/") and self._skipping and tag not in _VOID and self._skipping[-1] == tag:
+                self._skipping.pop()
+            if tag in _RAW_TEXT_END:  # its content is never markup, nor prose
+                end = _RAW_TEXT_END[tag].search(html, position)
+                position = end.start() if end else len(html)
+        if not self._skipping:
+            self._chunks.append(html[position:])
+        self._flush()
+
+    def _start(self, tag: str, text: str) -> None:
         if self._skipping:
             if tag not in _VOID:
                 self._skipping.append(tag)
             return
+        # Most tags carry neither a class nor a reader's text: their attributes need no reading.
+        attributes = _attributes(text) if "=" in text else {}
         classes = set(attributes.get("class", "").split())
         skipped = tag in _SKIPPED_TAGS or bool(classes & _SKIPPED_CLASSES)
         if not skipped:
             for name in _PROSE_ATTRIBUTES:
-                for text in find_in_text(attributes.get(name, "")):
-                    self.found.append(TypedFigure(text, f"the {name} of a <{tag}>"))
+                if name in attributes:
+                    for found in find_in_text(attributes[name]):
+                        self.found.append(TypedFigure(found, f"the {name} of a <{tag}>"))
         if tag in _BLOCKS:
             self._flush()
         if skipped and tag not in _VOID:
             self._skipping.append(tag)
 
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-        if self._skipping and tag not in _VOID and self._skipping[-1] == tag:
-            self._skipping.pop()
-
-    def handle_endtag(self, tag: str) -> None:
+    def _end(self, tag: str) -> None:
         if self._skipping:
             if tag in self._skipping:
                 while self._skipping and self._skipping.pop() != tag:
@@ -131,44 +175,14 @@ class _Finder(HTMLParser):
         if tag in _BLOCKS:
             self._flush()
 
-    def handle_data(self, data: str) -> None:
-        if not self._skipping:
-            self._chunks.append(data)
-
     def _flush(self) -> None:
-        text = "".join(self._chunks)
+        text = html_module.unescape("".join(self._chunks))
         self._chunks = []
         self.found.extend(TypedFigure(found, "the text") for found in find_in_text(text))
-
-    def close(self) -> None:
-        super().close()
-        self._flush()
-
-
-#: What the quick look leaves out: figures (their text has no tag inside), code, and a quiz's hint.
-_SKIPPED_QUICKLY = re.compile(
-    r'<span class="fig"[^>]*>[^<]*</span>|<(code|pre|script|style|kbd|samp)\b.*?</\1>'
-    r'|<span class="sbn-quiz__hint"[^>]*>[^<]*</span>',
-    re.DOTALL,
-)
-_TAG = re.compile(r"<[^>]*>")
-_ATTRIBUTE = re.compile(r'\b(?:title|alt|aria-label)="([^"]*)"')
-
-
-def _may_have_typed_figures(html: str) -> bool:
-    """A quick look that never misses: all the text run together (more than the parse joins), and every attribute."""
-    rest = _SKIPPED_QUICKLY.sub(" ", html)
-    text = html_module.unescape(_TAG.sub("", rest))
-    return bool(TYPED_FIGURE.search(text)) or any(
-        TYPED_FIGURE.search(html_module.unescape(value)) for value in _ATTRIBUTE.findall(rest)
-    )
 
 
 def typed_figures(html: str) -> list[TypedFigure]:
     """Every typed figure in an HTML fragment or page, in document order."""
-    if not _may_have_typed_figures(html):
-        return []
     finder = _Finder()
     finder.feed(html)
-    finder.close()
     return finder.found

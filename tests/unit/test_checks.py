@@ -34,6 +34,11 @@ def _article(html: str) -> BeautifulSoup:
         '<p><a href="x" title="it takes 24 GB">link</a></p>',
         '<p><img src="x.png" alt="a 24 GB bar"></p>',
         '<p><abbr title="80 GB of HBM3">HBM</abbr></p>',
+        # At the start of a block after one that ends in a word: two runs of text, not "GPT-224 GB".
+        "<table><tr><td>GPT-2</td><td>24 GB</td></tr></table>",
+        "<p>Lesson</p><p>24 GB a copy</p>",
+        '<p title="more than 3 GB > less">text</p>',
+        "<script>const tag = '<p>';</script><p>99 GB</p>",
     ],
 )
 def test_a_bare_figure_is_found(html: str) -> None:
@@ -63,6 +68,8 @@ def test_words_with_digits_are_not_figures(text: str) -> None:
         "<p>Write <code>24 GB</code> as a macro.</p>",
         "<pre><code>memory: 32 GiB</code></pre>",
         '<p><span class="sbn-quiz__hint">within 5% counts</span></p>',
+        "<!-- 99 GB --><p>text</p>",
+        '<script>const text = "<p>99 GB</p>";</script><style>p::after { content: "99 GB"; }</style>',
     ],
 )
 def test_figures_code_and_quiz_settings_are_not_bare(html: str) -> None:
