@@ -62,14 +62,16 @@ _PLACEHOLDER = re.compile(r"\s*(\x02wzxhzdk:\d+\x03)")
 _LAST_GOOD: dict[tuple[str, str], Any] = {}
 T = TypeVar("T")
 
-#: Data read by a build, by name, with the state of the files it came from: kept between `mkdocs serve`
-#: rebuilds while they are unchanged (one version of each is enough).
+#: Data read by a build, by name, with the contents of the files it came from: kept between `mkdocs serve`
+#: rebuilds, and between builds of copies of the course in one process, while those are the same (one
+#: version of each is enough). Reading a few small files costs far less than checking what they say.
 _CACHE: dict[str, tuple[tuple[Any, ...], Any]] = {}
 
 
 def _cached(name: str, paths: list[Path], load: Callable[[], Any]) -> Any:
-    """`load()`, or what it returned for `name` last time if no file of `paths` changed since."""
-    key = tuple((str(path), path.stat().st_mtime_ns, path.stat().st_size) for path in sorted(paths))
+    """`load()`, or what it returned for `name` last time if the files of `paths` (by folder, name and
+    content) are the same."""
+    key = tuple((path.parent.name, path.name, path.read_bytes()) for path in sorted(paths))
     if name not in _CACHE or _CACHE[name][0] != key:
         _CACHE[name] = (key, load())
     return _CACHE[name][1]
