@@ -25,7 +25,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from functools import partial
+from functools import lru_cache, partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -36,6 +36,13 @@ from urllib.parse import unquote, urlsplit
 COMPRESSED_TYPES = ("text/", "application/javascript", "application/json", "application/xml", "image/svg+xml")
 #: GitHub Pages lets a browser keep a file for ten minutes.
 CACHE_CONTROL = "max-age=600"
+
+
+@lru_cache(maxsize=512)
+def _gzipped(path: Path, mtime_ns: int, size: int) -> bytes:
+    """A file gzipped, once for each version of it (its time and size are in the key): the browser tests
+    load the same pages hundreds of times, and a lesson with its scripts and styles takes ~25 ms to compress."""
+    return gzip.compress(path.read_bytes(), mtime=0)
 
 
 class SiteHandler(SimpleHTTPRequestHandler):
@@ -68,8 +75,9 @@ class SiteHandler(SimpleHTTPRequestHandler):
             if not target.is_file():
                 self.send_error(HTTPStatus.NOT_FOUND)
                 return None
+        rewritten = target.name == "sitemap.xml" and bool(self.site_url)
         body = target.read_bytes()
-        if target.name == "sitemap.xml" and self.site_url:
+        if rewritten:
             here = f"http://{self.headers.get('Host', 'localhost')}{self.site_path}"
             body = body.replace(self.site_url.encode(), here.encode())
         media_type = self.guess_type(str(target))
@@ -79,7 +87,8 @@ class SiteHandler(SimpleHTTPRequestHandler):
         if media_type.startswith(COMPRESSED_TYPES):
             self.send_header("Vary", "Accept-Encoding")
             if "gzip" in self.headers.get("Accept-Encoding", ""):
-                body = gzip.compress(body, mtime=0)
+                stat = target.stat()
+                body = gzip.compress(body, mtime=0) if rewritten else _gzipped(target, stat.st_mtime_ns, stat.st_size)
                 self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
