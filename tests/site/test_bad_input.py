@@ -161,26 +161,40 @@ def test_a_bad_catalog_value_fails_the_build_naming_file_and_key(
     assert "Traceback" not in built.output
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "at", "message"),
-    [
-        ("## Practice\n", "## Exercises\n", None, "missing the 'Practice' section; start it with a line `## Practice`"),
-        (
-            "runs out of compute, and when",
-            "runs out of compute and when",
-            "**Mission link:**",
-            "must quote bullet 4 word for word",
-        ),
-        ("mission: 4", "mission: 9", None, "mission bullet 9 does not exist; there are 5"),
-    ],
-)
+#: A lesson broken as an author might break it: the lesson, the text replaced, the line its message is at
+#: (the text there after the edit; None: the file), and the message. Each in a lesson of its own, so that
+#: one copy shows them all.
+MALFORMED_LESSONS = [
+    (7, "## Practice\n", "## Exercises\n", None, "missing the 'Practice' section; start it with a line `## Practice`"),
+    (
+        8,
+        "runs out of compute, and when",
+        "runs out of compute and when",
+        "**Mission link:**",
+        "must quote bullet 4 word for word",
+    ),
+    (6, "mission: 2", "mission: 9", None, "mission bullet 9 does not exist; there are 5"),
+]
+
+
+@pytest.fixture(scope="module")
+def malformed_lessons(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    copy = copy_course(tmp_path_factory.mktemp("broken"))
+    for number, old, new, _, _ in MALFORMED_LESSONS:
+        path = copy / lesson_file(number)
+        text = path.read_text(encoding="utf-8")
+        assert old in text, f"{old!r} not in {path}"
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return copy, build_copy(copy)
+
+
+@pytest.mark.parametrize(("number", "old", "new", "at", "message"), MALFORMED_LESSONS)
 def test_a_malformed_lesson_fails_the_build(
-    course_copy: Path, edit: Edit, old: str, new: str, at: str | None, message: str
+    malformed_lessons: tuple[Path, Built], number: int, old: str, new: str, at: str | None, message: str
 ) -> None:
-    path = course_copy / LESSON_8
-    edit(path, old, new)
-    where = f"{LESSON_8}:{line_of(path, at)}" if at else LESSON_8
-    fails_with(build_copy(course_copy), where, message)
+    copy, built = malformed_lessons
+    source = lesson_file(number)
+    fails_with(built, f"{source}:{line_of(copy / source, at)}" if at else source, message)
 
 
 @pytest.mark.parametrize(
@@ -268,18 +282,29 @@ def test_issue_link_outside_a_lesson_fails_with_a_clear_message(course_copy: Pat
     fails_with(build_copy(course_copy), f"docs/index.md:{line_of(path, 'issue_link')}", "works on lesson pages only")
 
 
-@pytest.mark.parametrize(("field", "payload"), [("title", "Home <b>x</b>"), ("description", 'A "quoted" course')])
+#: Markup in the home page's front matter: the field, and what it is given.
+MARKUP_IN_FRONT_MATTER = [("title", "Home <b>x</b>"), ("description", 'A "quoted" course')]
+
+
+@pytest.fixture(scope="module")
+def markup_in_front_matter(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    copy = copy_course(tmp_path_factory.mktemp("broken"))
+    path = copy / "docs/index.md"
+    for field, payload in MARKUP_IN_FRONT_MATTER:
+        text = path.read_text(encoding="utf-8")
+        start = text.index(f"{field}: ")
+        path.write_text(f"{text[:start]}{field}: '{payload}'{text[text.index(chr(10), start) :]}", encoding="utf-8")
+    return path, build_copy(copy)
+
+
+@pytest.mark.parametrize(("field", "payload"), MARKUP_IN_FRONT_MATTER)
 def test_a_page_title_or_description_with_markup_fails_at_its_line(
-    course_copy: Path, edit: Edit, field: str, payload: str
+    markup_in_front_matter: tuple[Path, Built], field: str, payload: str
 ) -> None:
     """Not a lesson: the build reports it in the page, and shows the page without the markup meanwhile."""
-    path = course_copy / "docs/index.md"
-    text = path.read_text(encoding="utf-8")
-    start = text.index(f"{field}: ")
-    path.write_text(f"{text[:start]}{field}: '{payload}'{text[text.index(chr(10), start) :]}", encoding="utf-8")
-    fails_with(
-        build_copy(course_copy), f"docs/index.md:{line_of(path, field + ':')}", f"the front matter's {field} holds"
-    )
+    path, built = markup_in_front_matter
+    assert payload in path.read_text(encoding="utf-8")
+    fails_with(built, f"docs/index.md:{line_of(path, field + ':')}", f"the front matter's {field} holds")
 
 
 @pytest.mark.parametrize("url", ["javascript:window.__pwned=1", "data:text/html,<script>x</script>", "//evil.example"])
