@@ -96,13 +96,16 @@ class TypedFigure:
 
 
 #: What a page's HTML is made of, taken in order: a comment, a declaration, or a tag with its attributes
-#: (quoted values may hold ">"); the text between them is the page's words.
+#: and, for `<br/>`, its closing slash; the text between them is the page's words. As html.parser and
+#: browsers read a tag, a quote opens a value only after "=" (a quoted value may hold ">"), and an
+#: unquoted value runs to a space or ">", slashes and quotes included.
 _MARKUP = re.compile(
     r"<!--.*?-->|<![^>]*>|<\?[^>]*>"
-    r"|<(?P<end>/)?(?P<tag>[a-zA-Z][^\s/>]*)(?P<attributes>(?:[^>\"']|\"[^\"]*\"|'[^']*')*)>",
+    r"|<(?P<end>/)?(?P<tag>[a-zA-Z][^\s/>]*)"
+    r"(?P<attributes>(?:[^>=/]|/(?!\s*>)|=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]*))*)(?P<closed>/)?\s*>",
     re.DOTALL,
 )
-_ATTRIBUTE = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?""")
+_ATTRIBUTE = re.compile(r"""([^\s/>=][^\s/>=]*)(?:\s*=+\s*(?:"([^"]*)"|'([^']*)'|(?!["'])([^\s>]*)))?""")
 #: Elements whose content is raw text up to their end tag, as browsers read them, and that end tag.
 _RAW_TEXT_END = {tag: re.compile(f"</{tag}\\s*>", re.IGNORECASE) for tag in ("script", "style")}
 
@@ -138,7 +141,7 @@ class _Finder:
                 continue
             attributes = match.group("attributes")
             self._start(tag, attributes)
-            if attributes.rstrip().endswith("/") and self._skipping and tag not in _VOID and self._skipping[-1] == tag:
+            if match.group("closed") and self._skipping and tag not in _VOID and self._skipping[-1] == tag:
                 self._skipping.pop()
             if tag in _RAW_TEXT_END:  # its content is never markup, nor prose
                 end = _RAW_TEXT_END[tag].search(html, position)

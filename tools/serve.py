@@ -39,9 +39,10 @@ CACHE_CONTROL = "max-age=600"
 
 
 @lru_cache(maxsize=512)
-def _gzipped(path: Path, mtime_ns: int, size: int) -> bytes:
-    """A file gzipped, once for each version of it (its time and size are in the key): the browser tests
-    load the same pages hundreds of times, and a lesson with its scripts and styles takes ~25 ms to compress."""
+def _gzipped(path: Path, inode: int, mtime_ns: int, ctime_ns: int, size: int) -> bytes:
+    """A file gzipped, once for each version of it (the rest of the key tells versions apart, a file
+    replaced or copied with its times kept included): the browser tests load the same pages hundreds
+    of times, and a lesson with its scripts and styles takes ~25 ms to compress."""
     return gzip.compress(path.read_bytes(), mtime=0)
 
 
@@ -75,20 +76,23 @@ class SiteHandler(SimpleHTTPRequestHandler):
             if not target.is_file():
                 self.send_error(HTTPStatus.NOT_FOUND)
                 return None
-        rewritten = target.name == "sitemap.xml" and bool(self.site_url)
-        body = target.read_bytes()
-        if rewritten:
-            here = f"http://{self.headers.get('Host', 'localhost')}{self.site_path}"
-            body = body.replace(self.site_url.encode(), here.encode())
         media_type = self.guess_type(str(target))
+        gzipped = media_type.startswith(COMPRESSED_TYPES) and "gzip" in self.headers.get("Accept-Encoding", "")
+        if target.name == "sitemap.xml" and self.site_url:
+            here = f"http://{self.headers.get('Host', 'localhost')}{self.site_path}"
+            body = target.read_bytes().replace(self.site_url.encode(), here.encode())
+            body = gzip.compress(body, mtime=0) if gzipped else body
+        elif gzipped:
+            stat = target.stat()
+            body = _gzipped(target, stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)
+        else:
+            body = target.read_bytes()
         self.send_response(status)
         self.send_header("Content-Type", media_type)
         self.send_header("Cache-Control", CACHE_CONTROL)
         if media_type.startswith(COMPRESSED_TYPES):
             self.send_header("Vary", "Accept-Encoding")
-            if "gzip" in self.headers.get("Accept-Encoding", ""):
-                stat = target.stat()
-                body = gzip.compress(body, mtime=0) if rewritten else _gzipped(target, stat.st_mtime_ns, stat.st_size)
+            if gzipped:
                 self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()

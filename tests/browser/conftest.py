@@ -16,14 +16,14 @@ from urllib.parse import urlsplit
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import expect
+from playwright.sync_api import Error, expect
 
 from macros.lessons import index_lessons
 from tests.conftest import course, site_pages
 from tools.serve import site_server
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Error, Page
+    from playwright.sync_api import Browser, BrowserContext, Dialog, Page
 
 #: The axe rules of WCAG 2.0, 2.1 and 2.2 at levels A and AA.
 WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
@@ -101,8 +101,10 @@ class _Tab:
 
     A new page starts a renderer process, which costs Chromium more than most tests do
     (about 0.4 s of the 0.8 s a fresh page and its first load take here); a page kept open
-    costs only its next load. Between tests it is put back as a new reader's: storage of
-    the site's origin emptied, no route, desktop viewport, screen media, light scheme.
+    costs only its next load. Before each test it is put back as a new reader's: the site's
+    local and session storage and cookies emptied, no route, desktop viewport, screen media
+    with no emulated preference but the light scheme, the mouse in the corner. Its HTTP cache
+    and history stay; every test that uses it reads the course's own site.
     """
 
     def __init__(self, browser: Browser, base_url: str) -> None:
@@ -112,17 +114,25 @@ class _Tab:
         self.page: Page | None = None
 
     def ready(self) -> Page:
-        """The tab, as a new reader's; opened anew if a test closed it or its renderer crashed."""
-        if self.page is None or self.page.is_closed():
-            self.close()
-            self.context = self.browser.new_context()
-            self.page = self.context.new_page()
-            return self.page
-        page = self.page
+        """The tab, as a new reader's; opened anew if a test closed it or it cannot be put back (a crash)."""
+        if self.page is not None and not self.page.is_closed():
+            try:
+                return self._reset(self.page)
+            except Error:
+                pass
+        self.close()
+        self.context = self.browser.new_context()
+        self.page = self.context.new_page()
+        return self.page
+
+    def _reset(self, page: Page) -> Page:
         page.unroute_all(behavior="ignoreErrors")
         page.set_viewport_size(DESKTOP)
-        page.emulate_media(media="screen", color_scheme="light")
+        page.emulate_media(
+            media="screen", color_scheme="light", reduced_motion="null", forced_colors="null", contrast="null"
+        )
         page.mouse.move(0, 0)
+        page.context.clear_cookies()
         # Storage is the origin's, shared by the context's pages: emptied from a small document
         # of the site's own (a lesson would cost a full load), which also unloads the last page.
         page.goto(f"{self.base_url}sitemap.xml")
@@ -132,6 +142,7 @@ class _Tab:
     def close(self) -> None:
         if self.context is not None:
             self.context.close()
+            self.context = None
 
 
 @pytest.fixture(scope="session")
@@ -161,9 +172,23 @@ def fresh_page(browser: Browser) -> Iterator[Page]:
 
 @pytest.fixture
 def lesson(page: Page, base_url: str) -> Page:
-    """Lesson 8, open in a fresh page."""
+    """Lesson 8, open in the worker's tab, put back as a new reader's (see `page`)."""
     page.goto(f"{base_url}{LESSON_8}/")
     return page
+
+
+@contextmanager
+def accepting_dialogs(page: Page) -> Iterator[None]:
+    """Accept the page's dialogs (a confirm) while the block runs; Playwright dismisses them otherwise."""
+
+    def accept(dialog: Dialog) -> None:
+        dialog.accept()
+
+    page.on("dialog", accept)
+    try:
+        yield
+    finally:
+        page.remove_listener("dialog", accept)
 
 
 @contextmanager

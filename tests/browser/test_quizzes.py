@@ -12,7 +12,7 @@ import yaml
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from macros.schema import percentage
-from tests.browser.conftest import LESSON_8, PHONE, lesson_url
+from tests.browser.conftest import LESSON_8, PHONE, accepting_dialogs, lesson_url, page_errors
 
 LESSON_7 = lesson_url(7).rstrip("/")
 ANSWERS = yaml.safe_load((Path(__file__).parents[1] / "answers.yml").read_text(encoding="utf-8"))
@@ -218,8 +218,8 @@ def test_the_reset_control_shows_only_when_there_is_something_to_reset(lesson: P
     expect(reset).to_be_hidden()
     _answer_numeric(lesson, "l8-practice-1", "120 GB")
     expect(reset).to_be_visible()
-    lesson.once("dialog", lambda dialog: dialog.accept())
-    reset.click()
+    with accepting_dialogs(lesson):
+        reset.click()
     expect(reset).to_be_hidden()
 
 
@@ -258,8 +258,8 @@ def test_progress_is_stored_per_question_under_the_sites_base_path(lesson: Page,
 def test_the_reset_control_clears_this_pages_progress(lesson: Page) -> None:
     _answer_numeric(lesson, "l8-practice-1", "112 GB")
     lesson.get_by_label("Pick a published open model").check()
-    lesson.once("dialog", lambda dialog: dialog.accept())
-    lesson.get_by_role("button", name="Reset this page's answers").click()
+    with accepting_dialogs(lesson):
+        lesson.get_by_role("button", name="Reset this page's answers").click()
     expect(_progress(lesson)).to_have_text("Your progress: 0 of 6 questions and 0 of 3 reps done.")
     expect(_quiz(lesson, "l8-practice-1").get_by_label("Your answer")).to_have_value("")
     assert lesson.evaluate(OUR_KEYS) == []
@@ -274,21 +274,19 @@ def test_corrupt_storage_does_not_break_the_page(lesson: Page) -> None:
         {"l8-practice-1": "{not json", "l8-practice-2": {"v": 1, "chosen": "b"}, "l8-warmup-1": [1, 2]},
     )
     _store(lesson, {"l8-rep-estimate": "null"})
-    errors: list[str] = []
-    lesson.on("pageerror", lambda error: errors.append(str(error)))
-    lesson.reload()
-    expect(_answer_numeric(lesson, "l8-practice-1", "112 GB")).to_contain_text("✓ Correct")
+    with page_errors(lesson) as errors:
+        lesson.reload()
+        expect(_answer_numeric(lesson, "l8-practice-1", "112 GB")).to_contain_text("✓ Correct")
     assert errors == []
 
 
 def test_a_planted_option_letter_with_quotes_stalls_nothing(lesson: Page) -> None:
     """A stored choice is compared with the options, never made into a selector: every later quiz still mounts."""
     _store(lesson, {"l8-practice-2": {"v": 1, "chosen": ["a'\"]"]}, "l8-practice-3": {"v": 1, "chosen": ["b')"]}})
-    errors: list[str] = []
-    lesson.on("pageerror", lambda error: errors.append(str(error)))
-    lesson.reload()
-    for form in lesson.locator("form[data-quiz-id]:not([data-quiz-kind=free])").all():
-        expect(form.get_by_role("button", name="Check")).to_be_visible()
+    with page_errors(lesson) as errors:
+        lesson.reload()
+        for form in lesson.locator("form[data-quiz-id]:not([data-quiz-kind=free])").all():
+            expect(form.get_by_role("button", name="Check")).to_be_visible()
     assert errors == []
     assert lesson.evaluate(OUR_KEYS) == []  # dropped: no such option
 

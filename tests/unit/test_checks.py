@@ -39,6 +39,8 @@ def _article(html: str) -> BeautifulSoup:
         "<p>Lesson</p><p>24 GB a copy</p>",
         '<p title="more than 3 GB > less">text</p>',
         "<script>const tag = '<p>';</script><p>99 GB</p>",
+        # A quote in an unquoted value opens nothing: the text after the tag is still read.
+        "<p><img alt=Bob's src=x.png> and then 24 GB of memory, it's</p>",
     ],
 )
 def test_a_bare_figure_is_found(html: str) -> None:
@@ -70,6 +72,9 @@ def test_words_with_digits_are_not_figures(text: str) -> None:
         '<p><span class="sbn-quiz__hint">within 5% counts</span></p>',
         "<!-- 99 GB --><p>text</p>",
         '<script>const text = "<p>99 GB</p>";</script><style>p::after { content: "99 GB"; }</style>',
+        # A stray quote, and an unquoted value ending in a slash, leave the element what it is.
+        "<code x'y>4 GB</code>",
+        "<span class=fig data-u=/x/>4 GB</span>",
     ],
 )
 def test_figures_code_and_quiz_settings_are_not_bare(html: str) -> None:
