@@ -10,6 +10,7 @@ imports MkDocs.
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -95,11 +96,11 @@ def attribute_value(value: Number) -> str:
     return format(Decimal(exact.numerator) / Decimal(exact.denominator), ".20g")
 
 
-#: What an attribute's and an element's text escape, as ElementTree writes them.
+#: What an attribute's value escapes, as ElementTree writes it (html.escape would also write "'" as a
+#: reference and keep line ends: the same page, other bytes).
 _ATTRIBUTE_ESCAPES = str.maketrans(
     {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"}
 )
-_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
 
 def render_html(figure: Figure, display: Display) -> str:
@@ -118,7 +119,7 @@ def render_html(figure: Figure, display: Display) -> str:
         "tabindex": "0",
     }
     written = " ".join(f'{name}="{value.translate(_ATTRIBUTE_ESCAPES)}"' for name, value in attributes.items())
-    return f"<span {written}>{display.text.translate(_TEXT_ESCAPES)}</span>"
+    return f"<span {written}>{html.escape(display.text, quote=False)}</span>"
 
 
 #: Signs that make a formula worth showing: a catalog value's "formula" is only its field's name.

@@ -152,14 +152,15 @@ def build_copy(copy: Path) -> Built:
 
 @pytest.fixture
 def edit() -> Callable[[Path, str, str], None]:
-    """Replace one exact piece of text in a file, failing if it is not there."""
+    """Replace one exact piece of text in a file, failing if it is not there (`replace_in`)."""
+    return replace_in
 
-    def replace(path: Path, old: str, new: str) -> None:
-        text = path.read_text(encoding="utf-8")
-        assert old in text, f"{old!r} not in {path}"
-        path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
-    return replace
+def replace_in(path: Path, old: str, new: str) -> None:
+    """Replace the first `old` in the file at `path` with `new`, failing if it is not there."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 @cache

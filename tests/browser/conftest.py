@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -156,8 +156,9 @@ def _tab(browser: Browser, base_url: str) -> Iterator[_Tab]:
 def page(_tab: _Tab) -> Page:
     """A page of the course's site as a new reader has it: nothing stored, desktop size, light, screen.
 
-    The worker's one tab, put back between tests (see `_Tab`): a test that adds listeners
-    or counts requests (which the tab's cache may answer) takes `fresh_page` instead.
+    The worker's one tab, put back between tests (see `_Tab`): a test that counts requests
+    (which the tab's cache may answer) takes `fresh_page` instead, and one that listens to
+    the tab does it in a block (`page_errors`, `accepting_dialogs`).
     """
     return _tab.ready()
 
@@ -178,32 +179,36 @@ def lesson(page: Page, base_url: str) -> Page:
 
 
 @contextmanager
+def _listening(page: Page, event: str, listener: Callable[[Any], None]) -> Iterator[None]:
+    """`listener` on the page's `event` while the block runs, and not after: the tab outlives the test."""
+    page.on(event, listener)  # type: ignore[call-overload]
+    try:
+        yield
+    finally:
+        page.remove_listener(event, listener)
+
+
+@contextmanager
 def accepting_dialogs(page: Page) -> Iterator[None]:
     """Accept the page's dialogs (a confirm) while the block runs; Playwright dismisses them otherwise."""
 
     def accept(dialog: Dialog) -> None:
         dialog.accept()
 
-    page.on("dialog", accept)
-    try:
+    with _listening(page, "dialog", accept):
         yield
-    finally:
-        page.remove_listener("dialog", accept)
 
 
 @contextmanager
 def page_errors(page: Page) -> Iterator[list[str]]:
-    """The errors the page's scripts throw while the block runs (the listener goes with it)."""
+    """The errors the page's scripts throw while the block runs."""
     errors: list[str] = []
 
     def record(error: Error) -> None:
         errors.append(error.stack or str(error))
 
-    page.on("pageerror", record)
-    try:
+    with _listening(page, "pageerror", record):
         yield errors
-    finally:
-        page.remove_listener("pageerror", record)
 
 
 def show_palette(page: Page, scheme: str) -> None:

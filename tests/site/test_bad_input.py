@@ -17,7 +17,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from macros.lessons import index_lessons
-from tests.conftest import Built, build_copy, copy_course, course
+from tests.conftest import Built, build_copy, copy_course, course, replace_in
 
 Edit = Callable[[Path, str, str], None]
 
@@ -181,10 +181,7 @@ MALFORMED_LESSONS = [
 def malformed_lessons(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
     copy = copy_course(tmp_path_factory.mktemp("broken"))
     for number, old, new, _, _ in MALFORMED_LESSONS:
-        path = copy / lesson_file(number)
-        text = path.read_text(encoding="utf-8")
-        assert old in text, f"{old!r} not in {path}"
-        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        replace_in(copy / lesson_file(number), old, new)
     return copy, build_copy(copy)
 
 
