@@ -34,6 +34,7 @@ from .calculator import calculator_config, calculator_html
 from .calls import CallError, render_calls
 from .catalog import Catalog, CatalogError, load_catalog
 from .charts import ChartError, figure_chart
+from .compiled_templates import CompiledTemplates
 from .config import ConfigError, CourseConfig, course_config
 from .diagrams import DIAGRAMS, DiagramError, frames_html
 from .figures import Figure, FigureLog, render_html, tooltip, value_text
@@ -46,6 +47,9 @@ from .tables import TableError, figure_table
 from .typed_figures import typed_figures
 
 if TYPE_CHECKING:
+    import jinja2
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import Files
     from mkdocs_macros.plugin import MacrosPlugin
 
 log = logging.getLogger("mkdocs.plugins.macros.course")
@@ -166,6 +170,9 @@ class Build:
         self.lesson_items: dict[int, LessonItems] = {}
         # Like mkdocstrings, give the Markdown extensions that need the page an instance that knows the build.
         env.conf["markdown_extensions"].extend([QuizExtension(host=_QuizHost(self)), _ChecksExtension(self)])
+        # The theme's templates compiled once, not at every build: MkDocs' `env` event hands over the
+        # theme's Jinja environment before any template is loaded.
+        env.conf.plugins.events["env"].append(self._keep_compiled_templates)
 
     def _data(self, name: str, load: Callable[[], T]) -> T:
         """The course's data `name`, loaded; on a problem, the last good version this process loaded, if any.
@@ -186,6 +193,13 @@ class Build:
             return cast(T, _LAST_GOOD[key])
         _LAST_GOOD[key] = data
         return data
+
+    def _keep_compiled_templates(
+        self, jinja_env: jinja2.Environment, /, *, config: MkDocsConfig, files: Files
+    ) -> jinja2.Environment:
+        """Give the theme's environment a bytecode cache (`macros.compiled_templates`) under `.cache/templates`."""
+        jinja_env.bytecode_cache = CompiledTemplates.for_environment(jinja_env, self.config.template_cache)
+        return jinja_env
 
     def _load_catalog(self) -> Catalog:
         catalog = load_catalog(self.config.catalog_dir)

@@ -37,6 +37,11 @@ class CourseConfig:
     repo_url: str
     site_url: str
 
+    @property
+    def template_cache(self) -> Path:
+        """Where the theme's compiled templates are kept between builds (`macros.compiled_templates`)."""
+        return self.project_dir / ".cache" / "templates"
+
     def relative(self, path: Path) -> str:
         """`path` as the repository names it, such as `macros/catalog/models.yml`, for messages."""
         try:

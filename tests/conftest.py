@@ -14,16 +14,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from unittest import mock
 
-import jinja2
-import jinja2.bccache
 import pytest
 from bs4 import BeautifulSoup
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort, BuildError
-from mkdocs.theme import Theme
 
 from macros.catalog import Catalog, load_catalog
 from macros.config import CourseConfig, course_config
@@ -69,42 +65,13 @@ class Built:
         return "\n".join(self.messages)
 
 
-class _CompiledTemplates(jinja2.BytecodeCache):
-    """The theme's templates as Jinja compiled them, for every build this process runs.
-
-    A build makes a new Jinja environment, which compiles Material's templates again (a
-    tenth of a copy's build); Jinja keys each by its file and checks it against the source.
-    """
-
-    def __init__(self) -> None:
-        self._compiled: dict[str, bytes] = {}
-
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        if bucket.key in self._compiled:
-            bucket.bytecode_from_string(self._compiled[bucket.key])
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self._compiled[bucket.key] = bucket.bytecode_to_string()
-
-
-_TEMPLATES = _CompiledTemplates()
-_theme_env = Theme.get_env
-
-
-def _theme_env_with_compiled_templates(theme: Theme) -> jinja2.Environment:
-    env = _theme_env(theme)
-    env.bytecode_cache = _TEMPLATES
-    return env
-
-
 def build_course(project: Path, site: Path) -> Built:
     """Build the course in `project` strictly, in this process, into `site`."""
     handler = _Collect()
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
     try:
-        with mock.patch.object(Theme, "get_env", _theme_env_with_compiled_templates):
-            build(load_config(str(project / "mkdocs.yml"), site_dir=str(site), strict=True))
+        build(load_config(str(project / "mkdocs.yml"), site_dir=str(site), strict=True))
         ok = True
     except (Abort, BuildError) as error:
         handler.messages.append(str(error))

@@ -9,8 +9,10 @@ from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import material
 from mkdocs.config import load_config
 
+from macros import compiled_templates
 from macros.assets import strip_css, strip_js
 from macros.lessons import index_lessons
 from macros.search import DOCS, INDEX
@@ -119,3 +121,11 @@ def test_the_search_index_a_page_loads_holds_settings_and_its_pages_come_apart(s
     assert {doc["location"].split("#")[0] for doc in docs} == {
         page.removesuffix("index.html") for page in site_pages() if page != "404.html"
     }
+
+
+def test_the_build_keeps_the_themes_compiled_templates(site_dir: Path) -> None:
+    """This process's build compiled Material's base template into the course's cache, or read it from there."""
+    base = Path(material.__file__).parent / "templates" / "base.html"
+    key = compiled_templates.CompiledTemplates(course().template_cache, "").get_cache_key("base.html", str(base))
+    assert key in {key for _, key in compiled_templates._MEMORY}
+    assert key in {path.name for path in course().template_cache.rglob("*")}

@@ -1,0 +1,144 @@
+"""The theme's compiled templates, kept between builds: used while their source and environment are the same."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+from jinja2.bccache import bc_magic
+
+from macros import compiled_templates
+from macros.compiled_templates import CompiledTemplates, fingerprint
+
+
+@pytest.fixture(autouse=True)
+def _new_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts as a new process does: nothing compiled in memory."""
+    monkeypatch.setattr(compiled_templates, "_MEMORY", {})
+
+
+@pytest.fixture
+def compiled(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The names of the templates Jinja compiles from source while the test runs."""
+    names: list[str] = []
+    compile_source = jinja2.Environment.compile
+
+    def counting(self: jinja2.Environment, source: Any, name: str | None = None, *args: Any, **kwargs: Any) -> Any:
+        names.append(str(name))
+        return compile_source(self, source, name, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counting)
+    yield names
+
+
+def _environment(templates: Path, cache: Path, **settings: Any) -> jinja2.Environment:
+    """A theme-like environment over `templates`, with the course's cache under `cache`."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(templates), **settings)
+    env.bytecode_cache = CompiledTemplates.for_environment(env, cache)
+    return env
+
+
+@pytest.fixture
+def theme(tmp_path: Path) -> Path:
+    """A folder with one template."""
+    folder = tmp_path / "theme"
+    folder.mkdir()
+    (folder / "main.html").write_text("<h1>{{ title }}</h1>", encoding="utf-8")
+    return folder
+
+
+def _render(env: jinja2.Environment) -> str:
+    return env.get_template("main.html").render(title="Lesson 8")
+
+
+def test_a_template_compiled_by_one_build_is_not_compiled_by_the_next(
+    theme: Path, tmp_path: Path, compiled: list[str]
+) -> None:
+    cache = tmp_path / "cache"
+    assert _render(_environment(theme, cache)) == "<h1>Lesson 8</h1>"
+    assert _render(_environment(theme, cache)) == "<h1>Lesson 8</h1>"  # the same process: from memory
+    assert compiled == ["main.html"]
+
+
+def test_a_new_process_reads_what_an_earlier_one_compiled(
+    theme: Path, tmp_path: Path, compiled: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    _render(_environment(theme, cache))
+    monkeypatch.setattr(compiled_templates, "_MEMORY", {})
+    assert _render(_environment(theme, cache)) == "<h1>Lesson 8</h1>"
+    assert compiled == ["main.html"]
+
+
+def test_an_edited_template_is_compiled_anew(theme: Path, tmp_path: Path, compiled: list[str]) -> None:
+    cache = tmp_path / "cache"
+    _render(_environment(theme, cache))
+    (theme / "main.html").write_text("<h2>{{ title }}</h2>", encoding="utf-8")
+    assert _render(_environment(theme, cache)) == "<h2>Lesson 8</h2>"
+    assert compiled == ["main.html", "main.html"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"trim_blocks": True},
+        {"extensions": ["jinja2.ext.i18n"]},
+        {"autoescape": True},
+        {"variable_start_string": "[[", "variable_end_string": "]]"},
+    ],
+    ids=["trim_blocks", "extension", "autoescape", "syntax"],
+)
+def test_an_environment_set_up_otherwise_never_reads_anothers_code(
+    theme: Path, tmp_path: Path, compiled: list[str], change: dict[str, Any]
+) -> None:
+    cache = tmp_path / "cache"
+    plain = _environment(theme, cache)
+    other = _environment(theme, cache, **change)
+    assert fingerprint(plain) != fingerprint(other)
+    _render(plain)
+    _render(other)
+    assert compiled == ["main.html", "main.html"]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda code: code[: len(code) // 2],
+        lambda code: b"",
+        lambda code: b"\x00" * len(code),
+        lambda code: bc_magic + b"\xff" * 16,
+    ],
+    ids=["truncated", "empty", "zeroed", "garbage-after-the-header"],
+)
+def test_a_damaged_file_is_compiled_anew_without_an_error(
+    theme: Path,
+    tmp_path: Path,
+    compiled: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    damage: Callable[[bytes], bytes],
+) -> None:
+    cache = tmp_path / "cache"
+    _render(_environment(theme, cache))
+    (stored,) = (path for path in cache.rglob("*") if path.is_file())
+    stored.write_bytes(damage(stored.read_bytes()))
+    monkeypatch.setattr(compiled_templates, "_MEMORY", {})
+    assert _render(_environment(theme, cache)) == "<h1>Lesson 8</h1>"
+    assert compiled == ["main.html", "main.html"]
+
+
+def test_a_folder_that_cannot_be_written_leaves_the_build_as_it_was(theme: Path, tmp_path: Path) -> None:
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache's folder would be", encoding="utf-8")
+    assert _render(_environment(theme, blocked)) == "<h1>Lesson 8</h1>"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["blocked", "theme"]
+    assert blocked.read_text(encoding="utf-8") == "a file where the cache's folder would be"
+
+
+def test_what_is_written_is_only_the_compiled_templates(theme: Path, tmp_path: Path) -> None:
+    """Each written whole and renamed into place: no temporary file is left behind."""
+    cache = tmp_path / "cache"
+    _render(_environment(theme, cache))
+    assert [path.name.startswith(".tmp-") for path in cache.rglob("*") if path.is_file()] == [False]
