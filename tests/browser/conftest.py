@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
+from axe_playwright_python.base import AXE_SCRIPT as _AXE_SCRIPT
+from axe_playwright_python.base import AxeResults
 from playwright.sync_api import Error, expect
 
 from macros.lessons import index_lessons
@@ -23,7 +24,7 @@ from tests.conftest import course, site_pages
 from tools.serve import site_server
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Dialog, Page
+    from playwright.sync_api import Browser, BrowserContext, Dialog, Page, Request
 
 #: The axe rules of WCAG 2.0, 2.1 and 2.2 at levels A and AA.
 WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
@@ -156,19 +157,10 @@ def _tab(browser: Browser, base_url: str) -> Iterator[_Tab]:
 def page(_tab: _Tab) -> Page:
     """A page of the course's site as a new reader has it: nothing stored, desktop size, light, screen.
 
-    The worker's one tab, put back between tests (see `_Tab`): a test that counts requests
-    (which the tab's cache may answer) takes `fresh_page` instead, and one that listens to
-    the tab does it in a block (`page_errors`, `accepting_dialogs`).
+    The worker's one tab, put back between tests (see `_Tab`): a test that listens to the
+    tab does it in a block (`requests_made`, `page_errors`, `accepting_dialogs`).
     """
     return _tab.ready()
-
-
-@pytest.fixture
-def fresh_page(browser: Browser) -> Iterator[Page]:
-    """A page in a context of its own (own storage, empty cache), closed after the test."""
-    context = browser.new_context()
-    yield context.new_page()
-    context.close()
 
 
 @pytest.fixture
@@ -186,6 +178,26 @@ def _listening(page: Page, event: str, listener: Callable[[Any], None]) -> Itera
         yield
     finally:
         page.remove_listener(event, listener)
+
+
+@contextmanager
+def requests_made(page: Page) -> Iterator[list[str]]:
+    """The addresses of the requests the page makes while the block runs, none of them answered by its cache.
+
+    Every request is routed, which turns the page's cache off (as Playwright documents it): a file an
+    earlier test of the tab loaded is asked for again, and seen.
+    """
+    addresses: list[str] = []
+
+    def record(request: Request) -> None:
+        addresses.append(request.url)
+
+    page.route("**/*", lambda route: route.continue_())
+    try:
+        with _listening(page, "request", record):
+            yield addresses
+    finally:
+        page.unroute("**/*")
 
 
 @contextmanager
@@ -226,7 +238,16 @@ def axe_violations(page: Page, rules: list[str], within: str | None = None) -> t
     """Run axe's `rules` (ids or tags) on the open page, or on the elements `within` selects: the number of
     violations, and axe's report of them.
 
-    Only violations are gathered: axe's own advice for speed, and half the time of a full run on our pages.
+    axe is put into the page once per document, and only violations are gathered and sent back:
+    axe's own advice for speed, and half the time of a full run on our pages.
     """
-    results = Axe().run(page, context=within, options={"runOnly": rules, "resultTypes": ["violations"]})
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(_AXE_SCRIPT)
+    violations = page.evaluate(
+        """([context, rules]) => axe
+            .run(context ?? document, {runOnly: rules, resultTypes: ["violations"]})
+            .then((results) => results.violations)""",
+        [within, rules],
+    )
+    results = AxeResults({"violations": violations})
     return results.violations_count, results.generate_report()

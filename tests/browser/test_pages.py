@@ -9,63 +9,58 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from macros.glossary import load_glossary
-from tests.browser.conftest import LESSON_8, PHONE, WCAG_AA, axe_violations, show_palette
+from tests.browser.conftest import LESSON_8, PHONE, WCAG_AA, axe_violations, requests_made, show_palette
 from tests.conftest import catalog, course
 
 GLOSSARY = load_glossary(course().glossary_file, catalog().sources)
 
 
-def _hosts_requested(page: Page, base_url: str, path: str) -> set[str]:
-    """The hosts the page asks anything of from its load on, for as long as the test keeps it open."""
-    hosts: set[str] = set()
-    page.on("request", lambda request: hosts.add(urlsplit(request.url).netloc))
-    page.goto(base_url + path)
-    return hosts
+def _hosts(addresses: list[str]) -> set[str]:
+    return {urlsplit(address).netloc for address in addresses}
 
 
-def test_a_page_is_light_accessible_and_fits_a_phone(fresh_page: Page, base_url: str, path: str) -> None:
+def test_a_page_is_light_accessible_and_fits_a_phone(page: Page, base_url: str, path: str) -> None:
     """One load of each page: no axe violation in either palette, no sideways scroll on a phone, and nothing
     from another host, from the load to the network's rest after all of that."""
-    page = fresh_page
-    hosts = _hosts_requested(page, base_url, path)
-    for scheme in ("default", "slate"):
-        show_palette(page, scheme)
-        violations, report = axe_violations(page, WCAG_AA)
-        assert violations == 0, f"{scheme}: {report}"
-    page.set_viewport_size(PHONE)
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-    page.wait_for_load_state("networkidle")
-    assert hosts == {urlsplit(base_url).netloc}
+    with requests_made(page) as requested:
+        page.goto(base_url + path)
+        for scheme in ("default", "slate"):
+            show_palette(page, scheme)
+            violations, report = axe_violations(page, WCAG_AA)
+            assert violations == 0, f"{scheme}: {report}"
+        page.set_viewport_size(PHONE)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        page.wait_for_load_state("networkidle")
+    assert _hosts(requested) == {urlsplit(base_url).netloc}
 
 
-def test_search_and_instant_navigation_stay_on_the_site(fresh_page: Page, base_url: str) -> None:
-    page = fresh_page
-    hosts = _hosts_requested(page, base_url, "")
-    syllabus = page.get_by_role("article")
-    syllabus.get_by_role("link", name="Lesson 8. Why Data Parallelism Alone Runs Out of Memory").click()
-    expect(page.get_by_role("heading", level=1)).to_contain_text("Lesson 8")
-    page.get_by_label("Search", exact=True).first.click()
-    page.keyboard.type("all-reduce")
-    expect(page.locator(".md-search-result__item").first).to_be_visible()
-    page.wait_for_load_state("networkidle")
-    assert hosts == {urlsplit(base_url).netloc}
+def test_search_and_instant_navigation_stay_on_the_site(page: Page, base_url: str) -> None:
+    with requests_made(page) as requested:
+        page.goto(base_url)
+        syllabus = page.get_by_role("article")
+        syllabus.get_by_role("link", name="Lesson 8. Why Data Parallelism Alone Runs Out of Memory").click()
+        expect(page.get_by_role("heading", level=1)).to_contain_text("Lesson 8")
+        page.get_by_label("Search", exact=True).first.click()
+        page.keyboard.type("all-reduce")
+        expect(page.locator(".md-search-result__item").first).to_be_visible()
+        page.wait_for_load_state("networkidle")
+    assert _hosts(requested) == {urlsplit(base_url).netloc}
 
 
-def test_a_page_fetches_the_search_pages_only_when_its_reader_opens_search(fresh_page: Page, base_url: str) -> None:
-    page = fresh_page
-    fetched: list[str] = []
-    page.on("request", lambda request: fetched.append(urlsplit(request.url).path))
-    page.goto(f"{base_url}{LESSON_8}/")
-    page.wait_for_load_state("networkidle")
-    searched = [path for path in fetched if path.endswith("/search/search_docs.json")]
-    assert searched == [] and any(path.endswith("/search/search_index.json") for path in fetched)
-    page.keyboard.press("/")  # Material's shortcut: the first way into search
-    page.keyboard.type("all-reduce")
-    expect(page.locator(".md-search-result__item").first).to_be_visible()
-    page.keyboard.press("Escape")
-    page.get_by_role("navigation", name="Navigation").get_by_role("link", name="Glossary").first.click()
-    _search(page, "gpt-2")
-    assert [path for path in fetched if path.endswith("/search/search_docs.json")] == [
+def test_a_page_fetches_the_search_pages_only_when_its_reader_opens_search(page: Page, base_url: str) -> None:
+    with requests_made(page) as requested:
+        page.goto(f"{base_url}{LESSON_8}/")
+        page.wait_for_load_state("networkidle")
+        fetched = [urlsplit(address).path for address in requested]
+        searched = [path for path in fetched if path.endswith("/search/search_docs.json")]
+        assert searched == [] and any(path.endswith("/search/search_index.json") for path in fetched)
+        page.keyboard.press("/")  # Material's shortcut: the first way into search
+        page.keyboard.type("all-reduce")
+        expect(page.locator(".md-search-result__item").first).to_be_visible()
+        page.keyboard.press("Escape")
+        page.get_by_role("navigation", name="Navigation").get_by_role("link", name="Glossary").first.click()
+        _search(page, "gpt-2")
+    assert [urlsplit(address).path for address in requested if address.endswith("/search/search_docs.json")] == [
         urlsplit(base_url).path + "search/search_docs.json"
     ]
 
