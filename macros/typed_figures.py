@@ -14,6 +14,7 @@ from __future__ import annotations
 import html as html_module
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 #: Words and symbols that make a number a size, memory, count, time or rate.
 _UNIT_WORDS = (
@@ -185,7 +186,17 @@ class _Finder:
 
 
 def typed_figures(html: str) -> list[TypedFigure]:
-    """Every typed figure in an HTML fragment or page, in document order."""
+    """Every typed figure in an HTML fragment or page, in document order.
+
+    What a page holds depends on its HTML alone, which is the same from one build to the next
+    while the page and what it shows are: `mkdocs serve`'s rebuilds and the tests' copies of the
+    course read each unchanged page once.
+    """
+    return list(_typed_figures(html))
+
+
+@lru_cache(maxsize=1024)
+def _typed_figures(html: str) -> tuple[TypedFigure, ...]:
     finder = _Finder()
     finder.feed(html)
-    return finder.found
+    return tuple(finder.found)
