@@ -171,7 +171,8 @@ class Build:
         # Like mkdocstrings, give the Markdown extensions that need the page an instance that knows the build.
         env.conf["markdown_extensions"].extend([QuizExtension(host=_QuizHost(self)), _ChecksExtension(self)])
         # The theme's templates compiled once, not at every build: MkDocs' `env` event hands over the
-        # theme's Jinja environment before any template is loaded.
+        # theme's Jinja environment before any template is loaded. (Registered here, not by a plugin of
+        # ours, MkDocs' debug log names its plugin '<unknown>'.)
         env.conf.plugins.events["env"].append(self._keep_compiled_templates)
 
     def _data(self, name: str, load: Callable[[], T]) -> T:
@@ -198,7 +199,9 @@ class Build:
         self, jinja_env: jinja2.Environment, /, *, config: MkDocsConfig, files: Files
     ) -> jinja2.Environment:
         """Give the theme's environment a bytecode cache (`macros.compiled_templates`) under `.cache/templates`."""
-        jinja_env.bytecode_cache = CompiledTemplates.for_environment(jinja_env, self.config.template_cache)
+        cache = CompiledTemplates.for_environment(jinja_env, self.config.template_cache)
+        if cache is not None:
+            jinja_env.bytecode_cache = cache
         return jinja_env
 
     def _load_catalog(self) -> Catalog:

@@ -8,16 +8,18 @@ rebuilds, the tests' copies of the course), and in a folder, for the next proces
 
 Jinja keys each template by its name and file, and checks the source it was
 compiled from before using it, so an edited template is compiled anew. What
-Jinja does not check is the environment it was compiled in (its extensions and
-syntax options, the versions of Jinja and Python): those name the cache's
-folder (`fingerprint`), so that an environment set up otherwise never reads
-another's code. The cache is only ever a shortcut: a folder that cannot be
-written or read leaves the build to compile as it would without it.
+Jinja does not check is the environment it was compiled in (its extensions,
+syntax options, filters and tests, the versions of Jinja and Python): those
+name the cache's folder (`fingerprint`), so that an environment set up
+otherwise never reads another's code. The cache is only ever a shortcut: a
+folder that cannot be written or read leaves the build to compile as it would
+without it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sys
 import tempfile
@@ -25,6 +27,8 @@ from pathlib import Path
 
 import jinja2
 from jinja2.bccache import Bucket, BytecodeCache
+
+log = logging.getLogger("mkdocs.plugins.macros.compiled_templates")
 
 #: Compiled templates by fingerprint and Jinja's key, for every build this process runs.
 _MEMORY: dict[tuple[str, str], bytes] = {}
@@ -48,42 +52,66 @@ _COMPILER_SETTINGS = (
 )
 
 
+def _pass_arg(function: object) -> str:
+    """What a filter, test or finalize function asks Jinja to pass it first (context, environment, ...), if
+    anything: the compiled call passes it."""
+    pass_arg = getattr(function, "jinja_pass_arg", None)
+    return pass_arg.name if pass_arg is not None else "-"
+
+
 def fingerprint(env: jinja2.Environment) -> str:
     """A short hash of what, beside a template's source, decides its compiled code in `env`.
 
-    Jinja's and Python's versions, the environment's extensions (by class) and syntax
-    options, and whether it autoescapes or finalizes (which compile differently).
+    Jinja's and Python's versions, the environment's code generator, extensions (by class)
+    and syntax options, whether it autoescapes, how it finalizes, and its filters and tests
+    by name with what each is passed: a call to each is compiled in, or a failure where
+    one is missing.
+
+    Raises:
+        ValueError: `env` decides autoescaping by a function of the template's name, whose
+            answers are compiled in and cannot be told apart by a fingerprint.
     """
+    if not isinstance(env.autoescape, bool):
+        raise ValueError("an environment whose autoescape is a function cannot share compiled templates")
     extensions = sorted(f"{type(ext).__module__}.{type(ext).__qualname__}" for ext in env.extensions.values())
     settings = [repr(getattr(env, name)) for name in _COMPILER_SETTINGS]
+    generator = env.code_generator_class
     facts = [
         jinja2.__version__,
         sys.version,
+        f"{generator.__module__}.{generator.__qualname__}",
         *extensions,
         *settings,
-        f"autoescape={env.autoescape if isinstance(env.autoescape, bool) else 'callable'}",
-        f"finalize={env.finalize is not None}",
+        f"autoescape={env.autoescape}",
+        f"finalize={_pass_arg(env.finalize) if env.finalize is not None else None}",
+        *(f"filter {name} {_pass_arg(function)}" for name, function in sorted(env.filters.items())),
+        *(f"test {name} {_pass_arg(function)}" for name, function in sorted(env.tests.items())),
     ]
     return hashlib.sha256("\n".join(facts).encode()).hexdigest()[:16]
 
 
 class CompiledTemplates(BytecodeCache):
-    """A Jinja bytecode cache for one environment, in memory and in `folder` (created when first written).
+    """A Jinja bytecode cache for one environment, in memory and in a folder of `root` named by the
+    environment's fingerprint (created when first written).
 
-    Build one per environment, with `for_environment`: its fingerprint keeps
-    environments set up otherwise apart.
+    Build one per environment, with `for_environment`.
     """
 
-    def __init__(self, folder: Path, fingerprint: str) -> None:
-        self.folder = folder / fingerprint
-        self.fingerprint = fingerprint
+    def __init__(self, root: Path, environment_fingerprint: str) -> None:
+        self.folder = root / environment_fingerprint
+        self.fingerprint = environment_fingerprint
 
     @classmethod
-    def for_environment(cls, env: jinja2.Environment, folder: Path) -> CompiledTemplates:
-        """The cache for `env`, kept under `folder`."""
-        return cls(folder, fingerprint(env))
+    def for_environment(cls, env: jinja2.Environment, root: Path) -> CompiledTemplates | None:
+        """The cache for `env`, kept under `root`; None for an environment that cannot share compiled code."""
+        try:
+            return cls(root, fingerprint(env))
+        except ValueError as error:
+            log.debug("templates compiled at every build: %s", error)
+            return None
 
     def load_bytecode(self, bucket: Bucket) -> None:
+        """Fill `bucket` with the code kept for its template, if any; Jinja drops code of another source."""
         code = _MEMORY.get((self.fingerprint, bucket.key))
         if code is None:
             try:
@@ -91,26 +119,29 @@ class CompiledTemplates(BytecodeCache):
             except OSError:
                 return
         try:
-            # Jinja resets the bucket if the code was compiled from another source or by another version.
             bucket.bytecode_from_string(code)
         except Exception:  # a damaged file, whatever unpickling it raised: compile anew
+            log.debug("%s: damaged, compiled anew", self.folder / bucket.key)
             bucket.reset()
         if bucket.code is not None:
             _MEMORY[(self.fingerprint, bucket.key)] = code
 
     def dump_bytecode(self, bucket: Bucket) -> None:
+        """Keep the code Jinja compiled for `bucket`'s template, in memory and in the folder."""
         code = bucket.bytecode_to_string()
         _MEMORY[(self.fingerprint, bucket.key)] = code
         # A folder that cannot be written (read-only, full) leaves the next process to compile again.
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".tmp-")
-        except OSError:
+        except OSError as error:
+            log.debug("compiled templates not kept on disk: %s", error)
             return
         # Written whole, then renamed: a build running beside this one reads the old file or the new.
         try:
             with os.fdopen(handle, "wb") as file:
                 file.write(code)
             os.replace(temporary, self.folder / bucket.key)
-        except OSError:
+        except OSError as error:
+            log.debug("compiled templates not kept on disk: %s", error)
             Path(temporary).unlink(missing_ok=True)

@@ -11,10 +11,11 @@ tooltips) and are checked.
 
 from __future__ import annotations
 
+import hashlib
 import html as html_module
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
 
 #: Words and symbols that make a number a size, memory, count, time or rate.
 _UNIT_WORDS = (
@@ -185,6 +186,12 @@ class _Finder:
         self.found.extend(TypedFigure(found, "the text") for found in find_in_text(text))
 
 
+#: Findings by a digest of the HTML they were found in, newest last: a page's HTML is large, its digest is not.
+_FOUND: OrderedDict[bytes, tuple[TypedFigure, ...]] = OrderedDict()
+#: How many findings are kept: a build's pages and their headings, several builds over.
+_KEPT = 4096
+
+
 def typed_figures(html: str) -> list[TypedFigure]:
     """Every typed figure in an HTML fragment or page, in document order.
 
@@ -192,11 +199,14 @@ def typed_figures(html: str) -> list[TypedFigure]:
     while the page and what it shows are: `mkdocs serve`'s rebuilds and the tests' copies of the
     course read each unchanged page once.
     """
-    return list(_typed_figures(html))
-
-
-@lru_cache(maxsize=1024)
-def _typed_figures(html: str) -> tuple[TypedFigure, ...]:
-    finder = _Finder()
-    finder.feed(html)
-    return tuple(finder.found)
+    key = hashlib.blake2b(html.encode(), digest_size=16).digest()
+    found = _FOUND.get(key)
+    if found is None:
+        finder = _Finder()
+        finder.feed(html)
+        found = _FOUND[key] = tuple(finder.found)
+        if len(_FOUND) > _KEPT:
+            _FOUND.popitem(last=False)
+    else:
+        _FOUND.move_to_end(key)
+    return list(found)

@@ -24,7 +24,7 @@ from tests.conftest import course, site_pages
 from tools.serve import site_server
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Dialog, Page, Request
+    from playwright.sync_api import Browser, BrowserContext, Dialog, Page, Request, Route
 
 #: The axe rules of WCAG 2.0, 2.1 and 2.2 at levels A and AA.
 WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
@@ -192,12 +192,15 @@ def requests_made(page: Page) -> Iterator[list[str]]:
     def record(request: Request) -> None:
         addresses.append(request.url)
 
-    page.route("**/*", lambda route: route.continue_())
+    def let_through(route: Route) -> None:
+        route.continue_()
+
+    page.route("**/*", let_through)
     try:
         with _listening(page, "request", record):
             yield addresses
     finally:
-        page.unroute("**/*")
+        page.unroute("**/*", let_through)
 
 
 @contextmanager
@@ -234,20 +237,19 @@ def show_palette(page: Page, scheme: str) -> None:
     expect(body).to_have_attribute("data-md-color-scheme", scheme)
 
 
-def axe_violations(page: Page, rules: list[str], within: str | None = None) -> tuple[int, str]:
-    """Run axe's `rules` (ids or tags) on the open page, or on the elements `within` selects: the number of
-    violations, and axe's report of them.
+def axe_violations(page: Page, rules: list[str]) -> tuple[int, str]:
+    """Run axe's `rules` (ids or tags) on the open page: the number of violations, and axe's report of them.
 
     axe is put into the page once per document, and only violations are gathered and sent back:
     axe's own advice for speed, and half the time of a full run on our pages.
     """
-    if not page.evaluate("() => typeof window.axe === 'object'"):
+    if not page.evaluate("() => typeof window.axe?.run === 'function'"):
         page.evaluate(_AXE_SCRIPT)
     violations = page.evaluate(
-        """([context, rules]) => axe
-            .run(context ?? document, {runOnly: rules, resultTypes: ["violations"]})
+        """(rules) => axe
+            .run(document, {runOnly: rules, resultTypes: ["violations"]})
             .then((results) => results.violations)""",
-        [within, rules],
+        rules,
     )
     results = AxeResults({"violations": violations})
     return results.violations_count, results.generate_report()

@@ -10,14 +10,17 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import material
+import pytest
 from mkdocs.config import load_config
 
 from macros import compiled_templates
 from macros.assets import strip_css, strip_js
+from macros.compiled_templates import CompiledTemplates
+from macros.config import course_config
 from macros.lessons import index_lessons
 from macros.search import DOCS, INDEX
 from tests.checks import heading_text
-from tests.conftest import ROOT, catalog, course, site_pages, soup
+from tests.conftest import ROOT, build_copy, catalog, course, site_pages, soup
 
 
 def test_home_quotes_every_bullet_and_links_the_lessons_that_serve_it(site_dir: Path) -> None:
@@ -123,9 +126,14 @@ def test_the_search_index_a_page_loads_holds_settings_and_its_pages_come_apart(s
     }
 
 
-def test_the_build_keeps_the_themes_compiled_templates(site_dir: Path) -> None:
-    """This process's build compiled Material's base template into the course's cache, or read it from there."""
+def test_a_build_keeps_the_themes_compiled_templates_for_the_next(
+    course_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A course's first build compiles Material's base template into the course's cache, for the next build."""
+    monkeypatch.setattr(compiled_templates, "_MEMORY", {})  # as in a new process: nothing compiled yet
+    assert build_copy(course_copy).ok
+    config = load_config(str(course_copy / "mkdocs.yml"))
+    cache = CompiledTemplates.for_environment(config.theme.get_env(), course_config(config).template_cache)
+    assert cache is not None
     base = Path(material.__file__).parent / "templates" / "base.html"
-    key = compiled_templates.CompiledTemplates(course().template_cache, "").get_cache_key("base.html", str(base))
-    assert key in {key for _, key in compiled_templates._MEMORY}
-    assert key in {path.name for path in course().template_cache.rglob("*")}
+    assert (cache.folder / cache.get_cache_key("base.html", str(base))).is_file()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from bs4 import BeautifulSoup
 
-from macros.typed_figures import typed_figures
 from tests.checks import bare_figures, parse_display, rederives
 
 
@@ -139,12 +138,3 @@ def test_a_wrong_display_does_not(display: str, unit: str, value: str) -> None:
 def test_a_display_that_is_not_of_the_unit_is_refused(display: str, unit: str) -> None:
     with pytest.raises(ValueError, match=r"is not a display of a quantity|sells one capacity"):
         parse_display(display, unit)
-
-
-def test_a_pages_findings_are_kept_by_its_html_and_each_caller_gets_its_own_list() -> None:
-    """The build reads an unchanged page once per process; what it is handed it may change freely."""
-    page = "<p>It needs 99 GB here.</p>"
-    first = typed_figures(page)
-    first.clear()
-    assert [found.text for found in typed_figures(page)] == ["99 GB"]
-    assert [found.text for found in typed_figures(page.replace("99", "98"))] == ["98 GB"]

@@ -34,9 +34,12 @@ def compiled(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     yield names
 
 
-def _environment(templates: Path, cache: Path, **settings: Any) -> jinja2.Environment:
-    """A theme-like environment over `templates`, with the course's cache under `cache`."""
+def _environment(
+    templates: Path, cache: Path, filters: dict[str, Callable[..., Any]] | None = None, **settings: Any
+) -> jinja2.Environment:
+    """A theme-like environment over `templates`, with `filters` added, and the course's cache under `cache`."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(templates), **settings)
+    env.filters.update(filters or {})
     env.bytecode_cache = CompiledTemplates.for_environment(env, cache)
     return env
 
@@ -101,6 +104,44 @@ def test_an_environment_set_up_otherwise_never_reads_anothers_code(
     _render(plain)
     _render(other)
     assert compiled == ["main.html", "main.html"]
+
+
+@jinja2.pass_context
+def _shout_in_context(context: Any, value: str) -> str:
+    return value.upper()
+
+
+def _shout(value: str) -> str:
+    return value.upper()
+
+
+def test_a_filter_passed_its_context_elsewhere_is_compiled_anew(tmp_path: Path, compiled: list[str]) -> None:
+    """Jinja compiles into a filter's call whether the filter takes the context: each way gets its own code."""
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    (theme / "main.html").write_text("{{ title|shout }}", encoding="utf-8")
+    cache = tmp_path / "cache"
+    in_context = _environment(theme, cache, {"shout": _shout_in_context})
+    plain = _environment(theme, cache, {"shout": _shout})
+    assert in_context.get_template("main.html").render(title="a") == "A"
+    assert plain.get_template("main.html").render(title="b") == "B"
+    assert compiled == ["main.html", "main.html"]
+
+
+def test_a_finalize_that_takes_the_context_elsewhere_is_compiled_anew(theme: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    plain = _environment(theme, cache, finalize=lambda value: value)
+    in_context = _environment(theme, cache, finalize=jinja2.pass_context(lambda context, value: value))
+    assert fingerprint(plain) != fingerprint(in_context)
+    assert _render(plain) == _render(in_context) == "<h1>Lesson 8</h1>"
+
+
+def test_an_environment_that_autoescapes_by_name_gets_no_cache(tmp_path: Path) -> None:
+    """Its answer for each template is compiled in, which no fingerprint of the environment tells."""
+    env = jinja2.Environment(autoescape=jinja2.select_autoescape())
+    assert CompiledTemplates.for_environment(env, tmp_path) is None
+    with pytest.raises(ValueError, match="autoescape is a function"):
+        fingerprint(env)
 
 
 @pytest.mark.parametrize(
