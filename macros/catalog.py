@@ -99,6 +99,9 @@ class Gpu:
     name: str
     memory: int
     provenance: Provenance
+    #: Where the memory as programs see it is reported (nvidia-smi's total), when that is another
+    #: source than the entry's (a vendor's datasheet for its peak rates).
+    memory_provenance: Provenance | None = None
     peak_fp16_flops: Number | None = None
     peak_fp32_flops: Number | None = None
     peak_tf32_flops: Number | None = None
@@ -350,6 +353,9 @@ class Catalog:
         table = TABLES[self.tables[record.id]]
         column = table.columns.get(field_name) if isinstance(field_name, str) else None
         value = getattr(record, field_name, None) if column is not None else None
+        origin = record.provenance
+        if isinstance(record, Gpu) and field_name == "memory" and record.memory_provenance is not None:
+            origin = record.memory_provenance
         if column is None or column.unit is None or value is None:
             if isinstance(record, Workload) and field_name in TABLES["models"].columns:
                 return self.quantity(record.model.id, field_name)
@@ -361,8 +367,8 @@ class Catalog:
             value=value,
             unit=column.unit,
             label=record.name,
-            source=record.provenance.source,
-            where=record.provenance.where,
+            source=origin.source,
+            where=origin.where,
             display=column.display,
         )
 
@@ -401,6 +407,16 @@ def _check_id(where: str, entry_id: Any) -> str:
     return entry_id
 
 
+def _memory_provenance(where: str, sources: Mapping[str, Source], clean: dict[str, Any]) -> Provenance | None:
+    """A GPU entry's `memory_source`, `memory_where` and `memory_quote`, taken out of `clean`: all or none."""
+    source, place, quote = (clean.pop(f"memory_{name}") for name in ("source", "where", "quote"))
+    if source is None and place is None and quote is None:
+        return None
+    if source is None or place is None:
+        raise CatalogError(f"{where}: memory_source and memory_where go together; give both, or neither")
+    return Provenance(sources[source], place, quote)
+
+
 def load_catalog(directory: Path) -> Catalog:
     """Read and validate every catalog file in `directory`.
 
@@ -427,6 +443,12 @@ def _load(directory: Path) -> Catalog:
         where = f"{folder}/sources.yml: {_check_id(f'{folder}/sources.yml', source_id)}"
         sources[source_id] = Source(id=source_id, **check_record(where, data, _SOURCE_FIELDS))
     provenance: Fields = {"source": reference(sources, "source"), "where": text, "quote": optional(text)}
+    # A GPU's memory as programs see it may come from another source than its datasheet.
+    memory_provenance: Fields = {
+        "memory_source": optional(reference(sources, "source")),
+        "memory_where": optional(text),
+        "memory_quote": optional(text),
+    }
 
     records: dict[str, Record] = {}
     tables: dict[str, str] = {}
@@ -439,7 +461,8 @@ def _load(directory: Path) -> Catalog:
             where = f"{folder}/{name}.yml: {_check_id(f'{folder}/{name}.yml', entry_id)}"
             if entry_id in records:
                 raise CatalogError(f"{where}: the id is already used in {tables[entry_id]}.yml; ids are catalog-wide")
-            clean = check_record(where, data, {**columns, **provenance})
+            extra = memory_provenance if name == "gpus" else {}
+            clean = check_record(where, data, {**columns, **provenance, **extra})
             for column_name, target in table.references.items():
                 if clean[column_name] is not None:
                     refer = reference(
@@ -450,6 +473,8 @@ def _load(directory: Path) -> Catalog:
                     except ValueError as error:
                         raise CatalogError(f"{where}.{column_name}: {error}") from None
             origin = Provenance(sources[clean.pop("source")], clean.pop("where"), clean.pop("quote"))
+            if extra:
+                clean["memory_provenance"] = _memory_provenance(where, sources, clean)
             records[entry_id] = table.record(id=entry_id, provenance=origin, **clean)
             tables[entry_id] = name
 

@@ -68,7 +68,7 @@ DISPLAY_OPTIONS: Mapping[str, str] = {
     "bare": "the number alone, unscaled, as the 16 in 16Ψ",
     "scale": 'a fixed display unit, such as "MB" or "ms"',
     "binary": "bytes in binary units: 32 GiB",
-    "nominal": "a capacity as sold and as it is: 32 GB (32 GiB)",
+    "nominal": "a capacity as sold and as programs see it: 32 GB (32 GiB), 80 GB (81,559 MiB)",
     "percent": "a ratio as a percentage: 76%",
     "scientific": "a power of ten, as papers print compute: 3.14 × 10²³ FLOP",
     "power_of_two": "a power of two, as number formats are defined: 1.75 × 2⁸, 2⁻²⁴",
@@ -268,12 +268,22 @@ def format_quantity(value: Number, unit: str, **options: Any) -> str:
 
 
 def _nominal(value: Number) -> Display:
-    """A capacity in whole binary units, as vendors name it ("32 GB") and as it is ("32 GiB")."""
-    factor, symbol = next(((f, s) for f, s in BINARY_SCALES if value >= f), BINARY_SCALES[-1])
-    if Fraction(value) % factor == 0:
-        number = f"{int(Fraction(value) / factor):,}"
-        return Display(f"{number} {symbol.replace('i', '')} ({number} {symbol})", Fraction(factor), symbol)
-    raise ValueError(f"nominal= shows a capacity of whole KiB, MiB, GiB or TiB; {value!r} bytes is not one")
+    """A capacity as a vendor names it and as programs see it: "32 GB (32 GiB)", "80 GB (81,559 MiB)".
+
+    The catalog holds a GPU's memory as nvidia-smi reports it, in whole MiB or GiB
+    (macros/catalog/gpus.yml). The name is that capacity rounded up to a whole GiB,
+    which is how every GPU in the catalog is sold (an H100 "80GB" shows 81,559 MiB);
+    the exact part is the largest binary unit in which the capacity is whole.
+    """
+    exact = Fraction(value)
+    # nvidia-smi counts in MiB: a capacity is whole in MiB at least.
+    whole = next(((f, s) for f, s in BINARY_SCALES[:-1] if exact >= f and exact % f == 0), None)
+    if whole is None:
+        raise ValueError(f"nominal= shows a capacity of whole MiB, GiB or TiB; {value!r} bytes is not one")
+    factor, symbol = next(((f, s) for f, s in BINARY_SCALES if exact >= f), BINARY_SCALES[-1])
+    sold = -(-exact // factor)
+    shown = f"{int(exact / whole[0]):,} {whole[1]}"
+    return Display(f"{sold:,} {symbol.replace('i', '')} ({shown})", Fraction(whole[0]), whole[1])
 
 
 def _in_powers(value: Number, base: int, digits: int, unit: str) -> Display:

@@ -25,16 +25,20 @@ from __future__ import annotations
 
 from . import layout, parallel_activations, pipeline, tensor
 from .activations import (
+    ACTIVATION_COUNTS,
     ATTENTION_SCORE_BYTES,
     CHECKPOINT_BYTES_PER_TOKEN_HIDDEN,
     LINEAR_BYTES_PER_TOKEN_HIDDEN,
     RECOMPUTE,
+    ZERO_BYTES_PER_TOKEN_HIDDEN,
+    activation_bytes_counted,
     activation_bytes_per_layer,
     activation_bytes_total,
     attention_score_term,
+    bytes_per_token_hidden,
     checkpointed_peak_bytes,
 )
-from .checkpointing import checkpointed_share, layers_kept, recompute_overhead, sqrt_segments
+from .checkpointing import checkpointed_share, largest_segment, layers_kept, recompute_overhead, sqrt_segments
 from .communication import (
     RING_PHASES,
     RingSend,
@@ -113,6 +117,7 @@ from .zero import (
 )
 
 __all__ = [
+    "ACTIVATION_COUNTS",
     "ACTIVATION_PRECISION",
     "ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN",
     "ADAM_STATE_BYTES",
@@ -141,6 +146,7 @@ __all__ = [
     "STAGES",
     "STRATEGIES",
     "UNIT_MOMENTS",
+    "ZERO_BYTES_PER_TOKEN_HIDDEN",
     "ZERO_STAGES",
     "Format",
     "Recipe",
@@ -151,11 +157,13 @@ __all__ = [
     "UnitMoment",
     "ZeroStage",
     "activation_bytes",
+    "activation_bytes_counted",
     "activation_bytes_per_layer",
     "activation_bytes_total",
     "activation_values",
     "attention_score_term",
     "block_parameters",
+    "bytes_per_token_hidden",
     "checkpointed_peak_bytes",
     "checkpointed_share",
     "compute_optimal_parameters",
@@ -169,6 +177,7 @@ __all__ = [
     "fsdp_state_bytes",
     "fsdp_strategy",
     "fsdp_unit_schedule",
+    "largest_segment",
     "layers_kept",
     "layout",
     "model_flops_utilization",

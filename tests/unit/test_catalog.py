@@ -36,6 +36,16 @@ def test_a_gpus_capacity_is_binary_and_displays_as_sold() -> None:
     assert memory.display == {"nominal": True}
 
 
+def test_a_gpus_memory_is_what_nvidia_smi_reports_with_its_own_source() -> None:
+    # NCCL issue 1264: an H100 80GB HBM3 shows "0MiB /  81559MiB"; the A100 40 GB's datasheet
+    # gives its peak rates, Modal's list of nvidia-smi totals its memory, "A100 40GB: 40960MiB".
+    h100 = catalog().quantity("h100-sxm5", "memory")
+    assert (h100.value, h100.source.id) == (81_559 * 2**20, "nccl-issue-1264")
+    a100 = catalog().quantity("a100-40gb", "memory")
+    assert (a100.value, a100.source.id) == (40_960 * 2**20, "modal-client-2797")
+    assert catalog().quantity("a100-40gb", "peak_bf16_flops").source.id == "nvidia-ampere"
+
+
 @pytest.mark.parametrize("text", ["32 GB", "32", "32.5 GiB", "GiB"])
 def test_a_capacity_must_be_whole_binary_units(text: str) -> None:
     with pytest.raises(ValueError, match="expected a capacity in binary units, like 32 GiB"):
@@ -125,6 +135,11 @@ ENTRY = "  name: x\n  source: zero\n  where: x\n"
             r"gpus.yml: gpt2-1.5b: the id is already used in models.yml",
         ),
         ("gpus.yml", f"bad:\n{ENTRY}  memory: 32_000_000_000\n", r"bad.memory: got 32000000000; expected a capacity"),
+        (
+            "gpus.yml",
+            f"bad:\n{ENTRY}  memory: 5 GiB\n  memory_source: zero\n",
+            r"gpus.yml: bad: memory_source and memory_where go together; give both, or neither",
+        ),
         (
             "workloads.yml",
             f"bad:\n{ENTRY}  model: gpt3\n",

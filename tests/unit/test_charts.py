@@ -77,10 +77,10 @@ def test_reference_lines_are_the_gpus_memory_as_figures() -> None:
     lines = soup.select(".sbn-chart__reference line")
     assert [(line["data-fig-id"], int(line["data-value"])) for line in lines] == [
         ("catalog/v100-32gb/memory", 32 * 2**30),
-        ("catalog/h100-sxm5/memory", 80 * 2**30),
+        ("catalog/h100-sxm5/memory", 81_559 * 2**20),  # nvidia-smi's total for an H100 80GB
     ]
     labels = [" ".join(t.get_text().split()) for t in soup.select(".sbn-chart__reference text")]
-    assert sorted(labels) == ["H100 80 GB (80 GiB)", "V100 32 GB (32 GiB)"]
+    assert sorted(labels) == ["H100 80 GB (81,559 MiB)", "V100 32 GB (32 GiB)"]
 
 
 def test_a_mark_sits_at_its_entrys_own_x_value() -> None:

@@ -98,6 +98,8 @@ def test_figures_code_and_quiz_settings_are_not_bare(html: str) -> None:
         ("76%", "1", "0.76"),
         ("32 GiB", "B", "34359738368"),
         ("32 GB (32 GiB)", "B", "34359738368"),
+        # nvidia-smi's total for an H100 80GB, 81,559 MiB: sold as the whole GiB above it.
+        ("80 GB (81,559 MiB)", "B", "85520809984"),
         ("3.14 × 10²³ FLOP", "FLOP", "314260018790400000000000"),
         ("5.96 × 10⁻⁸", "1", "0.000000059604644775390625"),
         ("2⁻²⁴", "1", "0.000000059604644775390625"),
@@ -133,7 +135,15 @@ def test_a_wrong_display_does_not(display: str, unit: str, value: str) -> None:
 
 @pytest.mark.parametrize(
     ("display", "unit"),
-    [("24 GB/s", "B"), ("32 GB (40 GiB)", "B"), ("76%", "B"), ("3.14 × 10²³ bytes", "FLOP"), ("300 billion", "B")],
+    [
+        ("24 GB/s", "B"),
+        ("32 GB (40 GiB)", "B"),
+        ("81 GB (81,559 MiB)", "B"),
+        ("79 GB (81,559 MiB)", "B"),
+        ("76%", "B"),
+        ("3.14 × 10²³ bytes", "FLOP"),
+        ("300 billion", "B"),
+    ],
 )
 def test_a_display_that_is_not_of_the_unit_is_refused(display: str, unit: str) -> None:
     with pytest.raises(ValueError, match=r"is not a display of a quantity|sells one capacity"):

@@ -32,6 +32,9 @@ from macros.quantities import (
         (32 * 2**30, "B", {"binary": True}, "32 GiB"),
         (32 * 2**30, "B", {"nominal": True}, "32 GB (32 GiB)"),
         (80 * 2**30, "B", {"nominal": True}, "80 GB (80 GiB)"),
+        # nvidia-smi's totals for an H100 80GB and an RTX 4090: named by the whole GiB above them.
+        (81_559 * 2**20, "B", {"nominal": True}, "80 GB (81,559 MiB)"),
+        (24_564 * 2**20, "B", {"nominal": True}, "24 GB (24,564 MiB)"),
         (32_000_000_000, "B/s", {}, "32 GB/s"),
         (Fraction(21, 128), "s", {}, "164 ms"),
         (Fraction(21, 128), "s", {"scale": "s"}, "0.164 s"),
@@ -113,7 +116,7 @@ def test_bad_options_say_what_is_allowed(call: dict[str, object], message: str) 
 
 
 def test_a_capacity_as_sold_must_be_whole_binary_units() -> None:
-    with pytest.raises(ValueError, match="nominal= shows a capacity of whole KiB, MiB, GiB or TiB"):
+    with pytest.raises(ValueError, match="nominal= shows a capacity of whole MiB, GiB or TiB"):
         format_quantity(32 * 10**9, "B", nominal=True)
 
 
