@@ -7,6 +7,13 @@ number of GPUs (the global world size), G the GPUs per host, F the sharding
 factor ("the number of ranks over which parameters are sharded", §3.2) and M
 the size of the model in bytes as it is communicated.
 
+What each GPU keeps is counted at two moments of a step, as PyTorch 2.14's
+FSDP1 (torch/distributed/fsdp/_runtime_utils.py, _flat_param.py) and FSDP2
+(torch/distributed/fsdp/_fully_shard/) hold it: at the turn from forward to
+backward, where every strategy that keeps its units gathered holds them all
+and the gradients are not there yet, and at the end of the backward pass,
+where every unit has been freed again and the gradients are.
+
 What crosses between hosts is counted two ways: as §3.2.2 prints it, and per
 network port for NCCL's rings, which are laid out host by host, so that "Ring
 Allreduce requires data to go through each GPU and enter/exit the node once"
@@ -33,22 +40,30 @@ class Strategy:
     name: str
     #: The ZeRO stage (macros.model.zero) whose states it shards.
     zero_stage: str
-    #: Whether the unsharded low-precision parameters stay from the forward to the end of the backward.
-    keeps_parameters_after_forward: bool
+    #: Whether each unit's gathered low-precision parameters stay from its forward until its own backward ends.
+    #: FSDP1 frees them there for every sharded strategy (`_should_free_in_backward`), so even a strategy that
+    #: keeps them holds the whole low-precision model only at the turn from forward to backward.
+    keeps_unit_after_forward: bool
     #: All-gathers of the parameters per step: before the forward, and again before the backward if resharded.
     all_gathers: int
 
 
 #: The strategies by id. FULL_SHARD shards over all W GPUs, HYBRID_SHARD within a host (F = G),
-#: SHARD_GRAD_OP over all W but keeps the gathered parameters from forward to backward, NO_SHARD not at all.
+#: SHARD_GRAD_OP over all W but keeps each gathered unit from its forward to its backward, NO_SHARD not at
+#: all. NO_SHARD keeps no low-precision unit either: with `MixedPrecision`, FSDP1 frees a unit's cast copy
+#: after its forward (`FlatParamHandle.post_reshard`) and casts it again before its backward.
 STRATEGIES: Mapping[str, Strategy] = MappingProxyType(
     {
         "full-shard": Strategy("FULL_SHARD", "os-g-p", False, 2),
         "shard-grad-op": Strategy("SHARD_GRAD_OP", "os-g", True, 1),
         "hybrid-shard": Strategy("HYBRID_SHARD", "os-g-p", False, 2),
-        "no-shard": Strategy("NO_SHARD", "dp", True, 0),
+        "no-shard": Strategy("NO_SHARD", "dp", False, 0),
     }
 )
+
+#: The moments of a step at which `fsdp_state_bytes` counts: the turn from the forward pass to the backward
+#: pass, and the end of the backward pass.
+STATE_MOMENTS = ("turn", "end-of-backward")
 
 #: Bytes per parameter that stay sharded under FSDP's mixed precision with Adam: the fp32 parameters
 #: (the optimizer steps "the sharded parameter in the original dtype"), fp32 gradients (FSDP1
@@ -97,23 +112,57 @@ def sharding_factor(strategy_id: str, world: int, per_host: int) -> int:
     return per_host if strategy_id == "hybrid-shard" else world
 
 
-def fsdp_state_bytes(parameters: int, strategy_id: str, world: int, per_host: int) -> Fraction:
-    """Model-state bytes each GPU holds for Adam with bf16 or fp16 mixed precision, at the end of the backward pass.
+def fsdp_state_bytes(
+    parameters: int, strategy_id: str, world: int, per_host: int, moment: str = "end-of-backward"
+) -> Fraction:
+    """Model-state bytes each GPU holds for Adam with bf16 or fp16 mixed precision, at a moment of a step.
 
-    The sharded states, (4 + 4 + 8)Ψ/F: fp32 parameters and gradients and
-    Adam's two fp32 states, all of which exist at the end of the backward pass
-    from the second step on (Adam's states from the first optimizer step, the
-    gradients from the backward pass until they are zeroed). Strategies that do
-    not reshard after forward (SHARD_GRAD_OP, NO_SHARD) also hold the whole
-    low-precision model, 2Ψ, from the forward until the backward pass ends.
-    Left out: the one or two units FULL_SHARD gathers at a time (§3, §4.4:
-    K_low·max ψ_i), activations and buffers.
+    From the second step on, when Adam's states exist. When each term is there:
+
+    - the fp32 parameters, 4Ψ/F, and Adam's two states, 8Ψ/F: always;
+    - the fp32 gradients, 4Ψ/F: from each unit's reduction in the backward
+      pass until `zero_grad(set_to_none=True)` (PyTorch's default) frees them,
+      so at the end of the backward pass but not at the turn from forward to
+      backward;
+    - the whole low-precision model, 2Ψ: only at the turn, and only under a
+      strategy that keeps each unit gathered from its forward to its backward
+      (SHARD_GRAD_OP, FSDP2's `reshard_after_forward=False`); each unit is
+      freed after its own backward, so none of it is left at the end.
+
+    So `moment` "turn" is (4 + 8)Ψ/F, plus 2Ψ for SHARD_GRAD_OP, and
+    "end-of-backward" is (4 + 4 + 8)Ψ/F for every strategy. Left out: the
+    units in flight (the one or two being gathered or computed, §3, §4.4:
+    K_low·max ψ_i; under FULL_SHARD also the root unit, which FSDP1 and FSDP2
+    keep from its forward to its backward), each unit's low-precision gradients
+    until they are reduced, activations and buffers.
+
+    Raises:
+        ValueError: `moment` is not one of `STATE_MOMENTS`.
     """
     _check_count("parameters", parameters)
     factor = sharding_factor(strategy_id, world, per_host)
-    sharded = Fraction((FULL_PARAMETER_BYTES + FULL_GRADIENT_BYTES + ADAM_STATE_BYTES) * parameters, factor)
-    gathered = LOW_PRECISION_BYTES * parameters if fsdp_strategy(strategy_id).keeps_parameters_after_forward else 0
-    return sharded + gathered
+    if moment == "turn":
+        kept = LOW_PRECISION_BYTES * parameters if fsdp_strategy(strategy_id).keeps_unit_after_forward else 0
+        return Fraction((FULL_PARAMETER_BYTES + ADAM_STATE_BYTES) * parameters, factor) + kept
+    if moment == "end-of-backward":
+        return Fraction((FULL_PARAMETER_BYTES + FULL_GRADIENT_BYTES + ADAM_STATE_BYTES) * parameters, factor)
+    raise ValueError(f"unknown moment {moment!r}; known: {', '.join(STATE_MOMENTS)}")
+
+
+def fsdp_largest_micro_batch(
+    memory: float | Fraction, parameters: int, strategy_id: str, world: int, per_host: int, bytes_per_sequence: Fraction
+) -> int:
+    """The most sequences per GPU whose activations fit beside a strategy's states: 0 if none, or if the states do not.
+
+    The activations are all held at the turn from forward to backward, beside
+    that moment's states (`fsdp_state_bytes` "turn"); by the end of the
+    backward pass they are freed and the gradients are there, so the states of
+    that moment must fit on their own.
+    """
+    if fsdp_state_bytes(parameters, strategy_id, world, per_host, "end-of-backward") > memory:
+        return 0
+    turn = fsdp_state_bytes(parameters, strategy_id, world, per_host, "turn")
+    return sequences_that_fit(Fraction(memory) - turn, bytes_per_sequence)
 
 
 def cross_host_traffic(model_bytes: int, strategy_id: str, world: int, per_host: int) -> Fraction:
@@ -196,8 +245,9 @@ class UnitMoment:
 
     `parameters` is "sharded" (its own 1/F of the unit) or "unsharded" (the
     whole unit); `gradients` is "none", "unsharded" (the whole unit's, as the
-    backward pass writes them) or "sharded" (the sum over the GPUs of its own
-    shard's gradients).
+    backward pass writes them) or "sharded" (its own shard's gradients,
+    averaged over the GPUs: FSDP1 divides them by the data-parallel world
+    size, FSDP2 reduces with `ReduceOp.AVG` in fp32 or bf16).
     """
 
     moment: str
@@ -235,7 +285,7 @@ def fsdp_unit_schedule(strategy_id: str) -> tuple[UnitMoment, ...]:
     chosen = fsdp_strategy(strategy_id)
     sharded = chosen.zero_stage != "dp"  # F > 1: the parameters rest sharded between steps
     rest = "sharded" if sharded else "unsharded"
-    after_forward = "unsharded" if chosen.keeps_parameters_after_forward else "sharded"
+    after_forward = "unsharded" if not sharded or chosen.keeps_unit_after_forward else "sharded"
     gather = ("all-gather",)
     if not sharded:
         reduction: tuple[str, ...] = ("all-reduce",)

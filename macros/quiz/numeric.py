@@ -100,4 +100,6 @@ def numeric(
     )
     hint = etree.SubElement(field, "span", {"class": "sbn-quiz__hint", "id": f"{input_id}-hint"})
     unit_words = f" (a bare number counts as {key.symbol})" if key.symbol else ""
-    hint.text = f"A number with its unit{unit_words}; within {percent}% counts."
+    # A ratio or a count (base unit "1", shown without a symbol) has no unit to write.
+    asked = "A number" if key.unit == "1" and not key.symbol else "A number with its unit"
+    hint.text = f"{asked}{unit_words}; within {percent}% counts."

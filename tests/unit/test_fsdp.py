@@ -129,16 +129,47 @@ def test_the_printed_hybrid_formula_is_not_nothing_on_one_host() -> None:
 
 
 @pytest.mark.parametrize(
-    ("strategy", "expected"),
-    [  # 16 bytes (fp32 parameter 4, fp32 gradient 4, Adam 8) ÷ F, plus 2 bytes when kept after forward.
-        ("full-shard", Fraction(16, 8)),
-        ("shard-grad-op", Fraction(16, 8) + 2),
-        ("hybrid-shard", Fraction(16, 8)),
-        ("no-shard", Fraction(16) + 2),
+    ("strategy", "turn", "end"),
+    [  # At the turn from forward to backward: fp32 parameter 4 and Adam 8, ÷ F, no gradients yet
+        # (zero_grad(set_to_none=True)), plus the whole 2-byte model where every unit is still gathered
+        # (SHARD_GRAD_OP). At the end of the backward: the fp32 gradient 4 too, and no unit gathered
+        # (FSDP1's _should_free_in_backward frees each one after its backward; NO_SHARD's post_reshard
+        # frees its cast copy after each forward and backward).
+        ("full-shard", Fraction(12, 8), Fraction(16, 8)),
+        ("shard-grad-op", Fraction(12, 8) + 2, Fraction(16, 8)),
+        ("hybrid-shard", Fraction(12, 8), Fraction(16, 8)),
+        ("no-shard", Fraction(12), Fraction(16)),
     ],
 )
-def test_state_bytes_per_parameter_on_one_host(strategy: str, expected: Fraction) -> None:
-    assert model.fsdp_state_bytes(1000, strategy, world=8, per_host=8) == 1000 * expected
+def test_state_bytes_per_parameter_on_one_host(strategy: str, turn: Fraction, end: Fraction) -> None:
+    assert model.fsdp_state_bytes(1000, strategy, 8, 8, "turn") == 1000 * turn
+    assert model.fsdp_state_bytes(1000, strategy, 8, 8, "end-of-backward") == 1000 * end
+    assert model.fsdp_state_bytes(1000, strategy, 8, 8) == 1000 * end  # the end of the backward by default
+
+
+def test_no_strategy_holds_the_low_precision_model_at_the_end_of_the_backward() -> None:
+    # Every strategy's end-of-backward states are the sharded 16 bytes, whatever it kept at the turn.
+    for strategy in model.STRATEGIES:
+        factor = model.sharding_factor(strategy, 16, 8)
+        assert model.fsdp_state_bytes(1600, strategy, 16, 8) == Fraction(16 * 1600, factor)
+
+
+def test_an_unknown_moment_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="unknown moment 'peak'; known: turn, end-of-backward"):
+        model.fsdp_state_bytes(1000, "full-shard", 8, 8, "peak")
+
+
+def test_the_largest_micro_batch_fits_beside_the_states_at_the_turn() -> None:
+    # FULL_SHARD on 8 GPUs, Ψ = 1,000: 1,500 bytes at the turn, 2,000 at the end of the backward. In 10,000
+    # bytes, sequences of 2,000 bytes: ⌊8,500 / 2,000⌋ = 4 (counted beside the end's 2,000, only 4).
+    assert model.fsdp_largest_micro_batch(10_000, 1000, "full-shard", 8, 8, Fraction(2000)) == 4
+    # SHARD_GRAD_OP keeps 2,000 more at the turn: ⌊6,500 / 2,000⌋ = 3.
+    assert model.fsdp_largest_micro_batch(10_000, 1000, "shard-grad-op", 8, 8, Fraction(2000)) == 3
+
+
+def test_no_micro_batch_fits_where_the_end_of_the_backward_does_not() -> None:
+    # NO_SHARD, Ψ = 1,000: 12,000 bytes at the turn would leave room in 13,000, but the 16,000 at the end do not fit.
+    assert model.fsdp_largest_micro_batch(13_000, 1000, "no-shard", 8, 8, Fraction(100)) == 0
 
 
 def test_fsdp_and_zero_3_shard_the_same_sixteen_bytes_differently() -> None:
