@@ -31,6 +31,15 @@ QUOTES = {
         "we see peak performance when the tensor-parallel size is equal to the number of GPUs in a single node",
         # NCCL issue 687 (S. Jeaugey)
         "Ring Allreduce requires data to go through each GPU and enter/exit the node once",
+        # Korthikanti et al. §6.2
+        "an optimization in the backward pass where we overlap all-reduce communication with the linear weight's"
+        " gradient computation",
+        # Korthikanti et al. §4.2.2
+        "we store only the Y",
+        "part on the ith tensor parallel rank and perform an extra all-gather in the backward pass",
+        # Megatron-Core, megatron/core/transformer/transformer_config.py (August 2026)
+        "num_attention_heads ... must be a multiple of tensor_model_parallel_size",
+        "must be a multiple or divisor of tensor_model_parallel_size",
     ],
     12: [
         # GPipe §2.2
