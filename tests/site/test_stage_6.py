@@ -55,6 +55,20 @@ QUOTES = {
         # Narayanan et al. §3.5
         "Activation recomputation is required to train reasonably large models with pipeline parallelism to keep"
         " memory footprint acceptably low",
+        # Narayanan et al., Figure 3 caption, and Appendix
+        "The efficiency of the pipeline schedule does not depend on this factor.",
+        "double the number of FLOPs",
+        # Narayanan et al. §5.4.1
+        "the total number of pipeline stages should thus be limited so that the number of microbatches in the"
+        " pipeline is a reasonable multiple of the number of pipeline stages",
+        # PipeDream (SOSP 2019) §1
+        "In 1F1B's steady state, each worker strictly alternates between forward and backward passes for its stage",
+        # Qi et al., abstract
+        "split the backward computation into two parts, one that computes gradient for the input and another that"
+        " computes for the parameters",
+        # Megatron-Core: finalize_model_grads.py's _allreduce_word_embedding_grads, and the config's delay_wgrad_compute
+        "are shared between the input and output layers",
+        "improve batch-level communication overlapping",
     ],
     13: [
         # Narayanan et al. §3.2, Takeaway #1
