@@ -90,6 +90,10 @@ QUOTES = {
         "can be partially hidden by carefully overlapping computation and communication. However, this can become"
         " harder if tensor parallelism is not used or the batch size is not large enough to hide the extra"
         " communication overhead",
+        # Narayanan et al. §5.1
+        "we use the interleaved pipeline schedule with the scatter/gather optimization enabled",
+        # pytorch/pytorch#126166 (FSDP2)
+        "incurs the collective per microbatch backward but saves gradient memory",
     ],
 }
 
@@ -125,8 +129,10 @@ def test_lesson_12_keys_its_bubbles_by_both_denominators(site_dir: Path) -> None
 
 def test_lesson_13_keys_its_layout_by_the_papers_degrees(site_dir: Path) -> None:
     keys = _keys(site_dir, 13)
-    # 16 bytes × 529.6 billion parameters over t·p = 8 × 35 GPUs.
-    assert keys["l13-practice-2"] == Fraction(16 * 529_600_000_000, 280)
+    # The first stage's GPUs: 16 bytes × (a 35th of 529.6 billion parameters less the embeddings, and the embeddings,
+    # (51,200 + 2,048) × 20,480 by Eq. 2), over its t = 8 GPUs.
+    embeddings = 53_248 * 20_480
+    assert keys["l13-practice-2"] == 16 * (Fraction(529_600_000_000 - embeddings, 35) + embeddings) / 8
     # d = 2520 / 280 = 9, m = 2520 / 9 = 280, (35 − 1)/280.
     assert keys["l13-practice-3"] == Fraction(34, 280)
 
