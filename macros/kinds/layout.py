@@ -15,7 +15,7 @@ from .tensor import microbatch
 _PARTS = {
     "states": (
         "B",
-        "bytes per parameter × ((Ψ − (V + s)h)/p + (V + s)h) ÷ t, or Ψ ÷ n under ZeRO-3",
+        "bytes per parameter × ((Ψ − (V + s)h)/p + (V + s)h) ÷ t, or × Ψ ÷ n under ZeRO-3",
         "model-state bytes on the most loaded GPU (the first pipeline stage, with the embeddings), activations not"
         " counted",
     ),
