@@ -9,7 +9,7 @@ applied here again to every page the build wrote.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
+from decimal import Decimal, localcontext
 
 from bs4 import BeautifulSoup, Tag
 
@@ -106,9 +106,15 @@ def _factor(rest: str, unit: str, display: str) -> Decimal:
 
 
 def rederives(display: str, value: str, unit: str) -> bool:
-    """Whether `display` is `value` (exact, in `unit`) rounded to the digits it shows."""
-    shown, half_step = parse_display(display, unit)
-    return abs(shown - Decimal(value)) <= half_step
+    """Whether `display` is `value` (exact, in `unit`) rounded to the digits it shows.
+
+    In enough digits for any exact value a page carries (2⁻¹³³ has 93 significant digits), not `Decimal`'s 28:
+    a power shown alone is compared with the value exactly.
+    """
+    with localcontext() as context:
+        context.prec = 1000
+        shown, half_step = parse_display(display, unit)
+        return abs(shown - Decimal(value)) <= half_step
 
 
 def heading_text(heading: Tag) -> str:

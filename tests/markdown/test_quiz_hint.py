@@ -18,8 +18,8 @@ BYTES = (
     ' title="16 bytes × 7 billion parameters" tabindex="0">112 GB</span>'
 )
 FIGURES = {
-    "zero-traffic-ratio/os-g-p": KeyFigure("1.5", "1", "1", ""),
-    "model-states/example-7b": KeyFigure("112000000000", "B", "1000000000", "GB"),
+    "zero-traffic-ratio/os-g-p": KeyFigure("1.5", "1", "1", "", "1.5"),
+    "model-states/example-7b": KeyFigure("112000000000", "B", "1000000000", "GB", "112 GB"),
 }
 
 
