@@ -23,10 +23,16 @@ _PARTS = {
     "bubble": ("s", "(p − 1)/m × compute", "pipeline bubble of the 1F1B schedule"),
     "network": ("s", "bytes per network port ÷ port bandwidth", "transfer time of data-parallel and pipeline traffic"),
     "nvlink": ("s", "tensor-parallel bytes ÷ NVLink bandwidth", "transfer time of tensor all-reduces in a server"),
+    "nvlink_forward": (
+        "s",
+        "forward and recomputed forward all-reduces ÷ NVLink bandwidth",
+        "time the forward tensor all-reduces keep a GPU waiting whatever it computes at, the least it waits for them",
+    ),
     "nvlink_exposed": (
         "s",
-        "forward all-reduces + backward ones beyond their weight-gradient GEMMs",
-        "time the tensor all-reduces keep a GPU waiting, the backward ones overlapping their weight-gradient GEMMs",
+        "forward all-reduces + backward ones beyond their weight-gradient GEMMs at peak",
+        "time the tensor all-reduces keep a GPU waiting at its peak, the backward ones overlapping their"
+        " weight-gradient GEMMs, the most it waits for them at this bandwidth",
     ),
     "total": ("s", "compute + bubble + network + nvlink", "step time if nothing overlapped, the worst case"),
     "overlapped": (
@@ -40,6 +46,12 @@ _PARTS = {
         "data-parallel and pipeline bytes per port",
     ),
     "nvlink_bytes": ("B", "m · L/p · 12bsh(t − 1)/t × 2 B", "tensor all-reduce bytes per GPU, recomputation included"),
+    "states_even": (
+        "B",
+        "bytes per parameter × Ψ ÷ (t·p), or × Ψ ÷ n under ZeRO-3",
+        "model-state bytes per GPU with the model shared evenly over a pipeline's GPUs (the average stage, not the"
+        " first, which also holds the embeddings), activations not counted",
+    ),
 }
 _SCHEMES = {
     "dp": "data parallelism",
@@ -103,9 +115,9 @@ def _placement(step: model.layout.Step) -> str:
 
 @figure_kind("layout")
 def layout(catalog: Catalog, workload: str, scheme: str, part: str, recipe: str = model.DEFAULT_RECIPE) -> Computed:
-    """One part of one step of `workload` laid out as `scheme`, per GPU: bytes held or sent, or a least time.
+    """One part of one step of `workload` laid out as `scheme`, per GPU: bytes held or sent, or seconds.
 
-    `recipe` sets the model states' bytes per parameter (`states` only): ZeRO's 16 by default.
+    `recipe` sets the model states' bytes per parameter (`states` and `states_even` only): ZeRO's 16 by default.
     """
     if part not in _PARTS:
         raise KeyError(f"unknown part {part!r}; known: {', '.join(_PARTS)}")
@@ -116,7 +128,7 @@ def layout(catalog: Catalog, workload: str, scheme: str, part: str, recipe: str 
     sent = {"network": step.network_bytes, "nvlink": step.nvlink_bytes}.get(part)
     moved = f", {format_quantity(sent, 'B')} sent" if sent else ""
     counted = ""
-    if part == "states":
+    if part in ("states", "states_even"):
         per_parameter = model.recipe(recipe).bytes_per_parameter
         counted = f", {per_parameter} bytes per parameter ({model.recipe(recipe).counted})"
     words = (

@@ -78,24 +78,27 @@ def tensor_bytes(catalog: Catalog, workload: str, per: str = "layer", passes: st
     return Computed(value, "B", formula, words, inputs)
 
 
-#: What `tensor_seconds` counts: every all-reduce one after another, or only the time they keep the GPU waiting.
-COUNTS = ("all", "exposed")
+#: What `tensor_seconds` counts: every all-reduce one after another, the forward ones the GPU waits for whatever it
+#: computes at, or what they all keep it waiting at its peak.
+COUNTS = ("all", "forward", "exposed")
 
 
 @figure_kind("tensor-seconds")
 def tensor_seconds(
     catalog: Catalog, workload: str, link: str, per: str = "layer", per_server: int = 1, count: str = "all"
 ) -> Computed:
-    """Least time for those bytes over `link` (an interconnect), at its bandwidth in one direction.
+    """Time for those bytes over `link` (an interconnect), at its bandwidth in one direction.
 
     Over a network link, `per_server` is how many GPUs of the group share each
     server: 1 puts each GPU in a different server, all its bytes through its own
     port; with more, the group's rings share the server's ports, and each port
     carries that share of them (`cross_host_bytes_per_port`). `count="all"` runs
-    the four all-reduces one after another, the worst case; `count="exposed"`
+    the four all-reduces one after another, the worst case; `count="forward"`
+    counts the forward two, which the GPU waits for whatever it computes at, the
+    least it waits (`model.tensor.forward_allreduce_seconds`); `count="exposed"`
     lets each backward one run during its matrix's weight-gradient GEMM at the
-    workload's GPU's peak, and counts what is left
-    (`model.tensor.exposed_allreduce_seconds`).
+    workload's GPU's peak, and counts what is left, the most it waits at this
+    bandwidth (`model.tensor.exposed_allreduce_seconds`).
     """
     if count not in COUNTS:
         raise KeyError(f"unknown count {count!r}; known: {', '.join(COUNTS)}")
@@ -112,18 +115,27 @@ def tensor_seconds(
     serial = model.transfer_seconds(sent, bandwidth.value)
     if count == "all":
         return Computed(serial, "s", f"{formula} ÷ bandwidth per direction", words, (*inputs, bandwidth))
+    layers = inputs[4].count if per == "model" else 1
+    one = serial / (layers * model.tensor.tensor_allreduces())
+    if count == "forward":
+        forward = layers * model.tensor.forward_allreduce_seconds(one)
+        words = (
+            f"the forward pass's {model.tensor.tensor_allreduces('forward')} all-reduces per layer of"
+            f" {format_quantity(serial, 's')} of all-reduces one after another ({words}), which each block waits for"
+            " whatever the GPU computes at"
+        )
+        return Computed(forward, "s", "forward all-reduces ÷ bandwidth per direction", words, (*inputs, bandwidth))
     setting = catalog.workload(workload)
     if setting.gpu is None:
         raise ValueError(f"workload {workload!r} names no GPU, which the weight-gradient GEMMs need; add `gpu:`")
     peak = catalog.quantity(setting.gpu.id, "peak_fp16_flops")
     b, s, h, t = (q.count for q in inputs[:4])
-    layers = inputs[4].count if per == "model" else 1
-    one = serial / (layers * model.tensor.tensor_allreduces())
     exposed = layers * model.tensor.exposed_allreduce_seconds(one, b, s, h, t, peak.value)
     words = (
-        f"what keeps the GPU waiting of {format_quantity(serial, 's')} of all-reduces one after another ({words}):"
-        " the forward pass's two per layer in full, and what each backward one takes beyond the weight-gradient GEMM"
-        f" of its matrix, which it runs beside, at {shown(peak)} ({peak.label})"
+        f"what keeps the GPU waiting at its peak of {format_quantity(serial, 's')} of all-reduces one after another"
+        f" ({words}): the forward pass's two per layer in full, and what each backward one takes beyond the"
+        f" weight-gradient GEMM of its matrix, which it runs beside, at {shown(peak)} ({peak.label}); below its"
+        " peak the GEMMs hide more"
     )
     formula = "forward all-reduces + what the backward ones take beyond the weight-gradient GEMMs"
     return Computed(exposed, "s", formula, words, (*inputs, bandwidth, peak))

@@ -6,7 +6,7 @@ and data parallelism across (`tensor`), a pipeline of the same model-parallel
 size (`pipeline`), and the two together (`ptd`, their PTD-P). Narayanan et al.
 "do not present direct cost models for communication time" (§3); this time
 model is the course's. Each part is a bandwidth-and-peak bound, the least it
-can take:
+can take, but for what the tensor all-reduces keep a GPU waiting (below):
 
 - compute: a step's FLOPs by Narayanan et al.'s Eq. 3, 96Bslh²(1 + s/(6h) +
   V/(16lh)), which "assumes activation recomputation" (§5.1), spread over the
@@ -18,7 +18,8 @@ can take:
   share of the layers and of the token and position embeddings, (V + s)h
   parameters by Eq. 2 (the tied output layer of the last stage holds less), or
   a t·p-th of the model without a pipeline, or a share of every GPU's under
-  ZeRO-3; activations are not counted;
+  ZeRO-3; activations are not counted; and, beside them, what every GPU of a
+  pipeline would hold with the model shared evenly, Ψ/(t·p), the average stage;
 - network: the data-parallel all-reduce of 2-byte gradients, 2(d − 1)/d of them
   per GPU (a ring), once a step; or ZeRO-3's 3Ψ, "1.5x compared to the
   baseline" (ZeRO §7.2.2), once per microbatch, for ZeRO-3 (like FSDP)
@@ -46,11 +47,18 @@ at the same time, (k − 1)/k of each GPU's bytes; on Selene's servers, at twelv
 times an adapter's bandwidth, they take less time than the port's share.) A
 cluster of one server sends everything over NVLink.
 
+Of the tensor all-reduces a GPU waits for the forward ones in full, whatever
+it computes at (`nvlink_forward`, the least it waits), and of each backward one
+what it outlasts its weight-gradient GEMM by, at the GPU's peak
+(`nvlink_exposed`, `tensor.exposed_allreduce_seconds`): the most it waits at the
+link's bandwidth, since a GEMM below the peak hides more.
+
 Two totals bound the step: `total`, nothing overlapped, the worst case; and
 `overlapped`, the network's transfers hidden behind the compute and each
-backward tensor-parallel all-reduce behind its matrix's weight-gradient GEMM
-(`tensor.exposed_allreduce_seconds`), while the forward ones, which each block
-waits for, stay in line.
+backward tensor-parallel all-reduce behind its matrix's weight-gradient GEMM,
+while the forward ones, which each block waits for, stay in line. It is the
+least a step takes: a GPU below its peak waits less for the backward
+all-reduces, but by no more than its GEMMs take longer.
 """
 
 from __future__ import annotations
@@ -68,7 +76,7 @@ from .communication import (
 from .memory import BYTES_PER_VALUE, DEFAULT_RECIPE, model_state_bytes
 from .pipeline import boundary_bytes, bubble_formula
 from .shape import embedding_parameters
-from .tensor import check_heads, exposed_allreduce_seconds, tensor_bytes_per_layer
+from .tensor import check_heads, exposed_allreduce_seconds, forward_allreduce_seconds, tensor_bytes_per_layer
 from .zero import zero_stage
 
 #: The layouts, in the order the course compares them.
@@ -80,11 +88,13 @@ PARTS = (
     "bubble",
     "network",
     "nvlink",
+    "nvlink_forward",
     "nvlink_exposed",
     "total",
     "overlapped",
     "network_bytes",
     "nvlink_bytes",
+    "states_even",
 )
 #: The 16-bit format every activation and gradient travels in.
 PRECISION = "fp16"
@@ -124,13 +134,17 @@ class Step:
     #: Whether the whole cluster is one server, where every transfer runs over NVLink.
     one_server: bool
     states: int | Fraction
+    #: The model states per GPU with the model shared evenly over the t·p GPUs of a pipeline: the average stage's.
+    states_even: Fraction
     compute: Fraction
     bubble: Fraction
     network_bytes: Fraction
     nvlink_bytes: Fraction
     network: Fraction
     nvlink: Fraction
-    #: What of `nvlink` keeps the GPU waiting: the forward all-reduces, and the backward ones beyond their GEMMs.
+    #: What of `nvlink` keeps the GPU waiting whatever it computes at: the forward (and recomputed forward) ones.
+    nvlink_forward: Fraction
+    #: What of `nvlink` keeps the GPU waiting at its peak: `nvlink_forward`, and the backward ones beyond their GEMMs.
     nvlink_exposed: Fraction
 
     @property
@@ -280,10 +294,11 @@ def step(scheme: str, cluster: Cluster, recipe: str = DEFAULT_RECIPE) -> Step:
     per_value = BYTES_PER_VALUE[PRECISION]
     per_parameter = Fraction(model_state_bytes(c.parameters, recipe_id=recipe), c.parameters)
     if scheme == "zero3":
-        states = per_parameter * Fraction(c.parameters, c.devices)
+        states = states_even = per_parameter * Fraction(c.parameters, c.devices)
     else:
         embeddings = embedding_parameters(c.vocabulary, c.sequence, c.hidden)
         states = per_parameter * most_loaded_parameters(c.parameters, embeddings, p) / t
+        states_even = per_parameter * Fraction(c.parameters, t * p)
 
     compute = flops_per_gpu(c) / Fraction(c.peak_flops)
     bubble = bubble_formula(p, m) * compute if p > 1 else Fraction(0)
@@ -299,7 +314,7 @@ def step(scheme: str, cluster: Cluster, recipe: str = DEFAULT_RECIPE) -> Step:
     if p > 1:
         scatter = t if scheme == "ptd" else 1
         network += m * 2 * boundary_bytes(c.microbatch, c.sequence, c.hidden, per_value, scatter)
-    nvlink_bytes = nvlink = nvlink_exposed = Fraction(0)
+    nvlink_bytes = nvlink = nvlink_forward = nvlink_exposed = Fraction(0)
     if t > 1:
         layers = m * Fraction(c.layers, p)
         nvlink_bytes = layers * tensor_bytes_per_layer(c.microbatch, c.sequence, c.hidden, t, per_value, "recompute")
@@ -307,6 +322,7 @@ def step(scheme: str, cluster: Cluster, recipe: str = DEFAULT_RECIPE) -> Step:
         activation = c.microbatch * c.sequence * c.hidden * per_value
         one = transfer_seconds(ring_allreduce_bytes_sent(activation, t), c.nvlink_bandwidth)
         exposed = exposed_allreduce_seconds(one, c.microbatch, c.sequence, c.hidden, t, c.peak_flops, "recompute")
+        nvlink_forward = layers * forward_allreduce_seconds(one, "recompute")
         nvlink_exposed = layers * exposed
     link = c.nvlink_bandwidth if one_server else c.network_bandwidth
     return Step(
@@ -317,12 +333,14 @@ def step(scheme: str, cluster: Cluster, recipe: str = DEFAULT_RECIPE) -> Step:
         sharing=sharing,
         one_server=one_server,
         states=states,
+        states_even=states_even,
         compute=compute,
         bubble=bubble,
         network_bytes=network,
         nvlink_bytes=nvlink_bytes,
         network=transfer_seconds(network, link) if network else Fraction(0),
         nvlink=nvlink,
+        nvlink_forward=nvlink_forward,
         nvlink_exposed=nvlink_exposed,
     )
 

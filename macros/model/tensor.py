@@ -15,11 +15,23 @@ a block and the next; each backward one (f) sums the input gradient of a
 column-parallel matrix, which the weight gradient of that matrix does not need,
 so it can run while that GEMM does: "we overlap all-reduce communication with
 the linear weight's gradient computation" (Korthikanti et al. 2022,
-https://arxiv.org/abs/2205.05198, §6.2). Megatron-LM has done so since 2021;
-today's Megatron-Core always launches that all-reduce asynchronously before the
-weight-gradient GEMM (`LinearWithGradAccumulationAndAsyncCommunication` in
-megatron/core/tensor_parallel/layers.py), and overlaps the forward ones only
-with `tp_comm_overlap`, which is off by default and needs sequence parallelism.
+https://arxiv.org/abs/2205.05198, §6.2). Megatron-LM has done so since
+September 2021 (commits cf7efd4f5a and 3f65246911), after the runs of Narayanan
+et al.'s tables; today's Megatron-Core always launches that all-reduce
+asynchronously before the weight-gradient GEMM
+(`LinearWithGradAccumulationAndAsyncCommunication` in
+megatron/core/tensor_parallel/layers.py), which overlaps them only when
+CUDA_DEVICE_MAX_CONNECTIONS=1 keeps the kernels in that order, as its example
+scripts set. The forward pass's collectives overlap their GEMMs only with
+`tp_comm_overlap`, which is off by default and needs sequence parallelism (whose
+all-gathers and reduce-scatters it overlaps, forward and backward) and
+Transformer Engine.
+
+How long a layer waits for them therefore depends on the GPU's speed as well as
+the link's. At a given bandwidth the forward ones are the least it waits,
+whatever it computes at (`forward_allreduce_seconds`), and
+`exposed_allreduce_seconds`, with the weight-gradient GEMMs at the GPU's peak,
+the most: a slower GEMM hides more of the all-reduce beside it.
 
 Sequence parallelism (Korthikanti et al. §4.2.2) turns each all-reduce into a
 reduce-scatter and an all-gather, the same bytes, and keeps only a t-th of each
@@ -30,8 +42,9 @@ before their weight-gradient GEMM, one per block.
 Attention is split by heads, "such that the matrix multiply corresponding to
 each attention head is done locally on one GPU" (Megatron-LM §3), so the
 tensor-parallel degree must divide the heads, as Megatron-LM's code asserted
-from 2019 to 2022 (`mpu.divide(args.num_attention_heads, world_size)`) and
-today's Megatron-Core still does (`TransformerConfig`: "num_attention_heads ...
+from 2019 to 2022 with its `divide` (from 2020 to 2022 as
+`mpu.divide(args.num_attention_heads, world_size)`) and today's Megatron-Core
+still does (`TransformerConfig`: "num_attention_heads ...
 must be a multiple of tensor_model_parallel_size"); with grouped-query
 attention it also splits the key-value groups, whose number must be "a
 multiple or divisor of tensor_model_parallel_size". Every model the course
@@ -136,6 +149,21 @@ def weight_gradient_flops(microbatch: int, sequence: int, hidden: int, tensor: i
     return Fraction(2 * microbatch * sequence * hidden * width * hidden, tensor)
 
 
+def forward_allreduce_seconds(allreduce: Fraction, passes: str = "no-recompute") -> Fraction:
+    """Seconds a layer's forward all-reduces keep a device waiting per microbatch, each taking `allreduce`.
+
+    The forward pass's two (g), and with recomputation the recomputed forward
+    pass's two, stand between one block and the next, so the device waits for
+    all of them whatever it computes at: at a given bandwidth, the least a
+    layer's all-reduces keep it waiting.
+
+    Raises:
+        KeyError: an unknown `passes`.
+    """
+    _check_count("allreduce", allreduce)
+    return (allreduces_per_layer(passes) - ALLREDUCES_PER_LAYER["backward"]) * Fraction(allreduce)
+
+
 def exposed_allreduce_seconds(
     allreduce: Fraction,
     microbatch: int,
@@ -145,23 +173,24 @@ def exposed_allreduce_seconds(
     peak_flops: float | Fraction,
     passes: str = "no-recompute",
 ) -> Fraction:
-    """Seconds a layer's tensor-parallel all-reduces keep a device waiting per microbatch, each taking `allreduce`.
+    """Seconds a layer's tensor-parallel all-reduces keep a device waiting per microbatch at `peak_flops`.
 
-    The forward pass's two (g), and with recomputation the recomputed forward
-    pass's two, stand between one block and the next: all of their time is
-    exposed. Each of the backward pass's two (f) runs while its matrix's weight
-    gradient is computed (`COLUMN_PARALLEL_WIDTHS`, at `peak_flops`), and only
-    what it takes beyond that GEMM is exposed (Korthikanti et al. §6.2;
-    Megatron-Core's default). A bound like the others: the GEMM at its peak is
-    the shortest it can take, so it hides the least.
+    The forward ones in full (`forward_allreduce_seconds`), and of each of the
+    backward pass's two (f), which runs while its matrix's weight gradient is
+    computed (`COLUMN_PARALLEL_WIDTHS`, at `peak_flops`), what it takes beyond
+    that GEMM (Korthikanti et al. §6.2; Megatron-Core's default). Not a lower
+    bound: the GEMM at the peak is the shortest it can take, and a shorter GEMM
+    hides less, so at the all-reduces' `allreduce` this is the most a device
+    waits. A device below its peak waits less for its all-reduces, though never
+    less than for the forward ones, and takes longer over the step: its GEMMs
+    hide no more than the time they add, so compute at peak plus this is still
+    the least a step takes.
 
     Raises:
         KeyError: an unknown `passes`.
     """
-    _check_count("allreduce", allreduce)
     _check_count("peak_flops", peak_flops)
-    forward = allreduces_per_layer(passes) - ALLREDUCES_PER_LAYER["backward"]
-    exposed = forward * Fraction(allreduce)
+    exposed = forward_allreduce_seconds(allreduce, passes)
     for width in COLUMN_PARALLEL_WIDTHS.values():
         gemm = weight_gradient_flops(microbatch, sequence, hidden, tensor, width) / Fraction(peak_flops)
         exposed += max(Fraction(0), allreduce - gemm)

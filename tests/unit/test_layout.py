@@ -78,6 +78,17 @@ def test_a_pipeline_of_one_layer_per_stage_holds_the_embeddings_on_its_first() -
     assert step.states > Fraction(16 * 175 * 10**9, 96)
 
 
+def test_the_model_shared_evenly_puts_less_on_a_gpu_than_the_first_stage_holds() -> None:
+    # PTD-P's 8 × 12 GPUs of a pipeline, shared evenly: 16 bytes × 175 billion ÷ 96. The first stage holds more, its
+    # embeddings whole; ZeRO-3, which shares everything over all 1536 GPUs, holds the same either way.
+    step = layout.step("ptd", GPT3)
+    assert step.states_even == Fraction(16 * 175 * 10**9, 96) < step.states
+    assert layout.step("zero3", GPT3).states_even == Fraction(16 * 175 * 10**9, 1536)
+    figure = KINDS["layout"].figure(catalog(), "narayanan-530b-run", "ptd", "states_even")
+    # Narayanan et al.'s 530B model (529.6 billion parameters, Table 1), t = 8, p = 35.
+    assert figure.value == Fraction(16 * 529_600_000_000, 8 * 35)
+
+
 def test_the_model_states_take_the_recipes_bytes_per_parameter() -> None:
     # Megatron-LM's distributed-optimizer guide: bf16 parameters with fp32 gradients take 18 bytes, not ZeRO's 16.
     assert layout.step("ptd", GPT3, "bf16-adam").states == Fraction(18, 16) * layout.step("ptd", GPT3).states
@@ -113,6 +124,8 @@ def test_gpt3s_backward_all_reduces_hide_behind_their_weight_gradient_gemms() ->
     # So of the six all-reduces per layer, the four of the forward and the recomputed forward passes stay exposed.
     step = layout.step("ptd", GPT3)
     assert step.nvlink_exposed == step.nvlink * Fraction(4, 6)
+    # Those four are what the GPU waits for whatever it computes at: here the least is also the most.
+    assert step.nvlink_forward == step.nvlink_exposed
 
 
 def test_a_narrow_models_backward_all_reduces_outlast_their_gemms() -> None:
@@ -126,6 +139,8 @@ def test_a_narrow_models_backward_all_reduces_outlast_their_gemms() -> None:
     per_layer = 4 * one + sum(one - gemm for gemm in gemms)
     assert step.nvlink_exposed == 8 * 40 * per_layer
     assert step.nvlink * Fraction(4, 6) < step.nvlink_exposed < step.nvlink
+    # Whatever the GPU computes at, it waits for the four all-reduces of the forward and recomputed forward passes.
+    assert step.nvlink_forward == 8 * 40 * 4 * one
 
 
 def test_a_servers_adapters_share_the_rings_of_a_data_parallel_group_it_holds_eight_of() -> None:

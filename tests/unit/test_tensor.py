@@ -220,6 +220,33 @@ def test_over_the_network_the_backward_all_reduces_mostly_stay_exposed() -> None
         KINDS["tensor_seconds"].figure(catalog(), "gpt3-activations", "nvlink-a100", "layer", 1, "exposed")
 
 
+def test_the_forward_pair_is_the_least_a_layer_waits_and_the_peak_the_most() -> None:
+    # The 8.3B model's layer (b = 8, s = 1024, h = 3072, t = 8) over A100 NVLink: one all-reduce is
+    # 2 × 7/8 × 8 × 1024 × 3072 × 2 bytes over 300 GB/s, 294 µs. At 312 TFLOP/s the weight-gradient GEMMs,
+    # 2 × 8192 × 3072 × 3 × 3072/8 and 2 × 8192 × 3072 × 4 × 3072/8 FLOPs, take 186 and 248 µs, shorter, so the GPU
+    # waits for part of the backward pair too; at 60% of that peak they take 310 and 413 µs, longer than the
+    # all-reduce, and it waits for the forward pair alone: less than at the peak, never less than the forward pair.
+    one = Fraction(2 * 7 * 8 * 1024 * 3072 * 2, 8 * 300 * 10**9)
+    peak = 312 * 10**12
+    gemms = [Fraction(2 * 8192 * 3072 * width * 3072, 8 * peak) for width in (3, 4)]
+    at_peak = tensor.exposed_allreduce_seconds(one, 8, 1024, 3072, 8, peak)
+    below = tensor.exposed_allreduce_seconds(one, 8, 1024, 3072, 8, Fraction(6, 10) * peak)
+    assert tensor.forward_allreduce_seconds(one) == 2 * one
+    assert tensor.forward_allreduce_seconds(one, "recompute") == 4 * one
+    assert at_peak == 4 * one - sum(gemms)
+    assert below == 2 * one < at_peak
+    # The step is still bounded below by the peak: below it, the layer's compute, 3 × (24bsh² + 4bs²h)/t FLOPs,
+    # grows by more than the GEMMs hide.
+    compute = Fraction(3 * (24 * 8 * 1024 * 3072**2 + 4 * 8 * 1024**2 * 3072), 8)
+    assert compute / (Fraction(6, 10) * peak) + below > compute / peak + at_peak
+    figure = KINDS["tensor_seconds"].figure(catalog(), "megatron-8.3b-tp", "nvlink-a100", "layer", 1, "forward")
+    assert (figure.id, figure.value) == ("tensor-seconds/megatron-8.3b-tp/nvlink-a100/layer/1/forward", 2 * one)
+    whole = KINDS["tensor_seconds"].figure(catalog(), "megatron-8.3b-tp", "nvlink-a100", "model", 1, "forward")
+    assert whole.value == 72 * 2 * one
+    with pytest.raises(KeyError, match="all, forward, exposed"):
+        KINDS["tensor_seconds"].figure(catalog(), "megatron-8.3b-tp", "nvlink-a100", "layer", 1, "backward")
+
+
 def test_with_recomputation_a_layer_sends_six_all_reduces() -> None:
     # Megatron-LM §4.2 checkpoints every layer: the 8.3B model's 72 layers × 12 × 8 × 1024 × 3072 × 7/8 × 2 bytes.
     figure = KINDS["tensor_bytes"].figure(catalog(), "megatron-8.3b-tp", "model", "recompute")
