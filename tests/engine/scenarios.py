@@ -20,6 +20,8 @@ rank, and the census leaves it, the output and the loss out.
 from __future__ import annotations
 
 import os
+import sys
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -170,13 +172,15 @@ def _fsdp(reshard: bool, bf16: bool) -> Step:
 
 
 def _deepspeed(stage: int) -> Step:
+    import importlib
+
     import deepspeed
-    import deepspeed.comm.torch
 
     # On its CPU accelerator DeepSpeed compiles a shared-memory all-reduce (g++, minutes) when its
     # communication backend starts; only `inference_all_reduce` uses it, and training's collectives go
     # through torch.distributed either way, so the tier builds no op.
-    deepspeed.comm.torch.build_shm_op = lambda: None
+    # (`deepspeed.comm.torch`, the attribute, is the torch package: the module is looked up by name.)
+    importlib.import_module("deepspeed.comm.torch").build_shm_op = lambda: None
 
     model = make_model()
     config = {
@@ -233,7 +237,10 @@ def rank_main(rank: int, world: int, store: str, names: list[str]) -> dict[str, 
     try:
         results = {}
         for name in names:
+            started = time.monotonic()
             results[name] = run(SCENARIOS[name]())
+            if rank == 0:
+                print(f"world {world}: {name} in {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
             dist.barrier()
         return results
     finally:
