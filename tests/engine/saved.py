@@ -55,7 +55,7 @@ class Saved:
     weight_casts: int
 
 
-def _is_weight_cast(tensor: torch.Tensor, parameters: set[int]) -> bool:
+def is_weight_cast(tensor: torch.Tensor, parameters: set[int]) -> bool:
     """Whether `tensor` is a cast of one of the parameters (autocast's cached copy: ToCopyBackward from the leaf)."""
     base = tensor._base if tensor._base is not None else tensor  # a matmul saves the cast's transpose
     function = base.grad_fn
@@ -81,7 +81,7 @@ def saved_bytes(
     for tensor in recorder.alive():
         key, size = storage_key(tensor)
         if key not in skip:
-            (casts if _is_weight_cast(tensor, ids) else activations)[key] = size
+            (casts if is_weight_cast(tensor, ids) else activations)[key] = size
     del output
     return Saved(sum(activations.values()), sum(casts.values()))
 

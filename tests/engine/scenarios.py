@@ -19,6 +19,7 @@ rank, and the census leaves it, the output and the loss out.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import time
@@ -32,6 +33,7 @@ from torch import nn
 
 from .census import SavedTensors, census, local
 from .collectives import counting
+from .saved import is_weight_cast
 
 WIDTH = 64
 LAYERS = 4
@@ -77,13 +79,19 @@ def grads(parameters: Iterable[torch.Tensor]) -> list[torch.Tensor]:
 
 def run(step: Step) -> dict[str, Any]:
     """Two steps; the census at each moment of the second and its collectives."""
-    rank = dist.get_rank()
+    rank = dist.get_rank() if dist.is_initialized() else 0
     torch.manual_seed(rank + 1)
     batch = torch.randn(1, WIDTH)
     moments: dict[str, dict[str, int]] = {}
 
     def take(moment: str, *held: torch.Tensor) -> None:
-        roles = {**step.roles(), "activations": step.saved.alive()}
+        gc.collect()
+        roles = dict(step.roles())
+        saved = step.saved.alive()
+        ids = {id(p) for p in roles.get("parameters", ())}
+        # Autocast's cached low-precision copies of the weights, which autograd keeps for the backward pass.
+        roles["weight_casts"] = [t for t in saved if is_weight_cast(t, ids)]
+        roles["activations"] = saved
         moments[moment] = census(roles, exclude=(batch, *held))
 
     for index in range(2):
@@ -187,7 +195,15 @@ def _deepspeed(stage: int) -> Step:
         "train_micro_batch_size_per_gpu": 1,
         "gradient_accumulation_steps": 1,
         "bf16": {"enabled": True},
-        "zero_optimization": {"stage": stage},
+        # Buckets of one model's size at most (DeepSpeed's default, 5e8 elements, is a GB of buffers), and every
+        # parameter partitioned at stage 3 (by default one under 1e5 elements stays whole on every rank).
+        "zero_optimization": {
+            "stage": stage,
+            "reduce_bucket_size": parameter_count(),
+            "allgather_bucket_size": parameter_count(),
+            "stage3_prefetch_bucket_size": parameter_count(),
+            "stage3_param_persistence_threshold": 0,
+        },
         "zero_allow_untested_optimizer": True,
         "steps_per_print": 10**9,
     }
@@ -239,6 +255,7 @@ def rank_main(rank: int, world: int, store: str, names: list[str]) -> dict[str, 
         for name in names:
             started = time.monotonic()
             results[name] = run(SCENARIOS[name]())
+            gc.collect()  # the engine's cycles, before the next scenario's census
             if rank == 0:
                 print(f"world {world}: {name} in {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
             dist.barrier()
