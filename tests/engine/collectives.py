@@ -58,6 +58,9 @@ SIZED_BY: dict[str, tuple[str, str]] = {
     "all_to_all": ("all-to-all", "input_tensor_list"),
 }
 
+#: Below this many elements a call is bookkeeping, counted apart as "<op> (scalars)".
+SCALARS = 64
+
 #: ZeRO §7's passes per op: an all-reduce is a reduce-scatter and an all-gather.
 PASSES = {"all-reduce": 2, "all-gather": 1, "reduce-scatter": 1, "broadcast": 1, "reduce": 1, "all-to-all": 1}
 
@@ -79,7 +82,7 @@ class Counts:
 
     def passes(self) -> int:
         """Elements sent per rank in ZeRO §7's units: each op's elements times its passes."""
-        return sum(PASSES[op] * elements for op, elements in self.elements.items())
+        return sum(PASSES[op] * elements for op, elements in self.elements.items() if op in PASSES)
 
     def snapshot(self) -> dict[str, dict[str, int]]:
         return {"calls": dict(self.calls), "elements": dict(self.elements), "bytes": dict(self.bytes)}
@@ -97,9 +100,11 @@ def _wrap(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
         if COUNTS.on and COUNTS.depth == 0:
             bound = signature.bind(*args, **kwargs)
             elements, nbytes = _numel(bound.arguments[argument])
-            COUNTS.calls[op] += 1
-            COUNTS.elements[op] += elements
-            COUNTS.bytes[op] += nbytes
+            # A few values (a loss scale's overflow flag, a gradient norm) are not the model's traffic.
+            name = op if elements >= SCALARS else f"{op} (scalars)"
+            COUNTS.calls[name] += 1
+            COUNTS.elements[name] += elements
+            COUNTS.bytes[name] += nbytes
         COUNTS.depth += 1
         try:
             return original(*args, **kwargs)

@@ -103,7 +103,7 @@ def run(step: Step) -> dict[str, Any]:
             loss = output.float().square().mean()
             if measuring:
                 take("after-forward", output, loss)
-                loss.register_hook(lambda grad: take("turn", output, loss, grad))
+                loss.register_hook(lambda grad, held=(output, loss): take("turn", *held, grad))
             step.backward(loss)
             if measuring:
                 take("after-backward", output, loss)
@@ -176,7 +176,9 @@ def _fsdp(reshard: bool, bf16: bool) -> Step:
             **optimizer_roles(optimizer),
         }
 
-    return Step(model, lambda loss: loss.backward(), optimizer.step, lambda: optimizer.zero_grad(set_to_none=True), roles)
+    return Step(
+        model, lambda loss: loss.backward(), optimizer.step, lambda: optimizer.zero_grad(set_to_none=True), roles
+    )
 
 
 def _deepspeed(stage: int) -> Step:
@@ -215,7 +217,9 @@ def _deepspeed(stage: int) -> Step:
     def roles() -> dict[str, list[torch.Tensor]]:
         parameters = list(engine.module.parameters())
         partitions = [p.ds_tensor for p in parameters if hasattr(p, "ds_tensor")]
+        # Stages 1 and 2 step the fp32 partitions as the inner optimizer's parameters; stage 3 keeps them flat.
         masters = [p for group in inner.param_groups for p in group["params"]]
+        masters += list(getattr(optimizer, "fp32_partitioned_groups_flat", []))
         return {
             "parameters": parameters + partitions,
             "master_parameters": masters,
@@ -237,6 +241,7 @@ SCENARIOS: dict[str, Callable[[], Step]] = {
     "fsdp2-keep": lambda: _fsdp(reshard=False, bf16=False),
     "fsdp2-reshard-bf16": lambda: _fsdp(reshard=True, bf16=True),
     "fsdp2-keep-bf16": lambda: _fsdp(reshard=False, bf16=True),
+    # DeepSpeed last: its engines keep buffers alive past their scenario.
     "deepspeed-1": lambda: _deepspeed(1),
     "deepspeed-2": lambda: _deepspeed(2),
     "deepspeed-3": lambda: _deepspeed(3),

@@ -105,7 +105,8 @@ def test_narayanan_eq2_leaves_out_the_final_layer_norm(record: Recorder) -> None
         measured,
         course,
         "param",
-        differs="Eq. 2 counts 13h of vectors per layer and none after the last: the final layer norm's gain and bias, 2h",
+        differs="Eq. 2 counts 13h of vectors per layer and none after the last layer: the final layer norm's gain and"
+        " bias, 2h",
     )
     assert measured == course + model.GPT2_FINAL_VECTORS_PER_HIDDEN * hidden
 

@@ -44,7 +44,9 @@ def _plain(autocast: torch.dtype | None) -> Step:
     def roles() -> dict[str, list[torch.Tensor]]:
         parameters = list(net.parameters())
         # GradScaler's loss scale and growth counter (two one-element tensors, made at its first scale()).
-        scale = [t for t in (getattr(scaler, "_scale", None), getattr(scaler, "_growth_tracker", None)) if t is not None]
+        scale = [
+            t for t in (getattr(scaler, "_scale", None), getattr(scaler, "_growth_tracker", None)) if t is not None
+        ]
         return {"parameters": parameters, "gradients": grads(parameters), **optimizer_roles(optimizer), "scale": scale}
 
     return Step(
