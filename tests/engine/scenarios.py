@@ -31,7 +31,7 @@ import torch
 import torch.distributed as dist
 from torch import nn
 
-from .census import SavedTensors, census, local
+from .census import SavedTensors, census, local, reachable_tensors
 from .collectives import counting
 from .saved import is_weight_cast
 
@@ -77,10 +77,14 @@ def grads(parameters: Iterable[torch.Tensor]) -> list[torch.Tensor]:
     return [local(p.grad) for p in parameters if p.grad is not None]
 
 
-def run(step: Step) -> dict[str, Any]:
-    """Two steps; the census at each moment of the second and its collectives."""
+def run(make: Callable[[], Step]) -> dict[str, Any]:
+    """Build the scenario's step and run two; the census at each moment of the second and its collectives."""
     rank = dist.get_rank() if dist.is_initialized() else 0
     torch.manual_seed(rank + 1)
+    # What this process held before the scenario (a test run's earlier tensors) is not the scenario's.
+    gc.collect()
+    before = list(reachable_tensors())
+    step = make()
     batch = torch.randn(1, WIDTH)
     moments: dict[str, dict[str, int]] = {}
 
@@ -92,7 +96,7 @@ def run(step: Step) -> dict[str, Any]:
         # Autocast's cached low-precision copies of the weights, which autograd keeps for the backward pass.
         roles["weight_casts"] = [t for t in saved if is_weight_cast(t, ids)]
         roles["activations"] = saved
-        moments[moment] = census(roles, exclude=(batch, *held))
+        moments[moment] = census(roles, exclude=(batch, *held, *before))
 
     for index in range(2):
         measuring = index == 1
@@ -259,7 +263,7 @@ def rank_main(rank: int, world: int, store: str, names: list[str]) -> dict[str, 
         results = {}
         for name in names:
             started = time.monotonic()
-            results[name] = run(SCENARIOS[name]())
+            results[name] = run(SCENARIOS[name])
             gc.collect()  # the engine's cycles, before the next scenario's census
             if rank == 0:
                 print(f"world {world}: {name} in {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)

@@ -97,7 +97,7 @@ RECIPES: dict[str, tuple[Callable[[], Step], str]] = {
 
 @cache
 def measured(recipe: str) -> dict[str, Any]:
-    return run(RECIPES[recipe][0]())
+    return run(RECIPES[recipe][0])
 
 
 def _roles(moment: dict[str, int]) -> dict[str, Fraction]:
