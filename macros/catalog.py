@@ -424,7 +424,8 @@ def load_catalog(directory: Path) -> Catalog:
         CatalogError: a file is missing or malformed, or an entry refers to an unknown one.
     """
     expected = {"sources", "printed", "course", *TABLES}
-    found = {path.stem for path in directory.glob("*.yml")}
+    # measured.yml is the engine tier's (tests/engine/records.py): the build does not read it yet.
+    found = {path.stem for path in directory.glob("*.yml")} - {"measured"}
     if found != expected:
         raise CatalogError(
             f"{directory.name}/: expected exactly the files {', '.join(sorted(expected))}.yml; "
