@@ -64,6 +64,7 @@ from .compute import (
 )
 from .formats import FORMATS, QUANTITIES, Format, format_quantity_value, number_format
 from .fsdp import (
+    ACCUMULATIONS,
     ADAM_STATE_BYTES,
     FULL_GRADIENT_BYTES,
     FULL_PARAMETER_BYTES,
@@ -71,10 +72,12 @@ from .fsdp import (
     STATE_MOMENTS,
     STRATEGIES,
     UNIT_MOMENTS,
+    HeldStates,
     Strategy,
     UnitMoment,
     cross_host_traffic,
     cross_host_traffic_per_port,
+    fsdp_held_states,
     fsdp_largest_micro_batch,
     fsdp_state_bytes,
     fsdp_strategy,
@@ -119,6 +122,7 @@ from .zero import (
 )
 
 __all__ = [
+    "ACCUMULATIONS",
     "ACTIVATION_COUNTS",
     "ACTIVATION_PRECISION",
     "ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN",
@@ -152,6 +156,7 @@ __all__ = [
     "ZERO_BYTES_PER_TOKEN_HIDDEN",
     "ZERO_STAGES",
     "Format",
+    "HeldStates",
     "Recipe",
     "RingSend",
     "RingStep",
@@ -177,6 +182,7 @@ __all__ = [
     "device_state_bytes",
     "embedding_parameters",
     "format_quantity_value",
+    "fsdp_held_states",
     "fsdp_largest_micro_batch",
     "fsdp_state_bytes",
     "fsdp_strategy",
