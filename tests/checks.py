@@ -32,8 +32,8 @@ _DISPLAY = re.compile(r"^(?P<number>\d[\d,]*(?:\.\d+)?)(?P<rest>.*)$")
 #: A mantissa times a power of ten or two, "3.14 × 10²³ FLOP" or "2⁻²⁴", then its unit.
 _POWER = re.compile(r"^(?:(?P<mantissa>\d+(?:\.\d+)?) × )?(?P<base>10|2)(?P<exponent>⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)(?P<rest>.*)$")
 _FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
-#: A capacity as sold and as programs see it: "32 GB (32 GiB)", "80 GB (81,559 MiB)".
-_NOMINAL = re.compile(r"^(?P<sold>\d[\d,]*) (?P<prefix>[KMGT])B \((?P<number>\d[\d,]*) (?P<unit>[KMGT])iB\)$")
+#: A GPU's memory as sold and as programs get it: "80 GB (79.2 GiB to programs)".
+_NOMINAL = re.compile(r"^(?P<sold>\d[\d,]*) GB \((?P<number>\d[\d,]*(?:\.\d+)?) (?P<unit>[KMGT])iB to programs\)$")
 
 
 def lesson_body(page: BeautifulSoup) -> Tag:
@@ -56,12 +56,13 @@ def parse_display(display: str, unit: str) -> tuple[Decimal, Decimal]:
     """
     nominal = _NOMINAL.match(display.strip())
     if nominal and unit == "B":
-        exact = Decimal(nominal.group("number").replace(",", "")) * _BINARY[nominal.group("unit") + "i"]
-        # Sold as the whole binary unit at or above what programs see: 81,559 MiB is an "80 GB" card.
-        sold = -(-int(exact) // _BINARY[nominal.group("prefix") + "i"])
-        if Decimal(nominal.group("sold").replace(",", "")) != sold:
-            raise ValueError(f"{display!r} sells one capacity and names another")
-        return exact, Decimal(0)
+        digits = nominal.group("number").replace(",", "")
+        factor = Decimal(_BINARY[nominal.group("unit") + "i"])
+        last_place = Decimal(1).scaleb(-len(digits.split(".")[1])) if "." in digits else Decimal(1)
+        # A card sold as N GB has at most N GiB, of which programs get less: never more than it is sold as.
+        if Decimal(digits) * factor > Decimal(nominal.group("sold").replace(",", "")) * _BINARY["Gi"]:
+            raise ValueError(f"{display!r} gives programs more than the card is sold with")
+        return Decimal(digits) * factor, last_place * factor / 2
     power = _POWER.match(display.strip())
     if power:
         # A power shown alone is exactly that power; a mantissa is rounded to its last digit.

@@ -263,8 +263,8 @@ def test_a_lesson_whose_front_matter_is_wrong_stops_the_build(
             '{{ model_states("example-7b") }}: {{ bytes_per_parameter() }} for each',
             '{{ value("v100-32gb", "memory") }}: {{ bytes_per_parameter() }} for each',
             "id: l8-practice-1",
-            "/// quiz | Practice 1: the key shows as '32 GB (32 GiB)', and an answer typed the same way reads as 32 GB,"
-            " 6.9% from the key, beyond the tolerance: show the key so that it reads back (binary=true",
+            "/// quiz | Practice 1: the key shows as '32 GB (31.7 GiB to programs)', and an answer typed the same way"
+            " reads as 32 GB, 6.1% from the key, beyond the tolerance: show the key so that it reads back (binary=true",
         ),
     ],
 )

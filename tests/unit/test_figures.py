@@ -113,16 +113,18 @@ def test_fp32_gradients_double_what_the_ring_sends() -> None:
     assert figure("allreduce_bytes", "gpt2-ring-pcie", "fp32").value == 10_500_000_000
 
 
-def test_memory_left_takes_the_claims_own_memory_or_a_gpus_real_capacity() -> None:
+def test_memory_left_takes_the_claims_own_memory_or_what_a_gpu_gives_programs() -> None:
     assert figure("memory_left", "zero-dp-limit").value == 32 * 10**9 - 16 * 1_400_000_000
-    assert figure("memory_left", "zero-dp-limit", "v100-32gb").value == 32 * 2**30 - 16 * 1_400_000_000
+    # A V100 32 GB: 32 GiB in nvidia-smi's total, 34,089,730,048 bytes to programs (deviceQuery, CUDA 11.4).
+    assert figure("memory_left", "zero-dp-limit", "v100-32gb-nvidia-smi").value == 32 * 2**30 - 16 * 1_400_000_000
+    assert figure("memory_left", "zero-dp-limit", "v100-32gb").value == 34_089_730_048 - 16 * 1_400_000_000
 
 
 def test_memory_left_counts_the_recipe_it_is_given() -> None:
-    # fp32 SGD with momentum keeps 4 + 4 + 4 bytes per parameter; programs see 81,559 MiB of an H100 80GB
-    # (nvidia-smi, NCCL issue 1264).
+    # fp32 SGD with momentum keeps 4 + 4 + 4 bytes per parameter; CUDA gives programs 85,028,896,768 bytes of an
+    # H100 80GB (deviceQuery on an AWS p5.48xlarge, driver 570.133.20).
     left = figure("memory_left", "example-7b", "h100-sxm5", "fp32-sgd-momentum")
-    assert left.value == 81_559 * 2**20 - 12 * 7_000_000_000
+    assert left.value == 85_028_896_768 - 12 * 7_000_000_000
     assert left.id == "memory-left/example-7b/h100-sxm5/fp32-sgd-momentum"
 
 
