@@ -7,6 +7,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The stamp is rebuilt whenever the requirements or their lock change.
 STAMP := $(VENV)/.installed
+# The one pip every venv of ours installs (deploy.yml publishes the build it makes).
+PIP_PIN := pip==26.3
 # Material 9.7+ prints a banner about MkDocs 2.0 on every build; it is not
 # about this site, and an author should not learn to ignore warnings.
 export NO_MKDOCS_2_WARNING := 1
@@ -15,7 +17,7 @@ export NO_MKDOCS_2_WARNING := 1
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet pip==26.3
+	$(BIN)/python -m pip install --quiet $(PIP_PIN)
 	$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt
 	$(BIN)/python -m pip install --quiet --no-deps --editable .
 	touch $@
@@ -86,7 +88,7 @@ ENGINE_BIN := $(ENGINE_VENV)/bin
 ENGINE_STAMP := $(ENGINE_VENV)/.installed
 $(ENGINE_STAMP): requirements.txt constraints.txt requirements-engine.txt pyproject.toml
 	$(PYTHON) -m venv $(ENGINE_VENV)
-	$(ENGINE_BIN)/python -m pip install --quiet pip==26.3
+	$(ENGINE_BIN)/python -m pip install --quiet $(PIP_PIN)
 	$(ENGINE_BIN)/python -m pip install --quiet -r requirements.txt -r requirements-engine.txt -c constraints.txt
 	$(ENGINE_BIN)/python -m pip install --quiet --no-deps --editable .
 	touch $@
