@@ -82,7 +82,7 @@ bench: $(STAMP)
 ## engine: the engine tier (tests/engine/) in its own venv, .venv-engine
 # PyTorch, transformers and DeepSpeed (requirements-engine.txt, about 5.7 GB with
 # torch's CUDA libraries), run on the CPU over gloo; `make test` never needs them.
-# ENGINE_WRITE=1 rewrites macros/catalog/measured.yml from what the tier measured.
+# ENGINE_WRITE=1 rewrites catalog/measured.yml from what the tier measured.
 ENGINE_VENV := .venv-engine
 ENGINE_BIN := $(ENGINE_VENV)/bin
 ENGINE_STAMP := $(ENGINE_VENV)/.installed

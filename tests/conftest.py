@@ -21,12 +21,12 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort, BuildError
 
-from macros.catalog import Catalog, load_catalog
-from macros.config import CourseConfig, course_config
+from macros.data.catalog import Catalog, load_catalog
+from macros.data.config import CourseConfig, course_config
 
 ROOT = Path(__file__).resolve().parent.parent
 # What a copy of the course needs to build.
-_PROJECT_FILES = ("mkdocs.yml", "docs", "macros", "overrides", "glossary")
+_PROJECT_FILES = ("mkdocs.yml", "docs", "macros", "catalog", "overrides", "glossary")
 os.environ["NO_MKDOCS_2_WARNING"] = "1"
 
 

@@ -41,7 +41,17 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 from xml.etree import ElementTree
 
-from macros.schema import Fields, SchemaError, check_record, integer, list_of, load_yaml, optional, positive_count, text
+from macros.data.schema import (
+    Fields,
+    SchemaError,
+    check_record,
+    integer,
+    list_of,
+    load_yaml,
+    optional,
+    positive_count,
+    text,
+)
 from tools.serve import site_server
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,8 +21,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from macros.catalog import load_catalog
-from macros.lessons import index_lessons, ordinal_word
+from macros.data.catalog import load_catalog
+from macros.data.lessons import index_lessons, ordinal_word
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -155,13 +155,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
     arguments = parser.parse_args(argv)
     root: Path = arguments.root
-    catalog = load_catalog(root / "macros" / "catalog")
+    catalog = load_catalog(root / "catalog")
     lessons = index_lessons(root / "docs").lessons
     problems = []
     if arguments.number in lessons:
         problems.append(f"Lesson {arguments.number} exists already: docs/{lessons[arguments.number].src_path}")
     if arguments.stage not in catalog.stages:
-        problems.append(f"stage {arguments.stage} has no title in macros/catalog/course.yml; add it there first")
+        problems.append(f"stage {arguments.stage} has no title in catalog/course.yml; add it there first")
     if not 1 <= arguments.mission <= len(catalog.mission):
         problems.append(f"mission bullet {arguments.mission} does not exist; there are {len(catalog.mission)}")
     problems += [f"prerequisite Lesson {n} does not exist" for n in arguments.prerequisites if n not in lessons]

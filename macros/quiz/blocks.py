@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from markdown.util import HTML_PLACEHOLDER_RE, AtomicString
 from pymdownx.blocks.block import Block
 
-from ..schema import SchemaError, check_record
+from ..data.schema import SchemaError, check_record
 from .choices import choices
 from .errors import QuizError
 from .numeric import KeyFigure, numeric
@@ -54,7 +54,7 @@ def problem_box(parent: etree.Element, message: str) -> etree.Element:
 class CourseBlock(Block):
     """A block whose problems go to the host instead of leaving its text as it was written."""
 
-    #: Its options, each a field of `macros.schema`.
+    #: Its options, each a field of `macros.data.schema`.
     FIELDS: Mapping[str, Any] = MappingProxyType({})
 
     def on_init(self) -> None:

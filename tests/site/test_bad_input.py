@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from macros.lessons import index_lessons
+from macros.data.lessons import index_lessons
 from tests.conftest import Built, build_copy, copy_course, course, replace_in
 
 Edit = Callable[[Path, str, str], None]
@@ -155,7 +155,7 @@ def test_a_lesson_added_later_is_checked_like_the_first(course_copy: Path) -> No
 def test_a_bad_catalog_value_fails_the_build_naming_file_and_key(
     course_copy: Path, edit: Edit, old: str, new: str, message: str
 ) -> None:
-    edit(course_copy / "macros/catalog/models.yml", old, new)
+    edit(course_copy / "catalog/models.yml", old, new)
     built = build_copy(course_copy)
     assert not built.ok and any(message in line for line in built.messages), built.output
     assert "Traceback" not in built.output
@@ -330,7 +330,7 @@ def test_a_page_title_or_description_with_markup_fails_at_its_line(
 
 @pytest.mark.parametrize("url", ["javascript:window.__pwned=1", "data:text/html,<script>x</script>", "//evil.example"])
 def test_a_source_address_that_is_not_http_stops_the_build(course_copy: Path, edit: Edit, url: str) -> None:
-    edit(course_copy / "macros/catalog/sources.yml", "url: https://arxiv.org/abs/1910.02054v3", f"url: '{url}'")
+    edit(course_copy / "catalog/sources.yml", "url: https://arxiv.org/abs/1910.02054v3", f"url: '{url}'")
     built = build_copy(course_copy)
     assert not built.ok and any("expected an address starting with https://" in m for m in built.messages), built.output
 
@@ -360,7 +360,7 @@ def test_a_lesson_in_an_untitled_stage_fails_the_build(course_copy: Path) -> Non
     (course_copy / "docs/stage-9/lesson-90-x.md").write_text(lesson, encoding="utf-8")
     built = build_copy(course_copy)
     assert not built.ok and any(
-        "lessons name stage(s) [9] that macros/catalog/course.yml does not title" in m for m in built.messages
+        "lessons name stage(s) [9] that catalog/course.yml does not title" in m for m in built.messages
     )
 
 
@@ -393,7 +393,7 @@ def test_under_serve_a_broken_data_file_shows_on_every_page_and_the_site_keeps_i
 ) -> None:
     # The same process builds the copy twice, as `mkdocs serve` does on every save.
     assert build_copy(course_copy).ok
-    edit(course_copy / "macros/catalog/models.yml", "layers: 48", "layers: 48.5")
+    edit(course_copy / "catalog/models.yml", "layers: 48", "layers: 48.5")
     built = build_copy(course_copy)
     assert not built.ok
     message = "models.yml: gpt2-1.5b.layers: got 48.5; expected a whole number (until it is fixed, pages use"

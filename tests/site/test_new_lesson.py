@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from macros.catalog import load_catalog
-from macros.lessons import SECTIONS
+from macros.data.catalog import load_catalog
+from macros.data.lessons import SECTIONS
 from tests.checks import heading_text, lesson_body
 from tests.conftest import build_copy, soup
 from tools.new_lesson import add_to_nav, main
@@ -17,7 +17,7 @@ def test_a_new_lesson_builds_with_every_section_under_a_new_stage(course_copy: P
     # The next free number, under the first stage of the syllabus that has no lesson yet; a colon in the title.
     numbers = [int(p.name.split("-")[1]) for p in (course_copy / "docs").glob("stage-*/lesson-*.md")]
     number = max(numbers) + 1
-    course = course_copy / "macros" / "catalog" / "course.yml"
+    course = course_copy / "catalog" / "course.yml"
     stages = load_catalog(course.parent).stages
     stage = next((n for n in stages if not (course_copy / "docs" / f"stage-{n}").exists()), None)
     if stage is None:  # every stage has its lessons: the copy's syllabus gets one more, last in course.yml

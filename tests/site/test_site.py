@@ -13,12 +13,12 @@ import material
 import pytest
 from mkdocs.config import load_config
 
-from macros import compiled_templates
-from macros.assets import strip_css, strip_js
-from macros.compiled_templates import CompiledTemplates
-from macros.config import course_config
-from macros.lessons import index_lessons
-from macros.search import DOCS, INDEX
+from macros.build import compiled_templates
+from macros.build.assets import strip_css, strip_js
+from macros.build.compiled_templates import CompiledTemplates
+from macros.build.search import DOCS, INDEX
+from macros.data.config import course_config
+from macros.data.lessons import index_lessons
 from tests.checks import heading_text
 from tests.conftest import ROOT, build_copy, catalog, course, site_pages, soup
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from macros.assets import strip_css, strip_js
+from macros.build.assets import strip_css, strip_js
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The front door and the way on from a lesson, from the lesson index and course.yml (macros/course.py)."""
+"""The front door and the way on from a lesson, from the lesson index and course.yml (macros/pages/front_door.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from macros.catalog import Catalog, Stage
-from macros.course import next_steps, start_here_markdown, syllabus_markdown
-from macros.lessons import Lesson, LessonIndex
+from macros.data.catalog import Catalog, Stage
+from macros.data.lessons import Lesson, LessonIndex
+from macros.pages.front_door import next_steps, start_here_markdown, syllabus_markdown
 from tests.conftest import catalog
 
 

@@ -358,7 +358,7 @@
     window,
   );
 
-  // The search index comes without its pages (macros/search.py): Material's set-up message
+  // The search index comes without its pages (macros/build/search.py): Material's set-up message
   // to its worker (type 0) waits here until the reader first opens search, then takes them.
   // In a query (type 2), a word's hyphen is escaped for lunr's query lexer, which splits at
   // hyphens whatever mkdocs.yml's separator. The worker lexes a query twice (Material's
