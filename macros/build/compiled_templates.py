@@ -28,7 +28,7 @@ from pathlib import Path
 import jinja2
 from jinja2.bccache import Bucket, BytecodeCache
 
-log = logging.getLogger("mkdocs.plugins.macros.build.compiled_templates")
+log = logging.getLogger("mkdocs.plugins.macros.compiled_templates")
 
 #: Compiled templates by fingerprint and Jinja's key, for every build this process runs.
 _MEMORY: dict[tuple[str, str], bytes] = {}

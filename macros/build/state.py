@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from mkdocs.structure.files import Files
     from mkdocs_macros.plugin import MacrosPlugin
 
-log = logging.getLogger("mkdocs.plugins.macros.pages.front_door")
+log = logging.getLogger("mkdocs.plugins.macros.course")
 
 #: A lesson's question ids and rep ids, in page order.
 LessonItems = dict[str, list[str]]
