@@ -1,26 +1,35 @@
-"""The course under MkDocs: mkdocs-macros' hooks, the only entry points MkDocs calls.
+"""The course under MkDocs: mkdocs-macros' hooks, the only code that knows MkDocs.
 
-`define_env` only registers: every figure kind of `macros.figures.kinds` becomes a
-macro of its name, and a few page macros follow, each a thin adapter
-(`state.Build`) to a pure function of `pages`, `data`, or `pictures`, none of which
-imports MkDocs. Pages are rendered by the course itself, call by call
-(`build.calls`), in `on_pre_page_macros`: mkdocs.yml sets
-`render_by_default: false`, so mkdocs-macros runs no Jinja over the pages.
+mkdocs-macros imports the package (`module_name: macros`) and calls `define_env`
+once per build: it makes the build's state (`state.Build`) from MkDocs'
+configuration, registers the page macros (`macros.course_macros`) and adds the
+course's Markdown extension (`markdown.course_extensions`) to MkDocs' own, as
+mkdocstrings does, so that it knows the build. Before each page's Markdown is
+converted (`on_pre_page_macros`) the build gets the page and renders its macro
+calls itself (mkdocs.yml sets `render_by_default: false`, so mkdocs-macros runs
+no Jinja over the pages); after the last page, `on_post_build` finishes the site.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
-from ..figures.kinds import KINDS
-from ..pages import front_door
+from mkdocs.exceptions import PluginError
+
+from .compiled_templates import CompiledTemplates
+from .macros import course_macros
+from .markdown import course_extensions
 from .reloading import reimport_if_changed, source_stamps
-from .state import Build
+from .state import Build, BuildError, PageSource
 
 if TYPE_CHECKING:
+    import jinja2
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import Files
     from mkdocs_macros.plugin import MacrosPlugin
 
 #: The package mkdocs-macros imports (`module_name: macros`), and its folder.
@@ -32,39 +41,63 @@ _BUILDS: WeakKeyDictionary[MacrosPlugin, Build] = WeakKeyDictionary()
 
 
 def define_env(env: MacrosPlugin) -> None:
-    """Register the course's macros on one build's environment."""
+    """Make one build's state, register the course's macros on its environment and add its Markdown extension."""
     fresh = reimport_if_changed(_PACKAGE, _PACKAGE_DIR, _STAMPS)
     if fresh is not None:  # `mkdocs serve` after an edit under macros/
         fresh.define_env(env)
         return
 
-    build = Build(env)
-    _BUILDS[env] = build
+    def url_of(src_path: str) -> str:
+        return str(env.variables["files"].get_file_from_path(src_path).url)
 
-    for name, kind in KINDS.items():
-        env.macro(build.figure_macro(kind), name)
-    env.macro(build.table, "table")
-    env.macro(build.schedule_table, "schedule_table")
-    env.macro(build.chart, "chart")
-    env.macro(build.diagram, "diagram")
-    env.macro(build.calculator, "calculator")
-    env.macro(build.page_macro(front_door.mission_markdown), "mission")
-    env.macro(build.page_macro(front_door.start_here_markdown), "start_here")
-    env.macro(build.syllabus, "syllabus")
-    env.macro(build.source_link, "source")
-    env.macro(build.term, "term")
-    env.macro(build.glossary_page, "glossary")
-    env.macro(build.issue_link, "issue_link")
+    try:
+        build = Build(env.conf, url_of)
+    except BuildError as error:
+        raise PluginError(str(error)) from None
+    _BUILDS[env] = build
+    build.macros = course_macros(build)
+    for name, macro in build.macros.items():
+        env.macro(macro, name)
+    env.conf["markdown_extensions"].extend(course_extensions(build))
+    # The theme's templates compiled once, not at every build: MkDocs' `env` event hands over the
+    # theme's Jinja environment before any template is loaded. (Registered here, not by a plugin of
+    # ours, MkDocs' debug log names its plugin '<unknown>'.)
+    env.conf.plugins.events["env"].append(_keep_compiled_templates(build))
 
 
 def on_pre_page_macros(env: MacrosPlugin) -> None:
-    """Check a page, then render its macro calls, before its Markdown is converted."""
-    _build_of(env).start_page()
+    """Hand the build the page, then render its macro calls, before its Markdown is converted."""
+    build = _build_of(env)
+    page = env.page
+    build.start_page(
+        PageSource(
+            src_path=page.file.src_path,
+            url=page.url,
+            title=str(page.meta.get("title") or page.title or page.file.src_path),
+            meta=page.meta,
+            source=page.file.content_string,
+            markdown=env.markdown,
+        )
+    )
+    env.markdown = build.render(env.markdown)
 
 
 def on_post_build(env: MacrosPlugin) -> None:
     """Finish the site: question ids checked, figures.json written, our assets stripped, search pages apart."""
     _build_of(env).finish(Path(env.conf["site_dir"]))
+
+
+def _keep_compiled_templates(build: Build) -> Callable[..., jinja2.Environment]:
+    """MkDocs' `env` event handler that keeps `build`'s compiled templates."""
+
+    def keep(jinja_env: jinja2.Environment, /, *, config: MkDocsConfig, files: Files) -> jinja2.Environment:
+        """Give the theme's environment a bytecode cache (`build.compiled_templates`) under `.cache/templates`."""
+        cache = CompiledTemplates.for_environment(jinja_env, build.config.template_cache)
+        if cache is not None:
+            jinja_env.bytecode_cache = cache
+        return jinja_env
+
+    return keep
 
 
 def _build_of(env: MacrosPlugin) -> Build:

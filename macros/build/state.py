@@ -1,68 +1,52 @@
-"""One build's state, and the adapters between MkDocs pages and the pure modules.
+"""One build's state: the course's data, the page being rendered, and every problem found.
 
 `Build` holds what a build shares across pages (configuration, catalog, lessons,
-glossary, the figures shown) and the page being rendered. It renders a page's
-macro calls (`macros.build.calls`), gives the quiz extension what it asks of its host,
-checks every page's HTML for typed figures, and reports every problem once, as
-`docs/<page>.md:<line>: <what> ...`, in the terminal and in the page where it
-happened. A strict build fails on any of them. This is the only module that
-touches MkDocs or mkdocs-macros.
+glossary, the figures shown) and the page being rendered (`PageState`). A host
+(`build.mkdocs` under MkDocs) hands it each page (`start_page`), has it render
+the page's macro calls (`render`) and lets the Markdown extension of
+`build.markdown` do the rest; after the last page, `finish` writes the site's
+own files. Every problem is reported once, as `docs/<page>.md:<line>: <what>`,
+in the terminal and in the page where it happened; a strict build fails on any
+of them. Nothing here knows which generator runs it.
 """
 
 from __future__ import annotations
 
-import inspect
 import logging
+import posixpath
 import re
 import xml.etree.ElementTree as etree
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, TypeVar, cast
 
-from markdown import Extension, Markdown
-from markdown.postprocessors import Postprocessor
-from markdown.preprocessors import Preprocessor
-from markdown.treeprocessors import Treeprocessor
-from mkdocs.exceptions import PluginError
-from mkdocs.utils import get_relative_url
+from markdown import util
 
 from ..data import glossary, lessons
 from ..data.catalog import Catalog, CatalogError, load_catalog
 from ..data.config import ConfigError, CourseConfig, course_config
-from ..data.markup import PLAIN_FIELDS, markup_in, script_json, source_citation, without_markup
-from ..data.quantities import Display, check_display_options, display_quantity, with_defaults
+from ..data.markup import PLAIN_FIELDS, markup_in, without_markup
 from ..data.typed_figures import typed_figures
-from ..figures.figure import Figure, FigureLog, render_html, tooltip, value_text
-from ..figures.kinds import KINDS, FigureKind, FigureKindError, check_printed
+from ..figures.figure import FigureLog
+from ..figures.kinds import KINDS, FigureKindError, check_printed
 from ..pages import front_door, issues
-from ..pictures import schedules
-from ..pictures.calculator import FIELDS as CALCULATOR_FIELDS
-from ..pictures.calculator import calculator_config, calculator_html
-from ..pictures.charts import ChartError, figure_chart
-from ..pictures.diagrams import DIAGRAMS, DiagramError, frames_html
-from ..pictures.tables import TableError, figure_table
-from ..quiz import KeyFigure, QuizExtension
+from ..quiz import KeyFigure
 from .assets import strip_site_assets
-from .calls import CallError, render_calls
-from .compiled_templates import CompiledTemplates
+from .calls import render_calls
 from .search import defer_search_docs
 
-if TYPE_CHECKING:
-    import jinja2
-    from mkdocs.config.defaults import MkDocsConfig
-    from mkdocs.structure.files import Files
-    from mkdocs_macros.plugin import MacrosPlugin
-
+# The name MkDocs' strict mode counts errors under (any logger under "mkdocs").
 log = logging.getLogger("mkdocs.plugins.macros.course")
 
 #: A lesson's question ids and rep ids, in page order.
 LessonItems = dict[str, list[str]]
 
 #: Private-use characters around a token's number: plain text to Markdown, and never typed by an author.
-_TOKEN_OPEN, _TOKEN_CLOSE = "\ue000", "\ue001"
-_TOKEN = re.compile(f"{_TOKEN_OPEN}(\\d+){_TOKEN_CLOSE}")
-_PLACEHOLDER = re.compile(r"\s*(\x02wzxhzdk:\d+\x03)")
+TOKEN_OPEN, TOKEN_CLOSE = "\ue000", "\ue001"
+TOKEN = re.compile(f"{TOKEN_OPEN}(\\d+){TOKEN_CLOSE}")
+#: A stash placeholder at the start of a text, as Python-Markdown writes it (`markdown.util`).
+_PLACEHOLDER = re.compile(rf"\s*({util.HTML_PLACEHOLDER_RE.pattern})")
 
 #: The last data each course (by its folder) loaded without a problem, for `Build._data`.
 _LAST_GOOD: dict[tuple[str, str], Any] = {}
@@ -72,6 +56,34 @@ T = TypeVar("T")
 #: rebuilds, and between builds of copies of the course in one process, while those are the same (one
 #: version of each is enough). Reading a few small files costs far less than checking what they say.
 _CACHE: dict[str, tuple[tuple[Any, ...], Any]] = {}
+
+
+class BuildError(Exception):
+    """The course cannot be built at all (its configuration or a data file, on a first build): the host stops."""
+
+
+@dataclass(frozen=True)
+class PageSource:
+    """A page as its host hands it over, before its Markdown is converted."""
+
+    src_path: str
+    url: str
+    title: str
+    #: The page's front matter, as the host keeps it: what the build writes into it reaches the theme's templates.
+    meta: MutableMapping[str, Any]
+    #: The whole file, front matter included, to number lines as the author sees them.
+    source: str
+    #: The Markdown the host converts (the file after its front matter).
+    markdown: str
+
+
+def relative_url(url: str, from_url: str) -> str:
+    """The address of site path `url` from page address `from_url`, as a link in that page writes it."""
+    base = (
+        from_url if from_url.endswith("/") or "." not in posixpath.basename(from_url) else posixpath.dirname(from_url)
+    )
+    relative = posixpath.relpath("/" + url, "/" + base)
+    return relative + "/" if url.endswith("/") else relative
 
 
 def _cached(name: str, paths: list[Path], load: Callable[[], Any]) -> Any:
@@ -94,6 +106,8 @@ class PageState:
     #: The file's line number of the Markdown's first line, after the front matter.
     first_line: int
     lesson: lessons.Lesson | None
+    #: The page's front matter, as its host keeps it (`PageSource.meta`).
+    meta: MutableMapping[str, Any] = field(default_factory=dict)
     linked_terms: set[str] = field(default_factory=set)
     #: HTML the page's macros returned, by token number, with the key figure it shows, if it is one figure.
     html: list[tuple[str, KeyFigure | None]] = field(default_factory=list)
@@ -113,13 +127,13 @@ class PageState:
     tooltips: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def token(self, html: str, key: KeyFigure | None = None) -> str:
-        """A token that stands for `html` in the page's Markdown until Markdown stashes it (see `_StashHtml`).
+        """A token that stands for `html` in the page's Markdown until Markdown stashes it (see `build.markdown`).
 
         Inline HTML costs Markdown's inline parser a pass over every tag and attribute; a stashed
         placeholder costs nothing, and the HTML is put back as it is.
         """
         self.html.append((html, key))
-        return f"{_TOKEN_OPEN}{len(self.html) - 1}{_TOKEN_CLOSE}"
+        return f"{TOKEN_OPEN}{len(self.html) - 1}{TOKEN_CLOSE}"
 
     def line_of(self, text: str | None) -> int | None:
         """The first line of the page's source that contains `text`."""
@@ -132,17 +146,24 @@ class PageState:
 
 
 class Build:
-    """The course's state for one MkDocs build."""
+    """The course's state for one build."""
 
-    def __init__(self, env: MacrosPlugin) -> None:
-        self.env = env
+    def __init__(self, conf: Mapping[str, Any], url_of: Callable[[str], str]) -> None:
+        """The build of the course that configuration `conf` describes (the host's loaded `mkdocs.yml`, with
+        `config_file_path` and `docs_dir`); `url_of` gives a docs page's address in the site, as the host
+        writes it (`stage-4/lesson-08-…/`).
+
+        Raises:
+            BuildError: the configuration is wrong, or a data file is and no good version was loaded before.
+        """
+        self.url_of = url_of
         #: Problems with the course as a whole (a data file), shown at the top of every page.
         self.site_problems: list[str] = []
         self.problems: list[str] = []
         try:
-            self.config: CourseConfig = course_config(env.conf)
+            self.config: CourseConfig = course_config(conf)
         except ConfigError as error:
-            raise PluginError(str(error)) from None
+            raise BuildError(str(error)) from None
         catalog_files = sorted(self.config.catalog_dir.glob("*.yml"))
         self.catalog: Catalog = self._data("catalog", lambda: _cached("catalog", catalog_files, self._load_catalog))
         self.lessons = self._data("lessons", lambda: lessons.index_lessons(self.config.docs_dir))
@@ -158,24 +179,19 @@ class Build:
         )
         unknown_stages = sorted({lesson.stage for lesson in self.lessons.lessons.values()} - set(self.catalog.stages))
         if unknown_stages:
-            raise PluginError(
+            raise BuildError(
                 f"lessons name stage(s) {unknown_stages} that {self.catalog_file('course')} does not title; "
                 f"known stages: {sorted(self.catalog.stages)}"
             )
         self.term_usages = glossary.usages(self.config.docs_dir, self.glossary)
         self.commit = issues.built_commit(self.config.project_dir)
         self.figure_log = FigureLog()
-        self._figures: dict[Any, tuple[Figure, Display]] = {}
         self.page: PageState | None = None
         self.question_pages: dict[str, list[str]] = {}
         #: Each lesson's question and rep ids, by lesson number, filled as the lessons are converted.
         self.lesson_items: dict[int, LessonItems] = {}
-        # Like mkdocstrings, give the Markdown extensions that need the page an instance that knows the build.
-        env.conf["markdown_extensions"].extend([QuizExtension(host=_QuizHost(self)), _ChecksExtension(self)])
-        # The theme's templates compiled once, not at every build: MkDocs' `env` event hands over the
-        # theme's Jinja environment before any template is loaded. (Registered here, not by a plugin of
-        # ours, MkDocs' debug log names its plugin '<unknown>'.)
-        env.conf.plugins.events["env"].append(self._keep_compiled_templates)
+        #: The page's macros by name, filled by the host (`build.macros.course_macros`).
+        self.macros: dict[str, Callable[..., str]] = {}
 
     def _data(self, name: str, load: Callable[[], T]) -> T:
         """The course's data `name`, loaded; on a problem, the last good version this process loaded, if any.
@@ -189,22 +205,13 @@ class Build:
             data = load()
         except (CatalogError, FigureKindError, lessons.LessonError, glossary.GlossaryError) as error:
             if key not in _LAST_GOOD:
-                raise PluginError(str(error)) from None
+                raise BuildError(str(error)) from None
             message = f"{error} (until it is fixed, pages use the last good {name})"
             self.site_problems.append(message)
             log.error(message)
             return cast(T, _LAST_GOOD[key])
         _LAST_GOOD[key] = data
         return data
-
-    def _keep_compiled_templates(
-        self, jinja_env: jinja2.Environment, /, *, config: MkDocsConfig, files: Files
-    ) -> jinja2.Environment:
-        """Give the theme's environment a bytecode cache (`build.compiled_templates`) under `.cache/templates`."""
-        cache = CompiledTemplates.for_environment(jinja_env, self.config.template_cache)
-        if cache is not None:
-            jinja_env.bytecode_cache = cache
-        return jinja_env
 
     def _load_catalog(self) -> Catalog:
         catalog = load_catalog(self.config.catalog_dir)
@@ -227,30 +234,29 @@ class Build:
         if text not in self.problems:
             self.problems.append(text)
             log.error(text)
-        return _box(text, "span")
+        return problem_box(text, "span")
 
     # --------------------------------------------------------------------- pages
 
-    def start_page(self) -> None:
-        """Before a page's Markdown is converted: check it if it is a lesson, and render its macro calls."""
-        page = self.env.page
-        source = page.file.content_string
-        markdown = self.env.markdown
-        offset = source[: len(source) - len(markdown)].count("\n") if source.endswith(markdown) else 0
+    def start_page(self, source: PageSource) -> None:
+        """Before a page's Markdown is converted: note it, and check it if it is a lesson."""
+        text, markdown, meta = source.source, source.markdown, source.meta
+        offset = text[: len(text) - len(markdown)].count("\n") if text.endswith(markdown) else 0
         self.page = PageState(
-            src_path=page.file.src_path,
-            url=page.url,
-            title=str(page.meta.get("title") or page.title or page.file.src_path),
-            source=source,
+            src_path=source.src_path,
+            url=source.url,
+            title=source.title,
+            source=text,
             first_line=offset + 1,
-            lesson=self.lessons.at(page.file.src_path),
+            lesson=self.lessons.at(source.src_path),
+            meta=meta,
         )
         for name in ("title", "description"):
-            value = page.meta.get(name)
+            value = meta.get(name)
             if isinstance(value, str) and markup_in(value):
                 found = ", ".join(map(repr, markup_in(value)))
                 self.report(f"the front matter's {name} holds {found}; {PLAIN_FIELDS}", self.page.line_of(f"{name}:"))
-                page.meta[name] = without_markup(value)
+                meta[name] = without_markup(value)
         if self.page.lesson is not None:
             lesson = self.page.lesson
             try:
@@ -258,9 +264,13 @@ class Build:
                 lessons.check_mission_link(lesson, markdown, self.catalog.mission, self.page.first_line)
             except lessons.LessonError as error:
                 self.report(error.detail, error.line)
-            page.meta["issue_url"] = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {lesson.title}"})
-            page.meta["sbn_next"] = self.next_steps(lesson)
-        self.env.markdown = render_calls(markdown, self.env.macros, self._report_call, self.page.first_line)
+            meta["issue_url"] = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {lesson.title}"})
+            meta["sbn_next"] = self.next_steps(lesson)
+
+    def render(self, markdown: str) -> str:
+        """The page's Markdown with its macro calls rendered (`build.calls`), each problem reported at its line."""
+        first_line = self.page.first_line if self.page else 1
+        return render_calls(markdown, self.macros, self._report_call, first_line)
 
     def _report_call(self, line: int, message: str) -> str:
         return self.report(message, line)
@@ -277,7 +287,7 @@ class Build:
             )
         return html
 
-    # ------------------------------------------------- the quiz extension's host
+    # ------------------------------------------ what the page's macros and blocks ask
 
     def find_figure(self, text: str) -> KeyFigure | None:
         """The figure a numeric answer's text starts with (a stashed figure's placeholder), for its key."""
@@ -305,14 +315,10 @@ class Build:
             following = {
                 "title": steps.lesson.title,
                 "description": steps.lesson.description,
-                "url": self._url(steps.lesson.src_path),
+                "url": self.url_of(steps.lesson.src_path),
             }
         writing = [{"number": stage.number, "title": stage.title, "summary": stage.summary} for stage in steps.writing]
         return {"writing": writing, "lesson": following}
-
-    def _url(self, src_path: str) -> str:
-        """The address of a docs page relative to the site, as MkDocs writes it: `stage-4/lesson-08-…/`."""
-        return str(self.env.variables["files"].get_file_from_path(src_path).url)
 
     def collect_items(self, root: etree.Element) -> None:
         """Note the question and rep ids a lesson asks, as its forms and checkboxes carry them for course.js."""
@@ -323,174 +329,7 @@ class Build:
             "reps": [box.get("data-rep-id", "") for box in root.iter("input") if box.get("data-rep-id")],
         }
 
-    # --------------------------------------------------------------------- macros
-
-    def figure_macro(self, kind: FigureKind) -> Callable[..., str]:
-        """A macro that computes a figure of `kind`, logs it for figures.json and returns its element."""
-
-        def macro(*args: Any, **display: Any) -> str:
-            try:
-                figure, shown = self._shown(kind, args, display)
-            except FigureKindError as error:
-                raise CallError(str(error)) from None
-            except (KeyError, ValueError, TypeError) as error:
-                message = error.args[0] if error.args else str(error)
-                raise CallError(
-                    f"{str(message).rstrip('.')}. Call it as {kind.usage}; figures take catalog ids from"
-                    f" {self.config.relative(self.config.catalog_dir)}/*.yml"
-                ) from None
-            html = render_html(figure, shown)
-            if self.page is None:
-                return html
-            self.figure_log.add(self.page.src_path, self.page.url, figure, shown)
-            self.page.tooltips.setdefault(figure.id, tooltip(figure))
-            key = KeyFigure(value_text(figure.value), figure.unit, value_text(shown.factor), shown.symbol, shown.text)
-            return self.page.token(html, key)
-
-        macro.__doc__ = kind.compute.__doc__
-        return macro
-
-    def _shown(self, kind: FigureKind, args: tuple[Any, ...], display: dict[str, Any]) -> tuple[Figure, Display]:
-        """A figure and its display, each computed once per build however often a page shows it."""
-        try:
-            key: Any = (kind.name, args, tuple(sorted(display.items())))
-            hash(key)
-        except TypeError:  # a list among the arguments: compute it every time
-            key = None
-        if key is None or key not in self._figures:
-            figure = kind.figure(self.catalog, *args)
-            shown = display_quantity(
-                figure.value, figure.unit, **check_display_options(with_defaults(figure.computed.display, display))
-            )
-            if key is None:
-                return figure, shown
-            self._figures[key] = (figure, shown)
-        return self._figures[key]
-
-    def page_macro(self, render: Callable[[Catalog, lessons.LessonIndex, str], str]) -> Callable[[], str]:
-        """A macro that renders Markdown from the catalog and lessons for the current page."""
-
-        def macro() -> str:
-            return render(self.catalog, self.lessons, self.page.src_path if self.page else "index.md")
-
-        macro.__doc__ = render.__doc__
-        return macro
-
-    def syllabus(self) -> str:
-        """The syllabus (`front_door.syllabus_markdown`); the page that shows it also gets every lesson's question
-        and rep ids, for `syllabus.js` to count the reader's progress against (overrides/main.html).
-
-        The ids are the dictionary the build fills as it converts the lessons: MkDocs converts every page
-        before it renders any template, so the page's template sees them all.
-        """
-        if self.page is not None:
-            self.env.page.meta["sbn_progress"] = self.lesson_items
-        return front_door.syllabus_markdown(self.catalog, self.lessons, self.page.src_path if self.page else "index.md")
-
-    def table(self, kind: str, **layout: Any) -> str:
-        """A table of figures of one kind (see `macros.pictures.tables`), each cell a figure element."""
-        if kind not in KINDS:
-            raise CallError(f"there is no figure kind {kind!r}; kinds: {', '.join(KINDS)}")
-        try:
-            html = figure_table(KINDS[kind], self._figure_html(KINDS[kind]), self.catalog, **layout)
-        except TableError as error:
-            raise CallError(str(error)) from None
-        return self.page.token(html) if self.page else html
-
-    def schedule_table(self, schedule: str, stages: int, microbatches: int, caption: str = "") -> str:
-        """A pipeline schedule as a table of its passes (see `macros.pictures.schedules`), one row per stage."""
-        try:
-            html = schedules.schedule_table(schedule, stages, microbatches, caption)
-        except (KeyError, ValueError, TypeError) as error:
-            message = error.args[0] if error.args else str(error)
-            raise CallError(f'{message}; call it as schedule_table("gpipe", 4, 8, caption="…")') from None
-        return self._picture(html)
-
-    def _figure_html(self, kind: FigureKind) -> Callable[..., str]:
-        """The figure macro of `kind` that returns the figure's element itself, to build a table of them."""
-        macro = self.figure_macro(kind)
-
-        def render(*args: Any, **display: Any) -> str:
-            shown = macro(*args, **display)
-            match = _TOKEN.fullmatch(shown)
-            return self.page.html[int(match.group(1))][0] if match and self.page else shown
-
-        return render
-
-    def chart(self, kind: str, **layout: Any) -> str:
-        """A chart of figures of one kind (see `macros.pictures.charts`), every plotted value a figure."""
-        if kind not in KINDS:
-            raise CallError(f"there is no figure kind {kind!r}; kinds: {', '.join(KINDS)}")
-        ident = self.page.ident("chart") if self.page else "sbn-chart"
-        try:
-            html = figure_chart(
-                KINDS[kind], self._figure_html(KINDS[kind]), self._kind_html, self.catalog, ident, **layout
-            )
-        except ChartError as error:
-            raise CallError(str(error)) from None
-        return self._picture(html)
-
-    def diagram(self, name: str, caption: str = "", **options: Any) -> str:
-        """A diagram of frames that a reader steps through (see `macros.pictures.diagrams`), drawn from the model."""
-        if name not in DIAGRAMS:
-            raise CallError(f"there is no diagram {name!r}; diagrams: {', '.join(DIAGRAMS)}")
-        if not isinstance(caption, str) or not caption.strip():
-            raise CallError('caption= says what the diagram shows, such as caption="The ring all-reduce"')
-        try:
-            frames = DIAGRAMS[name](**options)
-        except DiagramError as error:
-            raise CallError(str(error)) from None
-        except TypeError:
-            known = ", ".join(inspect.signature(DIAGRAMS[name]).parameters)
-            raise CallError(f"the diagram {name} takes caption= and {known or 'no other option'}") from None
-        ident = self.page.ident("diagram") if self.page else "sbn-diagram"
-        html = frames_html(frames, ident, caption.strip(), self._script("frames.js"))
-        return self._picture(html)
-
-    def calculator(self, id: str, **defaults: Any) -> str:
-        """The memory calculator (see `macros.pictures.calculator`), its inputs kept in the browser under `id`.
-
-        Keyword arguments are its fields' first values: `model="gpt2-1.5b"`, `devices=64`, `stage=1`, ...
-        """
-        if not isinstance(id, str) or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", id):
-            raise CallError(
-                f'id= names the calculator for the reader\'s stored inputs, like "l8-calculator"; got {id!r}'
-            )
-        fields = [name for name, *_ in CALCULATOR_FIELDS]
-        unknown = sorted(set(defaults) - set(fields))
-        if unknown:
-            raise CallError(f"the calculator has no field {', '.join(unknown)}; its fields are {', '.join(fields)}")
-        if self.page is not None:
-            self.add_question(id)
-        html = calculator_html(
-            calculator_config(self.catalog),
-            id,
-            {name: str(value) for name, value in defaults.items()},
-            self._script("calculator.js"),
-        )
-        return self._picture(html)
-
-    def _picture(self, html: str) -> str:
-        """A picture's HTML (chart, diagram, schedule, calculator) for the page, with the pictures' style sheet once.
-
-        Only pages with pictures need their styles, so those pages' content loads them, as it
-        loads their scripts: every page's budget of our own script and style stays small.
-        """
-        if self.page is None:
-            return html
-        if "pictures.css" not in self.page.scripts:
-            self.page.scripts.add("pictures.css")
-            href = get_relative_url("assets/stylesheets/pictures.css", self.page.url)
-            html = f'<link rel="stylesheet" href="{href}">{html}'
-        return self.page.token(html)
-
-    def _kind_html(self, name: str) -> tuple[FigureKind, Callable[..., str]]:
-        """The kind `name` and its figure element, for a chart's reference lines."""
-        if name not in KINDS:
-            raise KeyError(f"there is no figure kind {name!r}; kinds: {', '.join(KINDS)}")
-        return KINDS[name], self._figure_html(KINDS[name])
-
-    def _script(self, name: str) -> str | None:
+    def script(self, name: str) -> str | None:
         """The address of our script `name` from the current page, the first time the page asks for it.
 
         Scripts that only some pages need are loaded by those pages' content: Material's instant
@@ -502,56 +341,28 @@ class Build:
         if self.page is None:
             return path
         self.page.scripts.add(name)
-        return get_relative_url(path, self.page.url)
+        return relative_url(path, self.page.url)
 
-    def term(self, name: str, link: bool | None = None) -> str:
-        """A term from the glossary: linked to its entry, with its definition as tooltip, where first used.
+    def picture(self, html: str) -> str:
+        """A picture's HTML (chart, diagram, schedule, calculator) for the page, with the pictures' style sheet once.
 
-        `link=True` links a later use too; `link=False` never links.
+        Only pages with pictures need their styles, so those pages' content loads them, as it
+        loads their scripts: every page's budget of our own script and style stays small.
         """
-        try:
-            entry = self.glossary.lookup(name)
-        except glossary.GlossaryError as error:
-            raise CallError(str(error)) from None
-        if self.page is None or link is False or (link is None and entry.id in self.page.linked_terms):
-            return name
-        self.page.linked_terms.add(entry.id)
-        return glossary.term_link(entry, name, self.page.src_path, self.config.glossary_page)
-
-    def glossary_page(self) -> str:
-        """The glossary page's entries, as Markdown, each with a link that reports a problem with it."""
-        page = self.page.src_path if self.page else self.config.glossary_page
-
-        def report(entry: glossary.Entry) -> str | None:
-            fields = {
-                "title": f"Glossary: {entry.term}",
-                "page-url": f"{self.config.site_url}{self.page.url}#{entry.id}" if self.page else "",
-                "source-file": self.config.relative(self.config.glossary_file),
-            }
-            return self.issue_url(issues.LESSON_FORM, fields, any_page=True)
-
-        return glossary.glossary_markdown(self.glossary, self.term_usages, self.lessons, page, report)
-
-    def source_link(self, source_id: str) -> str:
-        """A Markdown link to a catalog source: its title, authors' citation and URL."""
-        try:
-            return source_citation(self.catalog.sources[source_id])
-        except (KeyError, TypeError):
-            raise CallError(f"unknown source {source_id!r}; known: {', '.join(self.catalog.sources)}") from None
-
-    def issue_link(self, text: str) -> str:
-        """A Markdown link that opens an issue about this page."""
-        url = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {self.page.title}"}) if self.page else None
-        if url is None:
-            raise CallError("works on lesson pages only")
-        return f"[{text}](<{url}>)"
-
-    # ---------------------------------------------------------------- whole site
+        if self.page is None:
+            return html
+        if "pictures.css" not in self.page.scripts:
+            self.page.scripts.add("pictures.css")
+            href = relative_url("assets/stylesheets/pictures.css", self.page.url)
+            html = f'<link rel="stylesheet" href="{href}">{html}'
+        return self.page.token(html)
 
     def add_question(self, question_id: str) -> None:
         """Note that the current page asks question (or rep) `question_id`."""
         if self.page is not None:
             self.question_pages.setdefault(question_id, []).append(self.page.src_path)
+
+    # ---------------------------------------------------------------- whole site
 
     def finish(self, site_dir: Path) -> None:
         """After the last page: check that question ids are unique on the site, write figures.json, serve
@@ -569,120 +380,7 @@ class Build:
         defer_search_docs(site_dir)
 
 
-def _box(message: str, tag: str) -> str:
+def problem_box(message: str, tag: str) -> str:
     """The element that shows a problem in the page, where it happened."""
     escaped = message.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return f'<{tag} class="sbn-build-error" role="alert">{escaped}</{tag}>'
-
-
-class _QuizHost:
-    """What the quiz extension asks of its host, answered by the build (see `macros.quiz.QuizHost`)."""
-
-    def __init__(self, build: Build) -> None:
-        self.build = build
-
-    def find_figure(self, text: str) -> KeyFigure | None:
-        """The figure a numeric answer starts with."""
-        return self.build.find_figure(text)
-
-    def issue_url(self, form: str, fields: dict[str, str]) -> str | None:
-        """A new issue about this page."""
-        return self.build.issue_url(form, fields)
-
-    def add_question(self, question_id: str) -> None:
-        """Note a question id the page asks."""
-        self.build.add_question(question_id)
-
-    def script(self, name: str) -> str | None:
-        """Our script `name` from this page, the first time the page asks for it."""
-        return self.build._script(name)
-
-    def report(self, message: str, near: str | None) -> None:
-        """A problem with a quiz block, reported at the line where the block starts."""
-        page = self.build.page
-        self.build.report(message, page.line_of(near) if page else None)
-
-
-class _StashHtml(Preprocessor):
-    """Stashes the HTML the page's macros returned, for Markdown to put back as it is after parsing."""
-
-    def __init__(self, md: Markdown, build: Build) -> None:
-        super().__init__(md)
-        self.build = build
-
-    def run(self, lines: list[str]) -> list[str]:
-        page = self.build.page
-        # The course's own problems open every page, until they are fixed.
-        boxes = [self.md.htmlStash.store(_box(problem, "div")) for problem in self.build.site_problems]
-        lines = [*boxes, "", *lines] if boxes else lines
-        if page is None or not page.html:
-            return lines
-
-        def stash(match: re.Match[str]) -> str:
-            html, key = page.html[int(match.group(1))]
-            placeholder = self.md.htmlStash.store(html)
-            if key is not None:
-                page.placeholders[placeholder] = key
-            return placeholder
-
-        return [_TOKEN.sub(stash, line) if _TOKEN_OPEN in line else line for line in lines]
-
-
-class _HtmlCheck(Postprocessor):
-    """Runs the build's check of a page's finished HTML."""
-
-    def __init__(self, md: Markdown, build: Build) -> None:
-        super().__init__(md)
-        self.build = build
-
-    def run(self, text: str) -> str:
-        return self.build.check_html(text)
-
-
-class _CollectItems(Treeprocessor):
-    """Hands the build a lesson's question and rep ids, once its quizzes are elements."""
-
-    def __init__(self, md: Markdown, build: Build) -> None:
-        super().__init__(md)
-        self.build = build
-
-    def run(self, root: etree.Element) -> None:
-        self.build.collect_items(root)
-
-
-class _FigureData(Treeprocessor):
-    """Appends what the page's script shows in its figures' tooltips, and where a figure is reported.
-
-    A tree processor, not a postprocessor: the toc extension runs postprocessors on every heading's text too.
-    """
-
-    def __init__(self, md: Markdown, build: Build) -> None:
-        super().__init__(md)
-        self.build = build
-
-    def run(self, root: etree.Element) -> None:
-        page = self.build.page
-        if page is None or not page.tooltips:
-            return
-        data = {"report": self.build.issue_url(issues.FIGURE_FORM, {}, any_page=True), "figures": page.tooltips}
-        # In an attribute, not a <script type="application/json">: Material's instant navigation
-        # re-creates a page's scripts without their type, which would run the JSON as code.
-        etree.SubElement(root, "div", {"id": "sbn-figures", "hidden": "hidden", "data-json": script_json(data)})
-
-
-class _ChecksExtension(Extension):
-    """What a page needs of Markdown beyond the quizzes: its macros' HTML stashed, its question ids collected,
-    the typed-figure check, and its figures' tooltips."""
-
-    def __init__(self, build: Build) -> None:
-        super().__init__()
-        self.build = build
-
-    def extendMarkdown(self, md: Markdown) -> None:
-        # After whitespace is normalized (30), which would strip a placeholder's control characters.
-        md.preprocessors.register(_StashHtml(md, self.build), "sbn-stash-html", 29)
-        # Once the blocks are parsed into elements; no later processor adds or removes a quiz.
-        md.treeprocessors.register(_CollectItems(md, self.build), "sbn-collect-items", 1)
-        # After the raw HTML is put back (30), before anything else of ours.
-        md.postprocessors.register(_HtmlCheck(md, self.build), "sbn-typed-figures", 5)
-        md.treeprocessors.register(_FigureData(md, self.build), "sbn-figure-data", 1)
