@@ -13,7 +13,7 @@ PIP_PIN := pip==26.3
 # about this site, and an author should not learn to ignore warnings.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build preview test lint github audit bench lock lesson clean engine
+.PHONY: serve build preview test lint github audit bench lock lesson kinds clean engine
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +69,10 @@ $(NODE_STAMP): package.json package-lock.json
 audit: $(STAMP) $(NODE_STAMP)
 	$(BIN)/mkdocs build --strict
 	$(BIN)/python -m tools.audit site
+
+## kinds: rewrite FIGURE_KINDS.md, the authors' list of figure kinds, from the registry
+kinds: $(STAMP)
+	$(BIN)/python -m tools.figure_kinds
 
 ## lesson: the skeleton of a new lesson, listed in the nav
 # make lesson NUMBER=14 STAGE=6 MISSION=5 TITLE="Sequence parallelism" PREREQUISITES="11"

@@ -32,6 +32,11 @@ def slug(title: str) -> str:
     return "-".join(re.findall(r"[a-z0-9]+", title.lower()))
 
 
+def page_path(number: int, stage: int, title: str) -> str:
+    """Where the lesson goes under docs/: `stage-6/lesson-14-sequence-parallelism.md`."""
+    return f"stage-{stage}/lesson-{number:02d}-{slug(title)}.md"
+
+
 def skeleton(number: int, stage: int, mission: int, bullet: str, title: str, prerequisites: Sequence[int]) -> str:
     """The Markdown of a new lesson that builds, with a placeholder for everything an author writes."""
     needs = ", ".join(str(n) for n in prerequisites)
@@ -165,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 1 <= arguments.mission <= len(catalog.mission):
         problems.append(f"mission bullet {arguments.mission} does not exist; there are {len(catalog.mission)}")
     problems += [f"prerequisite Lesson {n} does not exist" for n in arguments.prerequisites if n not in lessons]
-    page = f"stage-{arguments.stage}/lesson-{arguments.number:02d}-{slug(arguments.title)}.md"
+    page = page_path(arguments.number, arguments.stage, arguments.title)
     if (root / "docs" / page).exists():
         problems.append(f"docs/{page} exists already")
     if problems:
