@@ -9,7 +9,7 @@ order, a free warm-up question, a numeric and a single-choice practice question
 and a checklist of reps, each with ids that carry the lesson's number; and it
 adds the page under its stage in `mkdocs.yml`'s nav (a new stage section when
 the stage has none yet). The skeleton builds; its placeholder text says what
-to write. It refuses a number or a file that exists already.
+to write, and a strict build fails on each placeholder left, at its line. It refuses a number or a file that exists already.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from macros.data.catalog import load_catalog
-from macros.data.lessons import index_lessons, ordinal_word
+from macros.data.lessons import PLACEHOLDERS, index_lessons, ordinal_word
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,13 +38,17 @@ def page_path(number: int, stage: int, title: str) -> str:
 
 
 def skeleton(number: int, stage: int, mission: int, bullet: str, title: str, prerequisites: Sequence[int]) -> str:
-    """The Markdown of a new lesson that builds, with a placeholder for everything an author writes."""
+    """The Markdown of a new lesson, with a placeholder for everything an author writes.
+
+    It builds, and a strict build names each placeholder left (`lessons.PLACEHOLDERS`) at its line.
+    """
     needs = ", ".join(str(n) for n in prerequisites)
+    P = PLACEHOLDERS
     # JSON's quoted string is YAML's too: a title may hold a colon ("FSDP: ZeRO in PyTorch").
     heading = json.dumps(f"Lesson {number}. {title}", ensure_ascii=False)
     return f"""---
 title: {heading}
-description: One sentence on what this lesson teaches.
+description: {P["description"]}
 lesson: {number}
 stage: {stage}
 prerequisites: [{needs}]
@@ -53,7 +57,7 @@ mission: {mission}
 
 # Lesson {number}. {title}
 
-**Mission link:** "{bullet.rstrip(".")}" is the {ordinal_word(mission)} bullet under [Success looks like](../index.md#success-looks-like). Say how this lesson serves it.
+**Mission link:** "{bullet.rstrip(".")}" is the {ordinal_word(mission)} bullet under [Success looks like](../index.md#success-looks-like). {P["mission"]}
 
 **Primary source:** Paper: {{{{ source("zero") }}}}
 
@@ -65,16 +69,16 @@ mission: {mission}
     id: l{number}-warmup-1
     kind: free
 
-A question that recalls what the prerequisites taught.
+{P["warm-up"]}
 
 //// answer
-The model answer.
+{P["model answer"]}
 ////
 ///
 
 ## Know this
 
-What the lesson teaches, every number a figure macro: {{{{ bytes_per_parameter() }}}} per parameter, say.
+{P["know this"]} {{{{ bytes_per_parameter() }}}} per parameter, say.
 
 ## Practice
 
@@ -83,10 +87,10 @@ What the lesson teaches, every number a figure macro: {{{{ bytes_per_parameter()
     kind: numeric
     tolerance: 5%
 
-A question whose answer is a number with its unit.
+{P["numeric question"]}
 
 //// answer
-{{{{ model_states("example-7b") }}}}: the key, a figure macro, then the working.
+{{{{ model_states("example-7b") }}}}: {P["working"]}
 ////
 ///
 
@@ -94,18 +98,18 @@ A question whose answer is a number with its unit.
     id: l{number}-practice-2
     kind: single
 
-A question with one right option among options of similar length.
+{P["choice question"]}
 
 //// option | correct
-The right option
+{P["right option"]}
 
-Why it is right.
+{P["why right"]}
 ////
 
 //// option
-A wrong option
+{P["wrong option"]}
 
-Why it is wrong.
+{P["why wrong"]}
 ////
 ///
 
@@ -114,8 +118,8 @@ Why it is wrong.
 /// checklist | Real-world reps
     items: [l{number}-rep-1, l{number}-rep-2]
 
-- Something to do with a real model or system.
-- Something to read in the primary source.
+- {P["rep"]}
+- {P["reading rep"]}
 ///
 
 ## Going further

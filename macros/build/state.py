@@ -264,6 +264,8 @@ class Build:
                 lessons.check_mission_link(lesson, markdown, self.catalog.mission, self.page.first_line)
             except lessons.LessonError as error:
                 self.report(error.detail, error.line)
+            for line, placeholder in lessons.placeholders_left(text):
+                self.report(f"{placeholder!r} is the lesson skeleton's placeholder: write the lesson's own text", line)
             meta["issue_url"] = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {lesson.title}"})
             meta["sbn_next"] = self.next_steps(lesson)
 

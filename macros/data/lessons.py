@@ -230,6 +230,42 @@ def _check_acyclic(lessons: Mapping[int, Lesson]) -> None:
         visit(number, ())
 
 
+#: The placeholder text of the lesson skeleton (`make lesson`), by where it stands: the skeleton writes
+#: them, and a lesson that still holds one is not written yet.
+PLACEHOLDERS = {
+    "description": "One sentence on what this lesson teaches.",
+    "mission": "Say how this lesson serves it.",
+    "warm-up": "A question that recalls what the prerequisites taught.",
+    "model answer": "The model answer.",
+    "know this": "What the lesson teaches, every number a figure macro:",
+    "numeric question": "A question whose answer is a number with its unit.",
+    "working": "the key, a figure macro, then the working.",
+    "choice question": "A question with one right option among options of similar length.",
+    "right option": "The right option",
+    "why right": "Why it is right.",
+    "wrong option": "A wrong option",
+    "why wrong": "Why it is wrong.",
+    "rep": "Something to do with a real model or system.",
+    "reading rep": "Something to read in the primary source.",
+}
+
+
+def placeholders_left(source: str) -> list[tuple[int, str]]:
+    """Each line of a lesson's file (front matter included) that still holds skeleton text, with that text.
+
+    >>> placeholders_left("# Lesson 14\\n\\nThe right option\\nThe right option, at last")
+    [(3, 'The right option')]
+    """
+    found = []
+    for number, line in enumerate(source.splitlines(), start=1):
+        text = line.strip().removeprefix("description:").strip().removeprefix("- ")
+        for placeholder in PLACEHOLDERS.values():
+            # A whole line, or a sentence inside one: "… Say how this lesson serves it."
+            if text == placeholder or (placeholder.endswith((".", ":")) and placeholder in text):
+                found.append((number, placeholder))
+    return found
+
+
 def check_sections(src_path: str, markdown: str, first_line: int = 1) -> None:
     """Check that `markdown` has every lesson section once, in the seed's order.
 
