@@ -71,10 +71,13 @@ class _StashHtml(Preprocessor):
             return lines
 
         def stash(match: re.Match[str]) -> str:
-            html, key = page.html[int(match.group(1))]
+            index = int(match.group(1))
+            html, key = page.html[index]
             placeholder = self.md.htmlStash.store(html)
             if key is not None:
                 page.placeholders[placeholder] = key
+            if index in page.problem_tokens:
+                page.problem_placeholders.add(placeholder)
             return placeholder
 
         return [TOKEN.sub(stash, line) if TOKEN_OPEN in line else line for line in lines]

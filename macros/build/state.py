@@ -31,7 +31,7 @@ from ..data.typed_figures import typed_figures
 from ..figures.figure import FigureLog
 from ..figures.kinds import KINDS, FigureKindError, check_printed
 from ..pages import front_door, issues
-from ..quiz import KeyFigure
+from ..quiz import KeyFigure, ReportedAlready
 from .assets import strip_site_assets
 from .calls import render_calls
 from .search import defer_search_docs
@@ -113,6 +113,9 @@ class PageState:
     html: list[tuple[str, KeyFigure | None]] = field(default_factory=list)
     #: The key figure of each stash placeholder Markdown gave a figure's HTML.
     placeholders: dict[str, KeyFigure] = field(default_factory=dict)
+    #: The tokens, then the stash placeholders, that stand for a problem reported already (a failed macro call).
+    problem_tokens: set[int] = field(default_factory=set)
+    problem_placeholders: set[str] = field(default_factory=set)
     #: How many charts, diagrams and calculators the page has drawn so far, for their element ids.
     counters: dict[str, int] = field(default_factory=dict)
     #: The scripts and style sheets of ours the page has loaded so far (its first picture loads them).
@@ -275,7 +278,12 @@ class Build:
         return render_calls(markdown, self.macros, self._report_call, first_line)
 
     def _report_call(self, line: int, message: str) -> str:
-        return self.report(message, line)
+        """Report a macro call that failed; what stands in its place is known as a problem (`find_figure`)."""
+        box = self.report(message, line)
+        if self.page is None:
+            return box
+        self.page.problem_tokens.add(len(self.page.html))
+        return self.page.token(box)
 
     def check_html(self, html: str) -> str:
         """After a page is converted: report every typed figure in it, with the line it was typed on."""
@@ -294,7 +302,11 @@ class Build:
     def find_figure(self, text: str) -> KeyFigure | None:
         """The figure a numeric answer's text starts with (a stashed figure's placeholder), for its key."""
         match = _PLACEHOLDER.match(text)
-        return self.page.placeholders.get(match.group(1)) if match and self.page else None
+        if not match or self.page is None:
+            return None
+        if match.group(1) in self.page.problem_placeholders:
+            raise ReportedAlready("its first figure's macro call failed (reported above at its line)")
+        return self.page.placeholders.get(match.group(1))
 
     def issue_url(self, form: str, fields: dict[str, str], any_page: bool = False) -> str | None:
         """A new issue on the course repository about this page, or None off a lesson unless `any_page`."""

@@ -47,11 +47,11 @@ from pymdownx.blocks import BlocksExtension, BlocksProcessor
 
 from ..pages.issues import query
 from .blocks import AnswerBlock, ChecklistBlock, CourseBlock, MistakeBlock, OptionBlock, QuizBlock, QuizHost
-from .errors import QuizError
+from .errors import QuizError, ReportedAlready
 from .numeric import LEADING_FIGURE, KeyFigure
 from .units import page_json, unit_table
 
-__all__ = ["KeyFigure", "QuizError", "QuizExtension", "QuizHost", "StandaloneHost", "makeExtension"]
+__all__ = ["KeyFigure", "QuizError", "QuizExtension", "QuizHost", "ReportedAlready", "StandaloneHost", "makeExtension"]
 
 #: A block header that pymdownx left as text (its options were not valid YAML).
 _LEFTOVER = re.compile(r"(?m)(?:^|>)\s*/{3,}\s*(quiz|checklist|option|answer|mistake)\b[^<\n]*")

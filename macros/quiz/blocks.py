@@ -19,7 +19,7 @@ from pymdownx.blocks.block import Block
 
 from ..data.schema import SchemaError, check_record
 from .choices import choices
-from .errors import QuizError
+from .errors import QuizError, ReportedAlready
 from .numeric import KeyFigure, numeric
 from .options import CHECKLIST_OPTIONS, QUIZ_OPTIONS
 from .reports import report_link
@@ -29,7 +29,11 @@ class QuizHost(Protocol):
     """What a page gives its quizzes: the figures it rendered, its issue links, and where problems go."""
 
     def find_figure(self, text: str) -> KeyFigure | None:
-        """The figure the text of an answer's first paragraph starts with (see `numeric.FindFigure`)."""
+        """The figure the text of an answer's first paragraph starts with (see `numeric.FindFigure`).
+
+        Raises:
+            ReportedAlready: the text starts with a problem the host reported (a figure macro that failed).
+        """
 
     def issue_url(self, form: str, fields: dict[str, str]) -> str | None:
         """A new-issue address with the page's context and `fields`, or None where the page has none."""
@@ -109,6 +113,8 @@ class CourseBlock(Block):
         if self.problem is None:
             try:
                 self.end(block)
+            except ReportedAlready as error:
+                self.problem = f"{self.header}: {error}"
             except QuizError as error:
                 self.fail(str(error))
         if self.problem:

@@ -401,3 +401,17 @@ def test_under_serve_a_broken_data_file_shows_on_every_page_and_the_site_keeps_i
     for page in ("index.html", "glossary/index.html"):
         box = soup_of(built.site / page).select_one("article .sbn-build-error")
         assert box is not None and message in box.get_text()
+
+
+def test_a_mistyped_id_in_a_quiz_key_is_reported_once_at_its_line(course_copy: Path, edit: Edit) -> None:
+    """The key's macro call fails; the quiz shows that problem without a second, wrong one ("a typed number")."""
+    path = course_copy / LESSON_8
+    edit(
+        path,
+        '{{ model_states("example-7b") }}: {{ bytes_per_parameter() }} for each of',
+        '{{ model_states("example-7bb") }}: {{ bytes_per_parameter() }} for each of',
+    )
+    built = build_copy(course_copy)
+    fails_with(built, f"{LESSON_8}:{line_of(path, 'example-7bb')}", "example-7bb")
+    problems = [line for line in built.messages if line.startswith(LESSON_8)]
+    assert len(problems) == 1, built.output
