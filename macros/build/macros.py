@@ -8,15 +8,16 @@ the page's Markdown keeps until `build.markdown` stashes it.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..data import glossary, lessons
 from ..data.catalog import Catalog
 from ..data.markup import source_citation
-from ..data.quantities import Display, check_display_options, display_quantity, with_defaults
+from ..data.quantities import DISPLAY_OPTIONS, Display, check_display_options, display_quantity, with_defaults
 from ..figures.figure import Figure, render_html, tooltip, value_text
 from ..figures.kinds import KINDS, FigureKind, FigureKindError
 from ..pages import front_door, issues
@@ -130,6 +131,7 @@ class Macros:
         """A table of figures of one kind (see `macros.pictures.tables`), each cell a figure element."""
         if kind not in KINDS:
             raise CallError(f"there is no figure kind {kind!r}; kinds: {', '.join(KINDS)}")
+        _check_options("table", figure_table, layout)
         try:
             html = figure_table(KINDS[kind], self._figure_html(KINDS[kind]), self.build.catalog, **layout)
         except TableError as error:
@@ -160,6 +162,7 @@ class Macros:
         """A chart of figures of one kind (see `macros.pictures.charts`), every plotted value a figure."""
         if kind not in KINDS:
             raise CallError(f"there is no figure kind {kind!r}; kinds: {', '.join(KINDS)}")
+        _check_options("chart", figure_chart, layout)
         ident = self.build.page.ident("chart") if self.build.page else "sbn-chart"
         try:
             html = figure_chart(
@@ -260,3 +263,20 @@ class Macros:
         if url is None:
             raise CallError("works on lesson pages only")
         return f"[{text}](<{url}>)"
+
+
+def _check_options(macro: str, draw: Callable[..., str], given: Mapping[str, Any]) -> None:
+    """Refuse an option that neither the picture `draw` nor a figure's display takes, naming both lists.
+
+    Without it, a misspelt layout option would be answered by the display options alone, which do not have it.
+    """
+    signature = inspect.signature(draw).parameters.values()
+    own = [p.name for p in signature if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    for name in given:
+        if name not in own and name not in DISPLAY_OPTIONS:
+            close = difflib.get_close_matches(name, [*own, *DISPLAY_OPTIONS], n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise CallError(
+                f"{macro}() has no option {name!r}{hint}; its own are {', '.join(own)},"
+                f" and a figure's display options {', '.join(DISPLAY_OPTIONS)}"
+            )

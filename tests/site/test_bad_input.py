@@ -80,6 +80,14 @@ WRONG_CALLS = [
         "call it as model_states(entry, state='all', recipe='mixed-adam'), then display options",
     ),
     ("{{ bytes_per_paramter() }}", "there is no macro 'bytes_per_paramter'"),
+    (
+        '{{ table("one_copy", rows={"entry": ["gpt2-1.5b"]}, columns={"precision": ["fp16"]}, captoin="x") }}',
+        "table() has no option 'captoin' (did you mean caption?); its own are rows, columns, caption,",
+    ),
+    (
+        '{{ chart("one_copy", x={"entry": ["gpt2-1.5b"]}, fixed={"precision": "fp16"}, caption="x", lables={}) }}',
+        "chart() has no option 'lables' (did you mean labels?); its own are x, caption, series,",
+    ),
     ('{{ term("ZeR0") }}', "{{ term(\"ZeR0\") }}: unknown term 'ZeR0'. Nearest: zero"),
     ("`{{ bytes_per_parameter() }}` in a code span", "is inside code, where it would show"),
     ("{% set x = 1 %} a statement", "a page holds macro calls only"),
