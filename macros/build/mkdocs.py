@@ -12,6 +12,7 @@ no Jinja over the pages); after the last page, `on_post_build` finishes the site
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +32,11 @@ if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.structure.files import Files
     from mkdocs_macros.plugin import MacrosPlugin
+
+# mkdocs-macros logs its configuration (a hundred macro names) at INFO on every build, and `mkdocs serve`
+# rebuilds on every save: an author's own errors drowned in it. Its warnings and errors still show, and so
+# do the course's own: its logger is not under mkdocs_macros'.
+logging.getLogger("mkdocs.plugins.mkdocs_macros").setLevel(logging.WARNING)
 
 #: The package mkdocs-macros imports (`module_name: macros`), and its folder.
 _PACKAGE = __name__.partition(".")[0]

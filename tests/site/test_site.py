@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -137,3 +140,19 @@ def test_a_build_keeps_the_themes_compiled_templates_for_the_next(
     assert cache is not None
     base = Path(material.__file__).parent / "templates" / "base.html"
     assert (cache.folder / cache.get_cache_key("base.html", str(base))).is_file()
+
+
+def test_a_build_tells_the_author_only_what_matters(tmp_path: Path) -> None:
+    """No configuration dump on every `mkdocs serve` rebuild: a problem must not drown in a hundred macro names."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    said = [line.split(" -  ", 1)[-1] for line in result.stderr.splitlines() if line.strip()]
+    assert not [line for line in said if line.startswith("[macros]")], result.stderr
+    assert len(said) <= 4 and any(line.startswith("figures.json: ") for line in said), result.stderr
