@@ -90,3 +90,13 @@ def test_the_build_links_pages_as_mkdocs_does(url, from_url):
     from macros.build.state import relative_url
 
     assert relative_url(url, from_url) == get_relative_url(url, from_url)
+
+
+def test_each_module_of_figure_kinds_is_named_for_its_topic_of_the_model():
+    """A change to a topic touches `model/<topic>.py` and `figures/kinds/<topic>.py`, nothing else to find."""
+    kinds = {path.stem for path in (PACKAGE / "figures" / "kinds").glob("*.py")}
+    topics = {path.stem for path in (PACKAGE / "model").glob("*.py")}
+    catalog_as_is = {"__init__", "registry", "catalog_values", "units"}
+    assert kinds - catalog_as_is <= topics, (
+        f"kinds modules with no model topic: {sorted(kinds - catalog_as_is - topics)}"
+    )

@@ -14,9 +14,9 @@ def _shape(catalog: Catalog, workload: str) -> tuple[Quantity, Quantity, Quantit
     setting = catalog.workload(workload)
     sequence = catalog.quantity(workload, "sequence")
     batch = catalog.quantity(workload, "batch")
-    hidden = catalog.quantity(setting.model.id, "hidden")
-    heads = catalog.quantity(setting.model.id, "heads")
-    layers = catalog.quantity(setting.model.id, "layers")
+    hidden = catalog.quantity(setting.id, "hidden")
+    heads = catalog.quantity(setting.id, "heads")
+    layers = catalog.quantity(setting.id, "layers")
     return sequence, batch, hidden, heads, layers
 
 

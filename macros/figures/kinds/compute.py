@@ -38,10 +38,10 @@ def _parameters(catalog: Catalog, workload: str, count: str) -> tuple[int, str, 
     """The workload's model's parameters: as published, or as its shape implies (Kaplan eq. 2.1 + embeddings)."""
     setting = catalog.workload(workload)
     if count == "published":
-        parameters = catalog.quantity(setting.model.id, "parameters")
+        parameters = catalog.quantity(setting.id, "parameters")
         return parameters.count, shown(parameters), (parameters,)
     if count == "shape":
-        shape = tuple(catalog.quantity(setting.model.id, f) for f in ("layers", "hidden", "vocabulary", "context"))
+        shape = tuple(catalog.quantity(setting.id, f) for f in ("layers", "hidden", "vocabulary", "context"))
         layers, hidden, vocabulary, context = (q.count for q in shape)
         value = model.shape_parameters(layers, hidden, vocabulary, context)
         return value, f"{format_quantity(value, 'param', digits=4)} (by its shape)", shape
@@ -143,7 +143,7 @@ def training_time(catalog: Catalog, workload: str, recompute: str = "full") -> C
     """Narayanan et al.'s end-to-end training time, 8TP/(nX); with recompute="none", the course's 6TP/(nX)."""
     setting = catalog.workload(workload)
     tokens = catalog.quantity(workload, "tokens")
-    parameters = catalog.quantity(setting.model.id, "parameters")
+    parameters = catalog.quantity(setting.id, "parameters")
     devices = catalog.quantity(workload, "devices")
     throughput = catalog.quantity(workload, "throughput")
     per = model.recomputation(recompute)
@@ -157,7 +157,7 @@ def mfu(catalog: Catalog, workload: str) -> Computed:
     """PaLM's model FLOPs utilization, attention left out: tokens/s × 6N ÷ (devices × peak FLOP/s)."""
     peak = _peak(catalog, workload)
     rate = catalog.quantity(workload, "tokens_per_second")
-    parameters = catalog.quantity(catalog.workload(workload).model.id, "parameters")
+    parameters = catalog.quantity(workload, "parameters")
     devices = catalog.quantity(workload, "devices")
     value = model.model_flops_utilization(rate.value, parameters.count, devices.count, peak.value)
     words = (

@@ -110,9 +110,9 @@ def fsdp_batch(
     end, end_formula, _, _ = max(ends, key=lambda states: states[0])
     memory = catalog.quantity(gpu, "memory")
     setting = catalog.workload(workload)
-    hidden = catalog.quantity(setting.model.id, "hidden")
-    heads = catalog.quantity(setting.model.id, "heads")
-    layers = catalog.quantity(setting.model.id, "layers")
+    hidden = catalog.quantity(setting.id, "hidden")
+    heads = catalog.quantity(setting.id, "heads")
+    layers = catalog.quantity(setting.id, "layers")
     sequence = catalog.quantity(workload, "sequence")
     per_sequence = model.activation_bytes_total(sequence.count, 1, hidden.count, heads.count, layers.count, recompute)
     value = model.fsdp_largest_micro_batch(

@@ -226,9 +226,9 @@ def layout_degree(catalog: Catalog, workload: str, scheme: str, axis: str) -> Co
 def transformer_parameters(catalog: Catalog, workload: str) -> Computed:
     """A GPT's parameters from its shape: 12lh²(1 + 13/(12h) + (V + s)/(12lh)) (Narayanan et al. §5.1, Eq. 2)."""
     setting = catalog.workload(workload)
-    layers = catalog.quantity(setting.model.id, "layers")
-    hidden = catalog.quantity(setting.model.id, "hidden")
-    vocabulary = catalog.quantity(setting.model.id, "vocabulary")
+    layers = catalog.quantity(setting.id, "layers")
+    hidden = catalog.quantity(setting.id, "hidden")
+    vocabulary = catalog.quantity(setting.id, "vocabulary")
     sequence = catalog.quantity(workload, "sequence")
     value = model.layout.transformer_parameters(layers.count, hidden.count, vocabulary.count, sequence.count)
     words = (

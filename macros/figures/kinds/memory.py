@@ -82,8 +82,8 @@ def memory_left(catalog: Catalog, entry: str, gpu: str = "", recipe: str = model
 def activations(catalog: Catalog, workload: str, precision: str = model.ACTIVATION_PRECISION) -> Computed:
     """Activation bytes of a workload without checkpointing (ZeRO §3.2, footnote 3): 12·h·b·s·l values, in fp16."""
     setting = catalog.workload(workload)
-    hidden = catalog.quantity(setting.model.id, "hidden")
-    layers = catalog.quantity(setting.model.id, "layers")
+    hidden = catalog.quantity(setting.id, "hidden")
+    layers = catalog.quantity(setting.id, "layers")
     batch = catalog.quantity(workload, "batch")
     sequence = catalog.quantity(workload, "sequence")
     value = model.activation_bytes(hidden.count, batch.count, sequence.count, layers.count, precision)

@@ -110,7 +110,7 @@ def boundary_bytes(catalog: Catalog, workload: str, scatter: str = "none") -> Co
     setting = catalog.workload(workload)
     b = microbatch(catalog, workload)
     s = catalog.quantity(workload, "sequence")
-    h = catalog.quantity(setting.model.id, "hidden")
+    h = catalog.quantity(setting.id, "hidden")
     per_value = model.BYTES_PER_VALUE["fp16"]
     inputs: tuple[Quantity, ...] = (b, s, h)
     tensor = 1
@@ -133,11 +133,11 @@ def stage_activations(
     """Activation bytes the first stage holds: stashed microbatches × layers per stage × bytes per layer."""
     setting = catalog.workload(workload)
     p, _, m = _pipeline(catalog, workload)
-    layers = catalog.quantity(setting.model.id, "layers")
+    layers = catalog.quantity(setting.id, "layers")
     b = microbatch(catalog, workload)
     s = catalog.quantity(workload, "sequence")
-    h = catalog.quantity(setting.model.id, "hidden")
-    a = catalog.quantity(setting.model.id, "heads")
+    h = catalog.quantity(setting.id, "hidden")
+    a = catalog.quantity(setting.id, "heads")
     t = catalog.quantity(workload, "tensor")
     if layers.count % p.count:
         raise ValueError(f"{shown(layers)} layers do not split into {shown(p)} stages")

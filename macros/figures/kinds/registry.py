@@ -37,8 +37,8 @@ class FigureKind:
 
     @cached_property
     def parameters(self) -> tuple[inspect.Parameter, ...]:
-        """The function's parameters after the catalog."""
-        return tuple(inspect.signature(self.compute).parameters.values())[1:]
+        """The function's parameters after the catalog, their annotations as types (`eval_str`), not strings."""
+        return tuple(inspect.signature(self.compute, eval_str=True).parameters.values())[1:]
 
     @property
     def usage(self) -> str:
@@ -83,7 +83,7 @@ class FigureKind:
         if not len(segments) <= len(self.parameters):
             raise FigureKindError(f"{figure_id!r} has more parts than {self.usage} takes")
         return tuple(
-            int(segment) if parameter.annotation in ("int", int) and segment.isdigit() else segment
+            int(segment) if parameter.annotation is int and segment.isdigit() else segment
             for segment, parameter in zip(segments, self.parameters, strict=False)
         )
 

@@ -1,4 +1,4 @@
-"""Tensor parallelism: its all-reduces and bytes per layer, a layer's compute, activations, and scaling claims."""
+"""Tensor parallelism: its all-reduces and bytes per layer, a layer's compute, and scaling claims."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ def microbatch(catalog: Catalog, workload: str) -> Quantity:
     return catalog.quantity(workload, "microbatch" if setting.microbatch is not None else "batch")
 
 
-def _per(per: str) -> None:
+def check_per(per: str) -> None:
+    """Refuse a `per=` other than a layer or the whole model."""
     if per not in PER:
         raise KeyError(f"unknown per {per!r}; known: {', '.join(PER)}")
 
@@ -41,14 +42,14 @@ def tensor_allreduces(catalog: Catalog, direction: str = "both") -> Computed:
 def _tensor_bytes(
     catalog: Catalog, workload: str, per: str, passes: str = "no-recompute"
 ) -> tuple[Fraction, tuple[Quantity, ...], str, str]:
-    _per(per)
+    check_per(per)
     setting = catalog.workload(workload)
     b = microbatch(catalog, workload)
     s = catalog.quantity(workload, "sequence")
-    h = catalog.quantity(setting.model.id, "hidden")
+    h = catalog.quantity(setting.id, "hidden")
     t = catalog.quantity(workload, "tensor")
     if setting.model.heads is not None:
-        model.tensor.check_heads(catalog.quantity(setting.model.id, "heads").count, t.count)
+        model.tensor.check_heads(catalog.quantity(setting.id, "heads").count, t.count)
     per_value = model.BYTES_PER_VALUE["fp16"]
     value = model.tensor.tensor_bytes_per_layer(b.count, s.count, h.count, t.count, per_value, passes)
     count = 2 * model.tensor.allreduces_per_layer(passes)
@@ -60,7 +61,7 @@ def _tensor_bytes(
     )
     inputs: tuple[Quantity, ...] = (b, s, h, t)
     if per == "model":
-        layers = catalog.quantity(setting.model.id, "layers")
+        layers = catalog.quantity(setting.id, "layers")
         value *= layers.count
         formula += " × layers"
         words += f" × {shown(layers)} layers"
@@ -162,7 +163,7 @@ def sequence_parallel_bytes(catalog: Catalog, workload: str) -> Computed:
     setting = catalog.workload(workload)
     b = microbatch(catalog, workload)
     s = catalog.quantity(workload, "sequence")
-    h = catalog.quantity(setting.model.id, "hidden")
+    h = catalog.quantity(setting.id, "hidden")
     t = catalog.quantity(workload, "tensor")
     per_value = model.BYTES_PER_VALUE["fp16"]
     value = model.tensor.sequence_parallel_bytes_per_layer(b.count, s.count, h.count, t.count, per_value)
@@ -185,7 +186,7 @@ def layer_seconds(catalog: Catalog, workload: str, passes: str = "no-recompute")
         raise ValueError(f"workload {workload!r} names no GPU; add `gpu:` to it in workloads.yml")
     b = microbatch(catalog, workload)
     s = catalog.quantity(workload, "sequence")
-    h = catalog.quantity(setting.model.id, "hidden")
+    h = catalog.quantity(setting.id, "hidden")
     t = catalog.quantity(workload, "tensor")
     peak = catalog.quantity(setting.gpu.id, "peak_fp16_flops")
     flops = model.tensor.layer_flops(b.count, s.count, h.count, passes)
@@ -201,80 +202,6 @@ def layer_seconds(catalog: Catalog, workload: str, passes: str = "no-recompute")
         words,
         (b, s, h, t, peak),
     )
-
-
-@figure_kind("layer-activations")
-def layer_activations(catalog: Catalog, workload: str, technique: str = "none", per: str = "layer") -> Computed:
-    """Activation bytes one device keeps per layer (or for all layers) by technique (Korthikanti et al., Table 2)."""
-    _per(per)
-    setting = catalog.workload(workload)
-    b = microbatch(catalog, workload)
-    s = catalog.quantity(workload, "sequence")
-    h = catalog.quantity(setting.model.id, "hidden")
-    a = catalog.quantity(setting.model.id, "heads")
-    inputs: tuple[Quantity, ...] = (b, s, h, a)
-    tensor = 1
-    if setting.tensor is not None:
-        t = catalog.quantity(workload, "tensor")
-        tensor = t.count
-        inputs += (t,)
-    value = model.parallel_activations.layer_activation_bytes(s.count, b.count, h.count, a.count, tensor, technique)
-    formula = model.parallel_activations.TECHNIQUE_FORMULAS[technique] + " B"
-    words = (
-        f"{formula} with sequence {shown(s)}, microbatch {shown(b)}, hidden {shown(h)}, {shown(a)} heads"
-        f"{f', t = {tensor}' if tensor > 1 else ''} (Korthikanti et al., Table 2), per layer"
-    )
-    if per == "model":
-        layers = catalog.quantity(setting.model.id, "layers")
-        value *= layers.count
-        formula += " × layers"
-        words += f" × {shown(layers)} layers"
-        inputs += (layers,)
-    return Computed(value, "B", formula, words, inputs)
-
-
-@figure_kind("attention-ratio")
-def attention_ratio(catalog: Catalog, workload: str) -> Computed:
-    """5as/h: the attention scores' activations against the rest's, in units of sbh (Korthikanti et al. §5)."""
-    setting = catalog.workload(workload)
-    s = catalog.quantity(workload, "sequence")
-    h = catalog.quantity(setting.model.id, "hidden")
-    a = catalog.quantity(setting.model.id, "heads")
-    value = model.attention_score_term(a.count, s.count, h.count)
-    return Computed(value, "1", "5as/h", f"5 × {shown(a)} heads × sequence {shown(s)} ÷ hidden {shown(h)}", (a, s, h))
-
-
-@figure_kind("selective-saving")
-def selective_saving(catalog: Catalog, workload: str, technique: str = "none") -> Computed:
-    """The share of a layer's activations that selective recomputation drops, against `technique`'s row of Table 2.
-
-    `none` (no parallelism) and `tensor-sequence` give (5as/h)/(34 + 5as/h), as Korthikanti et al. §5 count it;
-    `tensor`, tensor parallelism alone with its 10sbh undivided, gives less, with the workload's t.
-    """
-    setting = catalog.workload(workload)
-    s = catalog.quantity(workload, "sequence")
-    h = catalog.quantity(setting.model.id, "hidden")
-    a = catalog.quantity(setting.model.id, "heads")
-    inputs: tuple[Quantity, ...] = (a, s, h)
-    formulas = model.parallel_activations.TECHNIQUE_FORMULAS
-    if technique == "none":
-        tensor, base = 1, "tensor"
-        # Table 2 has no row for selective recomputation without parallelism: its tensor row's at t = 1.
-        formula, kept, against = "(5as/h) / (34 + 5as/h)", "sbh(34)", formulas["none"]
-    else:
-        if technique not in model.parallel_activations.SELECTIVE:
-            raise KeyError(f"unknown technique {technique!r}; known: none, tensor, tensor-sequence")
-        t = catalog.quantity(workload, "tensor")
-        tensor, base, inputs = t.count, technique, (*inputs, t)
-        kept, against = formulas[model.parallel_activations.SELECTIVE[technique]], formulas[technique]
-        formula = f"1 − {kept} / {against}"
-    value = model.parallel_activations.selective_saving(s.count, h.count, a.count, tensor, base)
-    ratio = model.attention_score_term(a.count, s.count, h.count)
-    words = (
-        f"1 − {kept} ÷ {against} with 5as/h = {format_quantity(ratio, '1')}"
-        f"{f', t = {tensor}' if tensor > 1 else ''} (Korthikanti et al., Table 2 and §5)"
-    )
-    return Computed(value, "1", formula, words, inputs)
 
 
 @figure_kind("scaling-efficiency")
