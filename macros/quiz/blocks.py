@@ -79,6 +79,10 @@ class CourseBlock(Block):
             self.problem = f"{self.header}: {message}"
             self.host.report(self.problem, self.near())
 
+    # A private API of pymdownx (checked against pymdown-extensions 13.1.2; tests/unit/test_private_apis.py):
+    # its BlocksProcessor calls `_validate(parent, arg, **options)`, which returns False on an unknown option or
+    # argument, and the block is then left as literal text without a word. Overriding it is the only way to
+    # take every option and say what is wrong with one; the public `on_validate` runs after that refusal.
     def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
         self.argument = arg
         self.options: dict[str, Any] = {"attrs": {}}
@@ -97,6 +101,8 @@ class CourseBlock(Block):
 
     def check_place(self, parent: etree.Element) -> None:
         """Check where the block sits; the default: anywhere but inside another quiz or checklist."""
+        # Private too (pymdown-extensions 13.1.2, the same test): the open blocks, outermost first. A block
+        # sees only its parent element, which does not say that a quiz encloses it.
         for entry in self._block_mgr.stack:
             if isinstance(entry.block, QuizBlock | ChecklistBlock):
                 self.fail(f"it starts inside {entry.block.header}: close that one with /// first")

@@ -364,6 +364,9 @@
   // hyphens whatever mkdocs.yml's separator. The worker lexes a query twice (Material's
   // transform, then lunr's search), each taking one level off: "all\\\-reduce" is searched
   // as the word "all-reduce", and results do not call it missing.
+  // A private API of Material (checked against Material for MkDocs 9.8.2): its worker messages are
+  // numbered at compile time (SearchMessageType: 0 set-up, 2 query). tests/browser/test_pages.py's
+  // search tests fail if they change: no result would come back.
   const post = Worker.prototype.postMessage;
   let setup;
   Worker.prototype.postMessage = function (message, ...rest) {
