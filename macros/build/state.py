@@ -29,7 +29,7 @@ from ..data.config import ConfigError, CourseConfig, course_config
 from ..data.markup import PLAIN_FIELDS, markup_in, without_markup
 from ..data.typed_figures import typed_figures
 from ..figures.figure import FigureLog
-from ..figures.kinds import KINDS, FigureKindError, check_printed
+from ..figures.kinds import KINDS, FigureKindError, check_measured, check_printed
 from ..pages import front_door, issues
 from ..quiz import KeyFigure, ReportedAlready
 from .assets import strip_site_assets
@@ -220,6 +220,7 @@ class Build:
         catalog = load_catalog(self.config.catalog_dir)
         try:
             check_printed(catalog, KINDS)
+            check_measured(catalog, KINDS)
         except FigureKindError as error:
             raise CatalogError(f"{self.config.relative(self.config.catalog_dir)}/{error}") from None
         return catalog

@@ -13,6 +13,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -319,6 +320,60 @@ class Printed:
 
 
 @dataclass(frozen=True)
+class Measured:
+    """What running real training software measured for one of the course's figures (`measured.yml`).
+
+    `measured` and `course` are the same ratio (per parameter, per element, ...), the first as the software
+    gave it and the second as the course's formula gives it, so that the figure the software would show is
+    the course's figure times `measured / course`.
+    """
+
+    key: str
+    figure_id: str
+    software: str
+    measured: Fraction
+    course: Fraction
+    unit: str
+    test: str
+    #: Why the software differs from the course's formula, where it does.
+    differs: str | None = None
+
+    def scaled(self, value: Number) -> Fraction:
+        """The figure of value `value` as the software measured it: scaled by its ratio."""
+        return Fraction(value) * self.measured / self.course
+
+
+def exact_ratio(value: Any) -> Fraction:
+    """A ratio as measured.yml writes it exactly: a whole number, or "p/q".
+
+    >>> exact_ratio("121601/99328"), exact_ratio(16), exact_ratio(0)
+    (Fraction(121601, 99328), Fraction(16, 1), Fraction(0, 1))
+    """
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError(f"got {value!r}; expected a whole number or a fraction p/q")
+    try:
+        ratio = Fraction(value)
+    except ValueError:
+        raise ValueError(f"got {value!r}; expected a whole number or a fraction p/q") from None
+    if ratio < 0:
+        raise ValueError(f"got {value!r}; expected a ratio of zero or more")
+    return ratio
+
+
+_MEASURED_FIELDS: Fields = {
+    "vouches": list_of(text),
+    "software": text,
+    "measured": exact_ratio,
+    "course": exact_ratio,
+    "unit": text,
+    "test": text,
+    "differs": optional(text),
+    "figure": optional(text),
+    "digest": optional(text),
+}
+
+
+@dataclass(frozen=True)
 class Stage:
     """A stage of the syllabus: its title and what it covers."""
 
@@ -337,6 +392,8 @@ class Catalog:
     printed: Mapping[str, Printed]
     mission: tuple[str, ...] = ()
     stages: Mapping[int, Stage] = dataclasses.field(default_factory=dict)
+    #: What the engine tier measured, by the id of the figure it vouches for.
+    measured: Mapping[str, tuple[Measured, ...]] = dataclasses.field(default_factory=dict)
 
     def entry(self, entry_id: Any, table: str | None = None) -> Record:
         """The entry named `entry_id` (in `table`, when given)."""
@@ -460,7 +517,7 @@ def load_catalog(directory: Path) -> Catalog:
         CatalogError: a file is missing or malformed, or an entry refers to an unknown one.
     """
     expected = {"sources", "printed", "course", *TABLES}
-    # measured.yml is the engine tier's (tests/engine/records.py): the build does not read it yet.
+    # measured.yml, the engine tier's (tests/engine/records.py), may be missing: a course without the tier.
     found = {path.stem for path in directory.glob("*.yml")} - {"measured"}
     if found != expected:
         raise CatalogError(
@@ -540,6 +597,22 @@ def _load(directory: Path) -> Catalog:
             raise CatalogError(f"{where}: a stage is numbered: {error}") from None
         stages[number] = Stage(number=number, **check_record(where, data, _STAGE_FIELDS))
 
+    measured: dict[str, list[Measured]] = {}
+    if (directory / "measured.yml").is_file():
+        for key, data in _read(directory, "measured").items():
+            clean = check_record(f"{folder}/measured.yml: {key}", data, _MEASURED_FIELDS)
+            if clean["figure"] is not None:
+                if clean["course"] == 0:
+                    raise CatalogError(
+                        f"{folder}/measured.yml: {key}: the course's ratio is 0: no figure scales by it; drop `figure`"
+                    )
+                record = Measured(
+                    key=str(key),
+                    figure_id=clean["figure"],
+                    **{name: clean[name] for name in ("software", "measured", "course", "unit", "test", "differs")},
+                )
+                measured.setdefault(record.figure_id, []).append(record)
+
     return Catalog(
         sources=sources,
         records=records,
@@ -547,4 +620,5 @@ def _load(directory: Path) -> Catalog:
         printed=printed,
         mission=course["mission"],
         stages=dict(sorted(stages.items())),
+        measured={figure_id: tuple(records) for figure_id, records in measured.items()},
     )

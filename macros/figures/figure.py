@@ -19,7 +19,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..data.catalog import Printed, Quantity
+from ..data.catalog import Measured, Printed, Quantity
 from ..data.quantities import Display, Number, format_quantity
 
 
@@ -45,6 +45,8 @@ class Figure:
     id: str
     computed: Computed
     printed: Printed | None = None
+    #: What running real training software measured for it (the engine tier's `measured.yml`).
+    measured: tuple[Measured, ...] = ()
 
     @property
     def value(self) -> Number:
@@ -140,7 +142,22 @@ def tooltip(figure: Figure) -> dict[str, Any]:
     shown: dict[str, Any] = {"words": figure.computed.words, "sources": [list(source) for source in sources]}
     if _OPERATORS & set(figure.computed.formula):
         shown["formula"] = figure.computed.formula
+    if figure.measured:
+        # [the software, and why it differs from the course's formula or None]: course.js shows "measured: …".
+        shown["measured"] = [[measured.software, measured.differs] for measured in figure.measured]
     return shown
+
+
+def _engine_record(figure: Figure, measured: Measured) -> dict[str, Any]:
+    """What figures.json says the software measured for `figure`: the value it would show, in the figure's unit."""
+    record = {
+        "software": measured.software,
+        "measured": value_text(measured.scaled(figure.value)),
+        "test": measured.test,
+    }
+    if measured.differs:
+        record["differs"] = measured.differs
+    return record
 
 
 class FigureLog:
@@ -174,6 +191,11 @@ class FigureLog:
                 for q in figure.computed.inputs
             ],
         }
+        if figure.measured:
+            engine = [_engine_record(figure, measured) for measured in figure.measured]
+            record["engine"] = engine[0]
+            if len(engine) > 1:
+                record["engine"]["also"] = engine[1:]
         if figure.printed:
             printed = figure.printed
             record["printed"] = {

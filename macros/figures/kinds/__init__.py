@@ -27,6 +27,6 @@ from . import (  # noqa: F401 (importing a module registers its kinds)
     units,
     zero,
 )
-from .registry import KINDS, FigureKind, FigureKindError, check_printed, figure_kind, kind_of
+from .registry import KINDS, FigureKind, FigureKindError, check_measured, check_printed, figure_kind, kind_of
 
-__all__ = ["KINDS", "FigureKind", "FigureKindError", "check_printed", "figure_kind", "kind_of"]
+__all__ = ["KINDS", "FigureKind", "FigureKindError", "check_measured", "check_printed", "figure_kind", "kind_of"]

@@ -75,7 +75,12 @@ class FigureKind:
         bound = self._bind(arguments)
         computed = self.compute(catalog, *bound)
         figure_id = self.figure_id(bound)
-        return Figure(id=figure_id, computed=computed, printed=catalog.printed.get(figure_id))
+        return Figure(
+            id=figure_id,
+            computed=computed,
+            printed=catalog.printed.get(figure_id),
+            measured=catalog.measured.get(figure_id, ()),
+        )
 
     def arguments(self, figure_id: str) -> tuple[Any, ...]:
         """The arguments that make the figure `figure_id`: the id scheme read backwards."""
@@ -133,3 +138,21 @@ def check_printed(catalog: Catalog, kinds: Mapping[str, FigureKind] = KINDS) -> 
             raise FigureKindError(f"{where}: that figure's id is {figure.id!r}; key it so")
         if figure.unit != printed.unit:
             raise FigureKindError(f"{where}: the figure is in {figure.unit}, the printed value in {printed.unit}")
+
+
+def check_measured(catalog: Catalog, kinds: Mapping[str, FigureKind] = KINDS) -> None:
+    """Check that every figure measured.yml vouches for is one the registry computes, named by its own id.
+
+    Raises:
+        FigureKindError: naming the record and what is wrong with it.
+    """
+    for figure_id, records in catalog.measured.items():
+        where = f"measured.yml: {records[0].key}: figure {figure_id!r}"
+        try:
+            kind = kind_of(figure_id, kinds)
+            figure = kind.figure(catalog, *kind.arguments(figure_id))
+        except (FigureKindError, KeyError, ValueError, TypeError) as error:
+            message = error.args[0] if error.args else str(error)
+            raise FigureKindError(f"{where} names no figure the course computes: {message}") from None
+        if figure.id != figure_id:
+            raise FigureKindError(f"{where}: that figure's id is {figure.id!r}; name it so")
