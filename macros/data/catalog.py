@@ -329,7 +329,8 @@ class Measured:
     """
 
     key: str
-    figure_id: str
+    #: The figure on a page it vouches for, if any.
+    figure_id: str | None
     software: str
     measured: Fraction
     course: Fraction
@@ -338,9 +339,14 @@ class Measured:
     #: Why the software differs from the course's formula, where it does.
     differs: str | None = None
 
+    @property
+    def ratio(self) -> Fraction:
+        """How many times the course's formula the software measured: 1 where they agree."""
+        return self.measured / self.course
+
     def scaled(self, value: Number) -> Fraction:
         """The figure of value `value` as the software measured it: scaled by its ratio."""
-        return Fraction(value) * self.measured / self.course
+        return Fraction(value) * self.ratio
 
 
 def exact_ratio(value: Any) -> Fraction:
@@ -394,6 +400,8 @@ class Catalog:
     stages: Mapping[int, Stage] = dataclasses.field(default_factory=dict)
     #: What the engine tier measured, by the id of the figure it vouches for.
     measured: Mapping[str, tuple[Measured, ...]] = dataclasses.field(default_factory=dict)
+    #: Every record of measured.yml, by its key.
+    engine: Mapping[str, Measured] = dataclasses.field(default_factory=dict)
 
     def entry(self, entry_id: Any, table: str | None = None) -> Record:
         """The entry named `entry_id` (in `table`, when given)."""
@@ -597,21 +605,22 @@ def _load(directory: Path) -> Catalog:
             raise CatalogError(f"{where}: a stage is numbered: {error}") from None
         stages[number] = Stage(number=number, **check_record(where, data, _STAGE_FIELDS))
 
-    measured: dict[str, list[Measured]] = {}
+    engine: dict[str, Measured] = {}
     if (directory / "measured.yml").is_file():
         for key, data in _read(directory, "measured").items():
-            clean = check_record(f"{folder}/measured.yml: {key}", data, _MEASURED_FIELDS)
-            if clean["figure"] is not None:
-                if clean["course"] == 0:
-                    raise CatalogError(
-                        f"{folder}/measured.yml: {key}: the course's ratio is 0: no figure scales by it; drop `figure`"
-                    )
-                record = Measured(
-                    key=str(key),
-                    figure_id=clean["figure"],
-                    **{name: clean[name] for name in ("software", "measured", "course", "unit", "test", "differs")},
-                )
-                measured.setdefault(record.figure_id, []).append(record)
+            where = f"{folder}/measured.yml: {key}"
+            clean = check_record(where, data, _MEASURED_FIELDS)
+            if clean["figure"] is not None and clean["course"] == 0:
+                raise CatalogError(f"{where}: the course's ratio is 0: no figure scales by it; drop `figure`")
+            engine[str(key)] = Measured(
+                key=str(key),
+                figure_id=clean["figure"],
+                **{name: clean[name] for name in ("software", "measured", "course", "unit", "test", "differs")},
+            )
+    measured: dict[str, list[Measured]] = {}
+    for record in engine.values():
+        if record.figure_id is not None:
+            measured.setdefault(record.figure_id, []).append(record)
 
     return Catalog(
         sources=sources,
@@ -621,4 +630,5 @@ def _load(directory: Path) -> Catalog:
         mission=course["mission"],
         stages=dict(sorted(stages.items())),
         measured={figure_id: tuple(records) for figure_id, records in measured.items()},
+        engine=engine,
     )

@@ -68,3 +68,13 @@ def test_a_malformed_record_is_refused_at_its_key(tmp_path: Path) -> None:
     broken = RECORD.format(figure="model-states/gpt2-1.5b").replace("measured: 20", "measured: 19.99")
     with pytest.raises(CatalogError, match=re.escape("measured.yml: model-states/ddp/fp32-adam/world-4.measured")):
         load_catalog(_catalog_with(tmp_path, broken))
+
+
+def test_a_measurement_shows_as_a_figure_of_its_ratio_to_the_course(tmp_path: Path) -> None:
+    catalog = load_catalog(_catalog_with(tmp_path, RECORD.format(figure="model-states/gpt2-1.5b")))
+    figure = KINDS["measured"].figure(catalog, "model-states/ddp/fp32-adam/world-4")
+    assert figure.value == Fraction(20, 16) and figure.unit == "1"
+    (source,) = figure.computed.inputs
+    assert source.source.id == "engine-tier" and source.where == "tests/engine/test_data_parallel.py::test_ddp[4]"
+    with pytest.raises(KeyError, match="Did you mean"):
+        KINDS["measured"].figure(catalog, "model-states/ddp/fp32-adam/world-5")
