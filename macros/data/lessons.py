@@ -4,7 +4,7 @@ A lesson is a Markdown page in a stage folder, `stage-N/`, and every page there
 is one: its front matter must say its `lesson` number, and a page that leaves
 it out (or misspells it) is refused rather than quietly built as a plain page.
 This module reads every lesson of the docs folder into a `LessonIndex`, and
-checks what DESIGN.md asks of one: its sections in the seed's order,
+checks what ARCHITECTURE.md ("Lessons") asks of one: its sections in the seed's order,
 prerequisites that exist and form no cycle, and a mission link that quotes the
 bullet it names. It never imports MkDocs.
 """

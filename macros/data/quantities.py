@@ -19,7 +19,7 @@ from typing import Any
 
 Number = int | float | Fraction
 
-#: The base units a figure may carry (DESIGN.md): bytes, parameters, floating-point
+#: The base units a figure may carry (ARCHITECTURE.md, "Figures"): bytes, parameters, floating-point
 #: operations and their rate, seconds, bytes per second, and 1 for a count or ratio.
 UNITS = ("B", "param", "FLOP", "FLOP/s", "s", "B/s", "1")
 

@@ -1,6 +1,6 @@
 """Typed figures: numbers with a unit that a page shows outside a computed figure.
 
-DESIGN.md's first check: a number with a unit of size, memory, count, time or
+The first check of ARCHITECTURE.md ("Figures"): a number with a unit of size, memory, count, time or
 rate in a page's body must be a figure (`<span class="fig">`), never typed. The
 build runs `typed_figures` on every page's HTML and fails on what it finds;
 the tests run it again on every page the build wrote. Text inside a figure,

@@ -3,7 +3,7 @@
 A figure kind (`macros.figures.kinds`) computes a `Computed` from the catalog; the
 registry gives it its id and what a source printed for it, making a `Figure`.
 `render_html` shows a figure as the one `<span class="fig">` element that
-DESIGN.md specifies, `tooltip` says what its tooltip shows beyond its title,
+ARCHITECTURE.md ("Figures") specifies, `tooltip` says what its tooltip shows beyond its title,
 and `FigureLog` gathers what a build showed into `figures.json`. Nothing here
 imports MkDocs.
 """

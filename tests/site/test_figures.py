@@ -1,4 +1,4 @@
-"""The figures contract (DESIGN.md), checked on every built page and on figures.json."""
+"""The figures contract (ARCHITECTURE.md, "Figures"), checked on every built page and on figures.json."""
 
 from __future__ import annotations
 

@@ -23,3 +23,19 @@ def test_the_figure_diff_recipe_checks_main_out_beside_a_checkout_of_main():
     """`git worktree add PATH main` fails where main is checked out; the recipe must not."""
     adds = re.findall(r"git worktree add [^\n]*", CONTRIBUTING)
     assert adds and all("--detach" in line for line in adds), adds
+
+
+def test_the_code_cites_only_documents_the_repository_has():
+    """The code once cited a design document that was not in the repository: every *.md it names must exist,
+    but for other projects' documents it quotes by name."""
+    others = {"PERFORMANCE.md"}  # nccl-tests' own, quoted in tests/unit/test_model.py
+    root = Path(__file__).parents[2]
+    cited = set()
+    for path in [*root.glob("macros/**/*.py"), *root.glob("tools/*.py"), *root.glob("tests/**/*.py")]:
+        cited |= {(path, name) for name in re.findall(r"\b([A-Z][A-Z_]+\.md)\b", path.read_text(encoding="utf-8"))}
+    missing = sorted(
+        f"{path.relative_to(root)}: {name}"
+        for path, name in cited
+        if name not in others and not (root / name).is_file()
+    )
+    assert not missing, missing
