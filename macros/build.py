@@ -39,7 +39,7 @@ from .config import ConfigError, CourseConfig, course_config
 from .diagrams import DIAGRAMS, DiagramError, frames_html
 from .figures import Figure, FigureLog, render_html, tooltip, value_text
 from .kinds import KINDS, FigureKind, FigureKindError, check_printed
-from .markup import PLAIN_FIELDS, markup_in, script_json, source_citation, without_markup
+from .markup import PLAIN_FIELDS, markup_in, script_in, script_json, source_html, without_markup
 from .quantities import Display, check_display_options, display_quantity, with_defaults
 from .quiz import KeyFigure, QuizExtension
 from .search import defer_search_docs
@@ -264,7 +264,14 @@ class Build:
         return self.report(message, line)
 
     def check_html(self, html: str) -> str:
-        """After a page is converted: report every typed figure in it, with the line it was typed on."""
+        """After a page is converted: report every typed figure in it, with the line it was typed on, and anything
+        in it that would run script."""
+        for script in script_in(html):
+            self.report(
+                f"the page's content holds {script.what}, which would run script in a reader's browser: a page is"
+                " text, figures and the course's own pictures; write no event handler, script or javascript: link",
+                self.page.line_of(script.name) if self.page else None,
+            )
         for found in typed_figures(html):
             line = self.page.line_of(found.text) if self.page else None
             origin = "" if line else " (it is not typed in this file: it comes from data a macro inserted)"
@@ -514,7 +521,12 @@ class Build:
         if self.page is None or link is False or (link is None and entry.id in self.page.linked_terms):
             return name
         self.page.linked_terms.add(entry.id)
-        return glossary.term_link(entry, name, self.page.src_path, self.config.glossary_page)
+        files = self.env.variables["files"]
+        glossary_file = files.get_file_from_path(self.config.glossary_page)
+        if glossary_file is None:
+            raise CallError(f"there is no glossary page docs/{self.config.glossary_page} (extra.course.glossary_page)")
+        address = get_relative_url(glossary_file.url, self.page.url)
+        return self.page.token(glossary.term_link(entry, name, address))
 
     def glossary_page(self) -> str:
         """The glossary page's entries, as Markdown, each with a link that reports a problem with it."""
@@ -528,14 +540,17 @@ class Build:
             }
             return self.issue_url(issues.LESSON_FORM, fields, any_page=True)
 
-        return glossary.glossary_markdown(self.glossary, self.term_usages, self.lessons, page, report)
+        if self.page is None:
+            return glossary.glossary_markdown(self.glossary, self.term_usages, self.lessons, page, report)
+        return glossary.glossary_markdown(self.glossary, self.term_usages, self.lessons, page, report, self.page.token)
 
     def source_link(self, source_id: str) -> str:
-        """A Markdown link to a catalog source: its title, authors' citation and URL."""
+        """A link to a catalog source: its title, authors' citation and URL."""
         try:
-            return source_citation(self.catalog.sources[source_id])
+            html = source_html(self.catalog.sources[source_id])
         except (KeyError, TypeError):
             raise CallError(f"unknown source {source_id!r}; known: {', '.join(self.catalog.sources)}") from None
+        return self.page.token(html) if self.page else html
 
     def issue_link(self, text: str) -> str:
         """A Markdown link that opens an issue about this page."""
