@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import reprlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -37,14 +38,39 @@ class SchemaError(ValueError):
 # ------------------------------------------------------------------ type functions
 
 
+#: How much of a wrong value a message quotes: enough to find it, never a whole file's worth.
+_QUOTED = 120
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _QUOTED
+_REPR.maxlevel = 3
+
+
 def _got(value: Any) -> str:
-    return f"got {value!r}"
+    return f"got {_REPR.repr(value)}"
+
+
+#: Characters no text of the course holds: C0 and C1 controls but tab and line breaks, and the controls that
+#: reorder what follows them (bidirectional embeddings, overrides and isolates), which make text read otherwise
+#: than it is written.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def text(value: Any) -> str:
-    """Non-empty text, stripped."""
+    """Non-empty text, stripped, without control characters.
+
+    >>> text("fp16\\u202e61pf")
+    Traceback (most recent call last):
+    ...
+    ValueError: got 'fp16\\u202e61pf'; expected text without control characters (U+202E at 5)
+    """
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{_got(value)}; expected text")
+    control = _CONTROL.search(value)
+    if control:
+        where = f"U+{ord(control.group(0)):04X} at {control.start() + 1}"
+        raise ValueError(f"{_got(value)}; expected text without control characters ({where})")
     return value.strip()
 
 
@@ -104,10 +130,29 @@ def slug(value: Any) -> str:
     return value
 
 
+#: An absolute http(s) address as RFC 3986 writes one: a host name, an optional port, then a path, query and
+#: fragment of its unreserved and reserved characters and %-escapes, and nothing else (no space or control
+#: character, no quote, bracket of a tag, backslash or character outside ASCII: write them %-escaped).
+_WEB_URL = re.compile(
+    r"https?://[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?(?:[/?#][-\w.~:/?#\[\]@!$&()*+,;=%]*)?",
+    re.ASCII,
+)
+
+
 def web_url(value: Any) -> str:
-    """An absolute http(s) address; anything else (javascript:, data:, a relative path) is refused."""
-    if not isinstance(value, str) or not re.fullmatch(r"https?://[^\s\"'<>]+", value):
-        raise ValueError(f"{_got(value)}; expected an address starting with https:// (or http://)")
+    """An absolute http(s) address (`_WEB_URL`); anything else (javascript:, data:, //host, a relative path, a
+    control character or a quote in it) is refused.
+
+    >>> web_url("https://arxiv.org/abs/1910.02054\\x01")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: got 'https://arxiv.org/abs/1910.02054\\x01'; expected an address starting with https:// ...
+    """
+    if not isinstance(value, str) or not _WEB_URL.fullmatch(value):
+        raise ValueError(
+            f"{_got(value)}; expected an address starting with https:// (or http://), its other characters those"
+            " of RFC 3986 (write others %-escaped)"
+        )
     return value
 
 
@@ -217,11 +262,34 @@ def check_record(where: str, data: Any, fields: Fields, noun: str = "field") -> 
 
 
 class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """libyaml's safe loader (ten times faster where PyYAML has it) that refuses a key given twice."""
+    """libyaml's safe loader (ten times faster where PyYAML has it) that refuses a key given twice, a key that
+    is not a scalar (a list or a mapping), and an alias (`*name`)."""
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        # A data file is written out in full: an alias reuses a value, so that a few lines can stand for a
+        # structure of any size (a "billion laughs") or one that holds itself.
+        seen: set[int] = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if id(current) in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "this value is used again by an alias (*name): write it out", current.start_mark
+                )
+            seen.add(id(current))
+            if isinstance(current, yaml.SequenceNode):
+                stack.extend(current.value)
+            elif isinstance(current, yaml.MappingNode):
+                stack.extend(item for pair in current.value for item in pair)
+        return super().construct_document(node)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"a key is a name or a number, not a {key_node.id}; quote it", key_node.start_mark
+                )
             key = self.construct_object(key_node, deep=True)
             if key in seen:
                 line = key_node.start_mark.line + 1
