@@ -198,8 +198,9 @@ class Build:
     def _keep_compiled_templates(
         self, jinja_env: jinja2.Environment, /, *, config: MkDocsConfig, files: Files
     ) -> jinja2.Environment:
-        """Give the theme's environment a bytecode cache (`macros.compiled_templates`) under `.cache/templates`."""
-        cache = CompiledTemplates.for_environment(jinja_env, self.config.template_cache)
+        """Give the theme's environment a bytecode cache (`macros.compiled_templates`) in the user's cache folder."""
+        root = self.config.template_cache
+        cache = CompiledTemplates.for_environment(jinja_env, root) if root is not None else None
         if cache is not None:
             jinja_env.bytecode_cache = cache
         return jinja_env
