@@ -14,6 +14,8 @@ import difflib
 import math
 import re
 import reprlib
+import types
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -154,6 +156,39 @@ def web_url(value: Any) -> str:
             " of RFC 3986 (write others %-escaped)"
         )
     return value
+
+
+#: How an argument's type is said in a message, for the annotations `check_argument` reads.
+_ARGUMENT_TYPES: Mapping[Any, str] = {
+    str: "text in quotes",
+    int: "a whole number",
+    float: "a number",
+    bool: "true or false",
+    type(None): "none",
+}
+
+
+def check_argument(name: str, value: Any, annotation: Any) -> None:
+    """Raise `ValueError` unless `value` fits `annotation`, the type of the parameter `name`: text, a whole
+    number (never true or false), a number, true or false, none, or a union of them; other annotations
+    (a mapping, `Any`) say nothing to check here.
+
+    >>> check_argument("devices", 8.5, int)
+    Traceback (most recent call last):
+    ...
+    ValueError: devices is a whole number, got 8.5
+    """
+    union = isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union
+    kinds = typing.get_args(annotation) if union else (annotation,)
+    if not all(kind in _ARGUMENT_TYPES for kind in kinds):
+        return
+    for kind in kinds:
+        if isinstance(value, bool):
+            if kind is bool:
+                return
+        elif (kind is float and isinstance(value, int | float)) or isinstance(value, kind):
+            return
+    raise ValueError(f"{name} is {' or '.join(_ARGUMENT_TYPES[kind] for kind in kinds)}, {_got(value)}")
 
 
 def one_of(*choices: str) -> Check[str]:
