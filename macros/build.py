@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from markdown import Extension, Markdown
-from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
+from markdown.util import AMP_SUBSTITUTE, HTML_PLACEHOLDER_RE
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
@@ -31,7 +31,7 @@ from . import course, glossary, issues, lessons, schedules
 from .assets import strip_site_assets
 from .calculator import FIELDS as CALCULATOR_FIELDS
 from .calculator import calculator_config, calculator_html
-from .calls import CallError, render_calls
+from .calls import Call, CallError, render_calls
 from .catalog import Catalog, CatalogError, load_catalog
 from .charts import ChartError, figure_chart
 from .compiled_templates import CompiledTemplates
@@ -39,12 +39,12 @@ from .config import ConfigError, CourseConfig, course_config
 from .diagrams import DIAGRAMS, DiagramError, frames_html
 from .figures import Figure, FigureLog, render_html, tooltip, value_text
 from .kinds import KINDS, FigureKind, FigureKindError, check_printed
-from .markup import PLAIN_FIELDS, markup_in, script_in, script_json, source_html, without_markup
+from .markup import PLAIN_FIELDS, link_html, markup_in, script_in, script_json, source_html, without_markup
 from .quantities import Display, check_display_options, display_quantity, with_defaults
 from .quiz import KeyFigure, QuizExtension
 from .search import defer_search_docs
 from .tables import TableError, figure_table
-from .typed_figures import typed_figures
+from .typed_figures import TypedFigure, find_in_text, lines_of, typed_figures
 
 if TYPE_CHECKING:
     import jinja2
@@ -61,6 +61,9 @@ LessonItems = dict[str, list[str]]
 _TOKEN_OPEN, _TOKEN_CLOSE = "\ue000", "\ue001"
 _TOKEN = re.compile(f"{_TOKEN_OPEN}(\\d+){_TOKEN_CLOSE}")
 _PLACEHOLDER = re.compile(r"\s*(\x02wzxhzdk:\d+\x03)")
+
+#: What of a piece of Markdown is an address, not text: a link's target, an autolink, a tag.
+_MARKDOWN_ADDRESS = re.compile(r"\]\([^)]*\)|<[^>]*>")
 
 #: The last data each course (by its folder) loaded without a problem, for `Build._data`.
 _LAST_GOOD: dict[tuple[str, str], Any] = {}
@@ -101,6 +104,15 @@ class PageState:
     counters: dict[str, int] = field(default_factory=dict)
     #: The scripts and style sheets of ours the page has loaded so far (its first picture loads them).
     scripts: set[str] = field(default_factory=set)
+    #: The stash placeholders that stand for HTML the build made (figures, pictures, links from data, boxes):
+    #: the page's own text is the rest, read for typed figures without them.
+    ours: set[str] = field(default_factory=set)
+    #: The problems reported on the page, as reported (a box that repeats one is not read again).
+    reported: set[str] = field(default_factory=set)
+    #: Typed figures already reported at the line of the macro call whose output holds them.
+    inserted: set[str] = field(default_factory=set)
+    #: The page's Markdown as the author wrote it, after the front matter: where a typed figure's line is found.
+    markdown: str = ""
 
     def ident(self, what: str) -> str:
         """An element id for the page's next `what` (chart, diagram, calculator): `sbn-chart-1`, ..."""
@@ -223,6 +235,8 @@ class Build:
         """Log a problem with the current page once, naming its file and line; return a box that shows it."""
         where = f"docs/{self.page.src_path}" if self.page else "docs"
         text = f"{where}:{line}: {message}" if line else f"{where}: {message}"
+        if self.page is not None:
+            self.page.reported.update((message, text))
         if text not in self.problems:
             self.problems.append(text)
             log.error(text)
@@ -246,6 +260,14 @@ class Build:
         )
         for name in ("title", "description"):
             value = page.meta.get(name)
+            # A lesson's are checked with its front matter (`macros.lessons`), before any page is built.
+            typed = find_in_text(value) if isinstance(value, str) and self.page.lesson is None else []
+            if typed:
+                self.report(
+                    f"the front matter's {name} types {', '.join(map(repr, typed))}; titles and descriptions show"
+                    " no figures, since they cannot carry a computed one: say it in words",
+                    self.page.line_of(f"{name}:"),
+                )
             if isinstance(value, str) and markup_in(value):
                 found = ", ".join(map(repr, markup_in(value)))
                 self.report(f"the front matter's {name} holds {found}; {PLAIN_FIELDS}", self.page.line_of(f"{name}:"))
@@ -259,29 +281,69 @@ class Build:
                 self.report(error.detail, error.line)
             page.meta["issue_url"] = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {lesson.title}"})
             page.meta["sbn_next"] = self.next_steps(lesson)
-        self.env.markdown = render_calls(markdown, self.env.macros, self._report_call, self.page.first_line)
+        self.page.markdown = markdown
+        self.env.markdown = render_calls(
+            markdown, self.env.macros, self._report_call, self.page.first_line, self._check_output
+        )
 
     def _report_call(self, line: int, message: str) -> str:
-        return self.report(message, line)
+        box = self.report(message, line)
+        return self.page.token(box) if self.page else box
 
-    def check_html(self, html: str) -> str:
-        """After a page is converted: report every typed figure in it, with the line it was typed on, and anything
-        in it that would run script."""
-        for script in script_in(html):
+    def _check_output(self, call: Call, output: str) -> None:
+        """Report the typed figures in what a macro call returned (a label, a caption, a value from the catalog
+        or the glossary), at the call's line: the page's own text is checked without it."""
+        if self.page is None:
+            return
+        found: list[TypedFigure] = []
+        for number in _TOKEN.findall(output):
+            html, key = self.page.html[int(number)]
+            if key is None:  # a lone figure is what it says
+                found += typed_figures(html)
+        # Markdown made from data (the front door's), read without its links' addresses.
+        words = _MARKDOWN_ADDRESS.sub(" ", _TOKEN.sub(" ", output))
+        found += [TypedFigure(text, "the text") for text in find_in_text(words)]
+        for typed in found:
+            self.page.inserted.add(typed.text)
+            self.report(
+                f"{call.text}: {typed.text!r} in {typed.where} of what it shows is a typed figure; it comes from"
+                " the call's own arguments (a label, a caption) or from the data it shows (the catalog, the"
+                " glossary): compute it with a figure macro, or leave the number out of that text",
+                call.line,
+            )
+
+    def check_page(self, md: Markdown, root: etree.Element) -> None:
+        """Once a page's Markdown is a tree: report anything in it that would run script, and every typed
+        figure of the page's own text, each at the line it was typed on.
+
+        The page's own text is its HTML without what the build put in it (figures, pictures, links made
+        from data, boxes), which is checked where each call was made: no class or tag of the author's
+        hides a number, and no number the build showed is taken for the author's.
+        """
+        page = self.page
+        if page is None:
+            return
+        serialized = md.serializer(root)
+        for script in script_in(_restored(md, serialized, page.ours, with_built=True)):
             self.report(
                 f"the page's content holds {script.what}, which would run script in a reader's browser: a page is"
                 " text, figures and the course's own pictures; write no event handler, script or javascript: link",
-                self.page.line_of(script.name) if self.page else None,
+                page.line_of(script.name),
             )
-        for found in typed_figures(html):
-            line = self.page.line_of(found.text) if self.page else None
-            origin = "" if line else " (it is not typed in this file: it comes from data a macro inserted)"
+        seen: dict[str, int] = {}
+        own = _restored(md, serialized, page.ours, with_built=False)
+        for found in typed_figures(own, figures=False, reported=page.reported):
+            lines = lines_of(page.markdown, found.text, page.first_line)
+            if not lines and found.text in page.inserted:
+                continue  # a macro's output, reported at its call's line
+            occurrence = seen[found.text] = seen.get(found.text, -1) + 1
+            line = lines[min(occurrence, len(lines) - 1)] if lines else None
+            hidden = "" if lines else " (written with markup or character references inside it: search the page)"
             self.report(
-                f"{found.text!r} in {found.where} is a typed figure{origin}: compute it with a figure macro, such as"
+                f"{found.text!r} in {found.where} is a typed figure{hidden}: compute it with a figure macro, such as"
                 ' {{ value("gpt2-1.5b", "parameters") }}, or add the input to the catalog',
                 line,
             )
-        return html
 
     # ------------------------------------------------- the quiz extension's host
 
@@ -558,7 +620,7 @@ class Build:
         url = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {self.page.title}"}) if self.page else None
         if url is None:
             raise CallError("works on lesson pages only")
-        return f"[{text}](<{url}>)"
+        return self.page.token(link_html(text, url)) if self.page else link_html(text, url)
 
     # ---------------------------------------------------------------- whole site
 
@@ -624,6 +686,8 @@ class _StashHtml(Preprocessor):
         page = self.build.page
         # The course's own problems open every page, until they are fixed.
         boxes = [self.md.htmlStash.store(_box(problem, "div")) for problem in self.build.site_problems]
+        if page is not None:
+            page.ours.update(boxes)
         lines = [*boxes, "", *lines] if boxes else lines
         if page is None or not page.html:
             return lines
@@ -631,6 +695,7 @@ class _StashHtml(Preprocessor):
         def stash(match: re.Match[str]) -> str:
             html, key = page.html[int(match.group(1))]
             placeholder = self.md.htmlStash.store(html)
+            page.ours.add(placeholder)
             if key is not None:
                 page.placeholders[placeholder] = key
             return placeholder
@@ -638,15 +703,40 @@ class _StashHtml(Preprocessor):
         return [_TOKEN.sub(stash, line) if _TOKEN_OPEN in line else line for line in lines]
 
 
-class _HtmlCheck(Postprocessor):
-    """Runs the build's check of a page's finished HTML."""
+class _PageCheck(Treeprocessor):
+    """Runs the build's checks of a page once its tree is whole (`Build.check_page`).
+
+    A tree processor, not a postprocessor: the toc extension runs postprocessors on every heading's text too.
+    """
 
     def __init__(self, md: Markdown, build: Build) -> None:
         super().__init__(md)
         self.build = build
 
-    def run(self, text: str) -> str:
-        return self.build.check_html(text)
+    def run(self, root: etree.Element) -> None:
+        self.build.check_page(self.md, root)
+
+
+def _restored(md: Markdown, html: str, built: set[str], *, with_built: bool) -> str:
+    """`html` with the stash's placeholders put back as Markdown puts them back; without `with_built`, each of
+    `built` (the build's own HTML) put back as a break, where a run of text ends, and the author's as they are."""
+    stash = md.htmlStash.rawHtmlBlocks
+
+    def piece(match: re.Match[str]) -> str:
+        if not with_built and match.group(0) in built:
+            return "<br>"
+        index = int(match.group(1))
+        if index >= len(stash):
+            return match.group(0)
+        raw = stash[index]
+        return raw if isinstance(raw, str) else md.serializer(raw)
+
+    for _ in range(8):  # a stashed piece may hold another's placeholder (md_in_html's blocks do)
+        restored = HTML_PLACEHOLDER_RE.sub(piece, html)
+        if restored == html:
+            break
+        html = restored
+    return html.replace(AMP_SUBSTITUTE, "&")
 
 
 class _CollectItems(Treeprocessor):
@@ -694,5 +784,6 @@ class _ChecksExtension(Extension):
         # Once the blocks are parsed into elements; no later processor adds or removes a quiz.
         md.treeprocessors.register(_CollectItems(md, self.build), "sbn-collect-items", 1)
         # After the raw HTML is put back (30), before anything else of ours.
-        md.postprocessors.register(_HtmlCheck(md, self.build), "sbn-typed-figures", 5)
+        # Once every other tree processor (inline, toc, attr_list) has run, before our own at 1.
+        md.treeprocessors.register(_PageCheck(md, self.build), "sbn-page-check", 2)
         md.treeprocessors.register(_FigureData(md, self.build), "sbn-figure-data", 1)

@@ -70,7 +70,7 @@ WRONG_CALLS = [
         '{{ model_states("gpt2-1.6b") }}',
         "{{ model_states(\"gpt2-1.6b\") }}: unknown catalog entry 'gpt2-1.6b'. Did you mean 'gpt2-1.5b'",
     ),
-    ("{{ model_states(7000000000) }}", 'expected a catalog id in quotes, such as "gpt2-1.5b", got 7000000000'),
+    ("{{ model_states(7000000000) }}", "entry is text in quotes, got 7000000000; call it as model_states(entry"),
     ('{{ model_states("gpt2-1.5b", digits="two") }}', "digits must be a whole number from 1 to 6, got 'two'"),
     ('{{ model_states("gpt2-1.5b", scale="GiB") }}', "unknown display unit 'GiB'; use one of: PB, TB, GB, MB, kB, B"),
     ('{{ value("gpt2-1.5b", "params") }}', "unknown quantity of 'gpt2-1.5b' 'params'. Did you mean 'parameters'?"),
@@ -96,6 +96,36 @@ def test_a_wrong_macro_call_fails_the_build_at_its_line(
     wrong_calls: tuple[Path, Built], call: str, message: str
 ) -> None:
     path, built = wrong_calls
+    fails_with(built, f"{LESSON_8}:{line_of(path, call)}", message)
+
+
+#: Calls that crashed the build with a traceback, or rendered a wrong page without a word (found by calling
+#: every macro with hostile arguments), and what the build now says at their line.
+UNFORESEEN_CALLS = [
+    ('{{ zero_max_model("zero-32gb", "dp", 1e999, 64) }}', "a number in a call is finite and at most 10^30"),
+    ('{{ zero_max_model("zero-32gb", "dp", 64.5, 64) }}', "mp is a whole number, got 64.5"),
+    ('{{ source("zero", "extra") }}', "too many positional arguments; call it as source(source_id)"),
+    ("{{ glossary(digits=2) }}", "got an unexpected keyword argument 'digits'; call it as glossary()"),
+    ('{{ term("zero", link="no") }}', "link is true or false or none, got 'no'"),
+    ('{{ chart([], x={"recipe": ["mixed-adam"]}) }}', "kind is text in quotes, got []"),
+    (
+        '{{ table("zero_states", rows={"dp": [1]}, columns={"stage": ["os"]}, fixed={"entry": "zero-7.5b"}, names=3,'
+        ' caption="x") }}',
+        "an argument is not one the macro takes (AttributeError",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def unforeseen_calls(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    return _lesson_8_with([call for call, _ in UNFORESEEN_CALLS], tmp_path_factory)
+
+
+@pytest.mark.parametrize(("call", "message"), UNFORESEEN_CALLS)
+def test_a_call_no_macro_foresaw_fails_at_its_line_without_a_traceback(
+    unforeseen_calls: tuple[Path, Built], call: str, message: str
+) -> None:
+    path, built = unforeseen_calls
     fails_with(built, f"{LESSON_8}:{line_of(path, call)}", message)
 
 
