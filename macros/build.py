@@ -45,6 +45,7 @@ from .quiz import KeyFigure, QuizExtension
 from .search import defer_search_docs
 from .tables import TableError, figure_table
 from .typed_figures import TypedFigure, find_in_text, lines_of, typed_figures
+from .unrendered import unrendered
 
 if TYPE_CHECKING:
     import jinja2
@@ -313,8 +314,8 @@ class Build:
             )
 
     def check_page(self, md: Markdown, root: etree.Element) -> None:
-        """Once a page's Markdown is a tree: report anything in it that would run script, and every typed
-        figure of the page's own text, each at the line it was typed on.
+        """Once a page's Markdown is a tree: report anything in it that would run script, Markdown it left as
+        typed, and every typed figure of the page's own text, each at the line it was typed on.
 
         The page's own text is its HTML without what the build put in it (figures, pictures, links made
         from data, boxes), which is checked where each call was made: no class or tag of the author's
@@ -332,6 +333,13 @@ class Build:
             )
         seen: dict[str, int] = {}
         own = _restored(md, serialized, page.ours, with_built=False)
+        for syntax in unrendered(own):
+            lines = lines_of(page.markdown, syntax.text, page.first_line)
+            self.report(
+                f"{syntax.text!r} is {syntax.what}: the site's Markdown does not read it (mkdocs.yml's"
+                f" markdown_extensions), so the page shows it as typed; {syntax.fix}",
+                lines[0] if lines else None,
+            )
         for found in typed_figures(own, figures=False, reported=page.reported):
             lines = lines_of(page.markdown, found.text, page.first_line)
             if not lines and found.text in page.inserted:
@@ -717,14 +725,19 @@ class _PageCheck(Treeprocessor):
         self.build.check_page(self.md, root)
 
 
+#: What stands for the build's own HTML in a page's own text: a character no author types (private use), which
+#: parts a number from a unit on either side of it and is no syntax of any kind.
+_BUILT = "\ue003"
+
+
 def _restored(md: Markdown, html: str, built: set[str], *, with_built: bool) -> str:
     """`html` with the stash's placeholders put back as Markdown puts them back; without `with_built`, each of
-    `built` (the build's own HTML) put back as a break, where a run of text ends, and the author's as they are."""
+    `built` (the build's own HTML) put back as `_BUILT`, and the author's as they are."""
     stash = md.htmlStash.rawHtmlBlocks
 
     def piece(match: re.Match[str]) -> str:
         if not with_built and match.group(0) in built:
-            return "<br>"
+            return _BUILT
         index = int(match.group(1))
         if index >= len(stash):
             return match.group(0)
