@@ -31,6 +31,7 @@ from . import course, glossary, issues, lessons, schedules
 from .assets import strip_site_assets
 from .calculator import FIELDS as CALCULATOR_FIELDS
 from .calculator import calculator_config, calculator_html
+from .calculator import evaluate as evaluate_calculator
 from .calls import Call, CallError, render_calls
 from .catalog import Catalog, CatalogError, load_catalog
 from .charts import ChartError, figure_chart
@@ -536,14 +537,29 @@ class Build:
         unknown = sorted(set(defaults) - set(fields))
         if unknown:
             raise CallError(f"the calculator has no field {', '.join(unknown)}; its fields are {', '.join(fields)}")
+        config = calculator_config(self.catalog)
+        written = {name: str(value) for name, value in defaults.items()}
+        # A first value is one a reader could have entered: the calculator's own rules for the fields given.
+        problems = {
+            name: problem
+            for name, problem in evaluate_calculator(config, written).get("problems", {}).items()
+            if name in written and not isinstance(defaults[name], bool)
+        }
+        problems |= {name: "a value, not true or false" for name, value in defaults.items() if isinstance(value, bool)}
+        if problems:
+            said = "; ".join(
+                f"{name}={defaults[name]!r}: {problem.rstrip('.')}" for name, problem in sorted(problems.items())
+            )
+            choices = {"model": config["models"], "recipe": config["recipes"], "gpu": config["gpus"]}
+            known = "; ".join(
+                f"{name} is one of {', '.join(str(item['id']) for item in choices[name])}"
+                for name in sorted(problems)
+                if name in choices
+            )
+            raise CallError(f"{said}{f' ({known})' if known else ''}")
         if self.page is not None:
             self.add_question(id)
-        html = calculator_html(
-            calculator_config(self.catalog),
-            id,
-            {name: str(value) for name, value in defaults.items()},
-            self._script("calculator.js"),
-        )
+        html = calculator_html(config, id, written, self._script("calculator.js"))
         return self._picture(html)
 
     def _picture(self, html: str) -> str:

@@ -79,7 +79,7 @@ def _literal(node: ast.expr, text: str) -> Any:
             f'{text}: arguments are written as literals ("text", 3, true, [1, 2]), not {ast.unparse(node)}'
         ) from None
     number = isinstance(value, int | float | complex) and not isinstance(value, bool)
-    if number and (isinstance(value, complex) or not math.isfinite(value) or abs(value) > LARGEST):
+    if number and (isinstance(value, complex) or not math.isfinite(value) or abs(value) > float(LARGEST)):
         raise CallError(f"{text}: a number in a call is finite and at most 10^30 in size, not {value!r}")
     return value
 
