@@ -108,6 +108,8 @@ UNFORESEEN_CALLS = [
     ("{{ glossary(digits=2) }}", "got an unexpected keyword argument 'digits'; call it as glossary()"),
     ('{{ term("zero", link="no") }}', "link is true or false or none, got 'no'"),
     ('{{ chart([], x={"recipe": ["mixed-adam"]}) }}', "kind is text in quotes, got []"),
+    ('{{ calculator("l8-other", devices=-1) }}', "devices=-1: Type a whole number, such as 8"),
+    ('{{ calculator("l8-another", gpu="v100") }}', "gpu='v100': Pick one from the list (gpu is one of v100-32gb"),
     (
         '{{ table("zero_states", rows={"dp": [1]}, columns={"stage": ["os"]}, fixed={"entry": "zero-7.5b"}, names=3,'
         ' caption="x") }}',

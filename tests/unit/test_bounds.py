@@ -73,7 +73,7 @@ def test_a_pipeline_schedule_beyond_its_limit_is_refused_before_it_is_simulated(
 
 
 def test_the_largest_schedule_the_course_follows_is_within_the_limit() -> None:
-    assert 64 * 512 <= pipeline.MAX_PASSES
+    assert pipeline.MAX_PASSES >= 64 * 512
 
 
 @pytest.mark.parametrize("number", ["1e999", "-1e999", "1e31", "10" + "0" * 30, "1j"])
