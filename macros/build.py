@@ -40,9 +40,10 @@ from .config import ConfigError, CourseConfig, course_config
 from .diagrams import DIAGRAMS, DiagramError, frames_html
 from .figures import Figure, FigureLog, render_html, tooltip, value_text
 from .kinds import KINDS, FigureKind, FigureKindError, check_printed
-from .markup import PLAIN_FIELDS, link_html, markup_in, script_in, script_json, source_html, without_markup
+from .markup import PLAIN_FIELDS, link_html, markup_in, script_json, source_html, without_markup
 from .quantities import Display, check_display_options, display_quantity, with_defaults
 from .quiz import KeyFigure, QuizExtension
+from .scripts import ScriptFound, script_in
 from .search import defer_search_docs
 from .tables import TableError, figure_table
 from .typed_figures import TypedFigure, find_in_text, lines_of, typed_figures
@@ -141,6 +142,25 @@ class PageState:
             if text in line:
                 return number
         return None
+
+    def lines_holding(self, *texts: str) -> list[int]:
+        """The lines of the page's source that hold every one of `texts` (none when one is empty), in order."""
+        if not all(texts):
+            return []
+        return [
+            number for number, line in enumerate(self.source.splitlines(), start=1) if all(t in line for t in texts)
+        ]
+
+    def script_line(self, script: ScriptFound, occurrence: int) -> int | None:
+        """The line `script` was typed on: its `occurrence`-th line (from 0) holding its attribute's name and
+        value, or else its value, or else its name; None when the source spells it otherwise (with character
+        references, or through a macro)."""
+        lines = (
+            self.lines_holding(script.name, script.value)
+            or self.lines_holding(script.value)
+            or self.lines_holding(script.name)
+        )
+        return lines[min(occurrence, len(lines) - 1)] if lines else None
 
 
 class Build:
@@ -326,11 +346,14 @@ class Build:
         if page is None:
             return
         serialized = md.serializer(root)
+        occurrences: dict[ScriptFound, int] = {}
         for script in script_in(_restored(md, serialized, page.ours, with_built=True)):
+            occurrence = occurrences[script] = occurrences.get(script, -1) + 1
             self.report(
                 f"the page's content holds {script.what}, which would run script in a reader's browser: a page is"
-                " text, figures and the course's own pictures; write no event handler, script or javascript: link",
-                page.line_of(script.name),
+                " text, figures and the course's own pictures; remove it (no event handler, <script>, embedded"
+                " document, javascript: or data: address: link to an https:// page, or to a file in docs/ by its path)",
+                page.script_line(script, occurrence),
             )
         seen: dict[str, int] = {}
         own = _restored(md, serialized, page.ours, with_built=False)

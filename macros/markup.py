@@ -9,9 +9,10 @@ value as one line of Markdown that renders exactly as it reads. A source's
 address is known to be http(s), checked when the catalog loads. A page's title
 and description are refused when they hold markup, since the theme writes them
 into the page unescaped; data a script reads goes into the page as JSON that
-cannot end its `<script>`. Last, `script_in` finds what in a page's finished
-HTML would run script (an event handler, a `javascript:` or `data:` address, a
-script of no course file), however it got there: the build refuses each.
+cannot end its `<script>`. Last, `macros.scripts` finds what in a page's
+finished HTML, or in a data file's text, would run script (an event handler, a
+`javascript:` or `data:` address, a script of no course file): the build
+refuses each, at its file and line.
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ import html
 import json
 import re
 import xml.etree.ElementTree as etree
-from dataclasses import dataclass
-from html.parser import HTMLParser
 from typing import Any
 
 from .catalog import Source
@@ -102,77 +101,3 @@ def script_json(data: Any) -> str:
     """
     encoded = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return encoded.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-# ----------------------------------------------------------------- script in HTML
-
-#: Attributes that hold an address a browser follows or loads (HTML's and SVG's).
-_ADDRESS_ATTRIBUTES = frozenset(
-    {"href", "src", "action", "formaction", "xlink:href", "poster", "data", "background", "cite", "ping", "srcset"}
-)
-#: Schemes whose address runs script, or carries a document of its own, where a browser follows it.
-_SCRIPT_SCHEMES = ("javascript:", "vbscript:", "data:")
-#: Elements that load or run a document or code of their own.
-_EMBEDDING = frozenset({"iframe", "frame", "object", "embed", "applet", "base", "portal"})
-#: The one script a page's content may load: one of the course's own, by a relative address, with no body.
-_COURSE_SCRIPT = re.compile(r"(?:\.\./)*assets/javascripts/[a-z0-9-]+\.js")
-
-
-@dataclass(frozen=True)
-class ScriptFound:
-    """What in a page would run script (`what`), and the name it is written with (an attribute's or element's)."""
-
-    what: str
-    name: str
-
-
-class _ScriptFinder(HTMLParser):
-    """Reads HTML as a browser does (character references in attributes decoded) and notes what runs script."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: list[ScriptFound] = []
-        self._script_src: str | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        for name, value in attrs:
-            if name.startswith("on"):
-                self.found.append(ScriptFound(f"an {name} attribute on a <{tag}>", name))
-            elif name in _ADDRESS_ATTRIBUTES and value is not None:
-                # As a browser reads an address: spaces and control characters around and inside it are dropped.
-                address = re.sub(r"[\x00-\x20\x7f]+", "", value).lower()
-                scheme = next((s for s in _SCRIPT_SCHEMES if address.startswith(s) or f",{s}" in address), None)
-                if scheme:
-                    self.found.append(ScriptFound(f"a {scheme} address in the {name} of a <{tag}>", name))
-            elif name == "srcdoc":
-                self.found.append(ScriptFound(f"a srcdoc attribute on a <{tag}>", name))
-        if tag in _EMBEDDING:
-            self.found.append(ScriptFound(f"a <{tag}> element", tag))
-        elif tag == "meta" and any(n == "http-equiv" and (v or "").lower() == "refresh" for n, v in attrs):
-            self.found.append(ScriptFound("a <meta http-equiv=refresh>", "http-equiv"))
-        elif tag == "script":
-            src = dict(attrs).get("src") or ""
-            # One of ours is checked for a body of code; any other is reported once, as it is.
-            self._script_src = src if _COURSE_SCRIPT.fullmatch(src) else None
-            if self._script_src is None:
-                self.found.append(ScriptFound(f"a <script> that is not one of the course's ({src or 'inline'})", tag))
-
-    def handle_data(self, data: str) -> None:
-        if self._script_src is not None and data.strip():
-            self.found.append(ScriptFound("a <script> with code in it", "script"))
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "script":
-            self._script_src = None
-
-
-def script_in(page_html: str) -> list[ScriptFound]:
-    """What in an HTML fragment would run script or load a document of its own, each once, in order.
-
-    >>> [found.what for found in script_in('<p><em onfocus="x()">a</em> <a href=" JaVa&#x09;script:x">b</a></p>')]
-    ['an onfocus attribute on a <em>', 'a javascript: address in the href of a <a>']
-    """
-    finder = _ScriptFinder()
-    finder.feed(page_html)
-    finder.close()
-    return list(dict.fromkeys(finder.found))

@@ -23,6 +23,8 @@ from typing import Any, TypeVar
 
 import yaml
 
+from .scripts import script_in_text
+
 T = TypeVar("T")
 #: A type function: a raw value in, a clean value out, `ValueError` when it does not fit.
 Check = Callable[[Any], T]
@@ -336,12 +338,60 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
         return mapping
 
 
-def load_yaml(source: str, where: str) -> Any:
-    """Parse YAML text strictly; `SchemaError` naming `where` and the line for invalid YAML or a repeated key."""
+def load_yaml(source: str, where: str, *, data_file: bool = True) -> Any:
+    """Parse YAML text strictly; `SchemaError` naming `where` and the line for invalid YAML or a repeated key.
+
+    A data file's text (`data_file`; not a page's front matter, which has checks of its own) holds nothing
+    that would run script were it read as markup (`scripts.script_in_text`): the pages show it as text, and
+    an event handler or a javascript: address there is a mistake or an attack, refused at its line.
+    """
+    loader = _StrictLoader(source)
     try:
-        return yaml.load(source, Loader=_StrictLoader)
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if data_file:
+            _refuse_script(node, source, where)
+        return loader.construct_document(node)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
+        if isinstance(error, yaml.reader.ReaderError):  # a character YAML refuses: at its position, not a mark
+            line = f":{source.count(chr(10), 0, error.position) + 1}"
         problem = getattr(error, "problem", None) or str(error)
         raise SchemaError(f"{where}{line}: not valid YAML: {problem}") from None
+    finally:
+        loader.dispose()
+
+
+def _refuse_script(node: yaml.Node, source: str, where: str) -> None:
+    """`SchemaError` at the line of the first text in the document `node` that would run script as markup."""
+    lines = source.splitlines()
+    stack: list[tuple[yaml.Node, str]] = [(node, "")]
+    seen: set[int] = set()  # a node used again (an alias) is read once here, and refused as one when built
+    while stack:
+        current, path = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, yaml.MappingNode):
+            for key, value in reversed(current.value):
+                label = key.value if isinstance(key, yaml.ScalarNode) else "?"
+                name = f"{path}.{label}" if path else str(label)
+                stack.extend([(value, name), (key, path)])
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend((item, f"{path}[{index}]") for index, item in reversed(list(enumerate(current.value))))
+        elif isinstance(current, yaml.ScalarNode) and isinstance(current.value, str):
+            found = script_in_text(current.value)
+            if not found:
+                continue
+            first, last = current.start_mark.line, current.end_mark.line
+            span = range(first, min(last, len(lines) - 1) + 1)
+            needles = [text.lower() for text in (found[0].value, found[0].name) if text]
+            line = next((n for needle in needles for n in span if needle in lines[n].lower()), first) + 1
+            field = f" {path}:" if path else ""
+            raise SchemaError(
+                f"{where}:{line}:{field} holds {found[0].what}, which would run script in a reader's browser were it"
+                " read as markup (a page shows it as text): write words only, with no event handler (on...=),"
+                " <script>, javascript: or data: address; an address is a source's url, https://"
+            )

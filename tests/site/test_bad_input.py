@@ -155,6 +155,78 @@ def test_a_typed_figure_fails_the_build_at_its_line(
     fails_with(built, f"{LESSON_8}:{line_of(path, line)}", f"{typed!r} in {where} is a typed figure")
 
 
+#: Script an author might type in a page, as Markdown or as HTML, and what the build says at its line. The first
+#: link's address comes again on a later line: each place is told at its own line.
+AUTHORED_SCRIPTS = [
+    ("A [link](javascript:window.__pwned=1) to click.", "a javascript: address in the href of a <a>"),
+    (
+        'An *emphasis*{: tabindex="0" autofocus onfocus="window.__pwned=2" } that runs.',
+        "an onfocus attribute on a <em>",
+    ),
+    ('<p onmouseover="window.__pwned=3">A paragraph of HTML.</p>', "an onmouseover attribute on a <p>"),
+    ('<a href="data:text/html,&lt;script&gt;x&lt;/script&gt;">A data link</a>', "a data: address in the href of a <a>"),
+    ("![A picture](data:image/svg+xml;base64,PHN2Zz4=)", "a data: address in the src of a <img>"),
+    ("See [the reference][pwned].", None),
+    ("[pwned]: javascript:window.__pwned=4", "a javascript: address in the href of a <a>"),
+    ("The same [link again](javascript:window.__pwned=1).", "a javascript: address in the href of a <a>"),
+    ("<script>window.__pwned=5</script>", "a <script> that is not one of the course's (inline)"),
+]
+
+
+@pytest.fixture(scope="module")
+def authored_scripts(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    return _lesson_8_with([line for line, _ in AUTHORED_SCRIPTS], tmp_path_factory)
+
+
+@pytest.mark.parametrize(("line", "what"), [case for case in AUTHORED_SCRIPTS if case[1]])
+def test_script_in_a_page_fails_the_build_at_its_line(
+    authored_scripts: tuple[Path, Built], line: str, what: str
+) -> None:
+    path, built = authored_scripts
+    message = f"the page's content holds {what}, which would run script in a reader's browser"
+    fails_with(built, f"{LESSON_8}:{line_of(path, line)}", message)
+    assert all("remove it (no event handler" in said for said in built.messages if message in said)
+
+
+#: Script in a data file's text, which a page would show as words: the file, the text there, its replacement,
+#: and what the build says at its line.
+DATA_SCRIPTS = [
+    (
+        "glossary/terms.yml",
+        "Keeping only some of the activations",
+        'Keeping *only*{: tabindex="0" autofocus onfocus="window.__pwned=1" } some of the activations',
+        "activation-checkpointing.definition: holds an onfocus attribute in an attribute list",
+    ),
+    (
+        "glossary/terms.yml",
+        "Keeping only some of the activations",
+        "Keeping [only](javascript:window.__pwned=1) some of the activations",
+        "activation-checkpointing.definition: holds a javascript: address",
+    ),
+    (
+        "macros/catalog/models.yml",
+        "name: GPT-2 1.5B",
+        "name: 'GPT-2 1.5B <img src=x onerror=window.__pwned=1>'",
+        "gpt2-1.5b.name: holds an onerror attribute on a <img>",
+    ),
+    (
+        "macros/catalog/sources.yml",
+        "url: https://arxiv.org/abs/1910.02054v3",
+        "url: 'data:text/html,pwned'",
+        "zero.url: holds a data: address",
+    ),
+]
+
+
+@pytest.mark.parametrize(("file", "old", "new", "message"), DATA_SCRIPTS)
+def test_script_in_a_data_file_fails_the_build_at_its_line(
+    course_copy: Path, edit: Edit, file: str, old: str, new: str, message: str
+) -> None:
+    edit(course_copy / file, old, new)
+    where = file.removeprefix("macros/")  # as the build names the catalog's files
+    fails_with(build_copy(course_copy), f"{where}:{line_of(course_copy / file, new)}", message)
+
+
 def test_a_lesson_added_later_is_checked_like_the_first(course_copy: Path) -> None:
     seed = (course_copy / LESSON_8).read_text(encoding="utf-8")
     # The next number no lesson has taken yet, so that the copy is a lesson the build has never seen.
@@ -336,18 +408,28 @@ def test_a_page_title_or_description_with_markup_fails_at_its_line(
     fails_with(built, f"docs/index.md:{line_of(path, field + ':')}", f"the front matter's {field} holds")
 
 
-@pytest.mark.parametrize("url", ["javascript:window.__pwned=1", "data:text/html,<script>x</script>", "//evil.example"])
-def test_a_source_address_that_is_not_http_stops_the_build(course_copy: Path, edit: Edit, url: str) -> None:
-    edit(course_copy / "macros/catalog/sources.yml", "url: https://arxiv.org/abs/1910.02054v3", f"url: '{url}'")
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("javascript:window.__pwned=1", "holds a javascript: address"),
+        ("data:text/html,<script>x</script>", "holds a <script> that is not one of the course's"),
+        ("//evil.example", "expected an address starting with https://"),
+        ("https://arxiv.org/abs/1910.02054\\x01", "expected an address starting with https://"),
+    ],
+)
+def test_a_source_address_that_is_not_http_stops_the_build(
+    course_copy: Path, edit: Edit, url: str, message: str
+) -> None:
+    edit(course_copy / "macros/catalog/sources.yml", "url: https://arxiv.org/abs/1910.02054v3", f'url: "{url}"')
     built = build_copy(course_copy)
-    assert not built.ok and any("expected an address starting with https://" in m for m in built.messages), built.output
+    assert not built.ok and any(message in m for m in built.messages), built.output
 
 
 def test_a_glossary_definition_with_a_link_stops_the_build(course_copy: Path, edit: Edit) -> None:
     edit(
         course_copy / "glossary/terms.yml",
         "Keeping only some of the activations",
-        "Keeping [only](javascript:window.__pwned=1) some of the activations",
+        "Keeping [only](https://example.org) some of the activations",
     )
     built = build_copy(course_copy)
     assert not built.ok

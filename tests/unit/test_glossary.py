@@ -11,7 +11,7 @@ from bs4 import BeautifulSoup
 
 from macros.glossary import Entry, GlossaryError, glossary_markdown, jump_list, load_glossary, term_link, usages
 from macros.lessons import LessonIndex
-from tests.conftest import catalog
+from tests.conftest import catalog, script_refusal_off
 
 SOURCES = catalog().sources
 GOOD = """
@@ -79,9 +79,11 @@ def test_a_term_links_to_its_anchor_with_its_definition_as_title(tmp_path: Path)
 
 
 def test_a_definition_is_data_its_markup_never_runs(tmp_path: Path) -> None:
-    """A definition shows as it is written: its tags and character references are text, its emphasis renders."""
+    """A definition shows as it is written: its tags and character references are text, its emphasis renders;
+    so even a script the loader would refuse (`test_script_in_a_definition_is_refused_at_its_line`)."""
     written = '&lt;img src=x onerror=alert(1)&gt; "quoted" <b>x</b> *so* f("x") g(\'y\')'
-    glossary = load_glossary(write(tmp_path, ring_defined(written)), SOURCES)
+    with script_refusal_off():
+        glossary = load_glossary(write(tmp_path, ring_defined(written)), SOURCES)
     entry = glossary.entries["ring-all-reduce"]
     shown = '&lt;img src=x onerror=alert(1)&gt; "quoted" <b>x</b> so f("x") g(\'y\')'
     assert entry.tooltip == shown
@@ -108,11 +110,37 @@ INERT_DEFINITIONS = [
 
 @pytest.mark.parametrize(("written", "shown"), INERT_DEFINITIONS)
 def test_a_definition_renders_alone_as_words(tmp_path: Path, written: str, shown: str) -> None:
-    entry = load_glossary(write(tmp_path, ring_defined(written)), SOURCES).entries["ring-all-reduce"]
+    with script_refusal_off():  # the onfocus one is refused first; this is the defence behind that
+        entry = load_glossary(write(tmp_path, ring_defined(written)), SOURCES).entries["ring-all-reduce"]
     fragment = BeautifulSoup(entry.definition, "html.parser")
     assert {tag.name for tag in fragment.find_all(True)} <= {"p", "em", "strong", "code"}
     assert all(not tag.attrs for tag in fragment.find_all(True))
     assert entry.tooltip == shown
+
+
+#: Definitions that would run script were they read as markup, and what the loader says at their line.
+SCRIPT_DEFINITIONS = [
+    ('*this*{: tabindex="0" autofocus onfocus="alert(1)" }', "an onfocus attribute in an attribute list"),
+    ('<img src=x onerror="alert(1)">', "an onerror attribute on a <img>"),
+    ("&lt;svg onload=alert(1)&gt;", "an onload attribute on a <svg>"),
+    ('<a href="javascript:alert(1)">x</a>', "a javascript: address in the href of a <a>"),
+    ("see [here](JavaScript:alert(1))", "a javascript: address"),
+    ("[x]: java\tscript:alert(1)", "a javascript: address"),
+    ("![x](data:image/svg+xml;base64,PHN2Zz4=)", "a data: address"),
+    ("<script>alert(1)</script>", "a <script> that is not one of the course's (inline)"),
+]
+
+
+@pytest.mark.parametrize(("written", "what"), SCRIPT_DEFINITIONS)
+def test_script_in_a_definition_is_refused_at_its_line(tmp_path: Path, written: str, what: str) -> None:
+    text = ring_defined(written)
+    rows = text.splitlines()
+    entry = rows.index("ring-all-reduce:") + 1
+    line = next(n for n, row in enumerate(rows, start=1) if n > entry and row.startswith("  definition: "))
+    with pytest.raises(GlossaryError) as refused:
+        load_glossary(write(tmp_path, text), SOURCES)
+    assert str(refused.value).startswith(f"terms.yml:{line}: ring-all-reduce.definition: holds {what}, which would run")
+    assert "write words only" in str(refused.value)
 
 
 @pytest.mark.parametrize(
@@ -142,12 +170,17 @@ def test_a_definition_renders_alone_as_words(tmp_path: Path, written: str, shown
             r"all-reduce.definition: types '24 GB'; a definition holds no figure",
         ),
         (
-            GOOD.replace("the *sum*", "the [sum](javascript:alert(1))"),
+            GOOD.replace("the *sum*", "the [sum](https://example.org)"),
             r"all-reduce\.definition: holds a link or an image; a definition is words only",
+        ),
+        (
+            GOOD.replace("the *sum*", "the [sum](javascript:alert(1))"),
+            r"terms.yml:\d+: all-reduce\.definition: holds a javascript: address, which would run script",
         ),
         (GOOD.replace("the *sum*", "the ![sum](x.png)"), r"all-reduce\.definition: holds a link or an image"),
         # A reference's target alone: with another definition's "[text][x]" on one page, a link.
-        (ring_defined("[x]: javascript:alert(1)"), r"ring-all-reduce\.definition: holds a link's reference"),
+        (ring_defined("[x]: https://example.org"), r"ring-all-reduce\.definition: holds a link's reference"),
+        (ring_defined("[x]: javascript:alert(1)"), r"ring-all-reduce\.definition: holds a javascript: address"),
         (ring_defined("# A heading"), r"ring-all-reduce\.definition: renders as a <h1>"),
         (ring_defined("Title\n=====\n\nwords"), r"renders as a <h1>"),
         (ring_defined("- a list"), r"renders as a <ul>"),

@@ -7,7 +7,8 @@ import pytest
 from bs4 import BeautifulSoup
 from mkdocs.config import load_config
 
-from macros.markup import link_html, markdown_text, script_in
+from macros.markup import link_html, markdown_text
+from macros.scripts import script_in, script_in_text
 from tests.conftest import ROOT
 
 _CONFIG = load_config(str(ROOT / "mkdocs.yml"))
@@ -105,3 +106,50 @@ def test_script_in_html_is_found(fragment: str, what: str) -> None:
 )
 def test_the_courses_own_markup_runs_nothing(fragment: str) -> None:
     assert script_in(fragment) == []
+
+
+def test_each_place_that_would_run_script_is_found_once() -> None:
+    """Two links of the same address are two findings, so the build reports each at its own line."""
+    found = script_in('<a href="javascript:x">a</a> <a href="javascript:x">b</a>')
+    assert [(f.what, f.name, f.value) for f in found] == [
+        ("a javascript: address in the href of a <a>", "href", "javascript:x"),
+    ] * 2
+
+
+#: A data file's text that would run script were it read as markup, and what `script_in_text` says of it.
+SCRIPTS_IN_TEXT = [
+    ('*x*{: onclick="y" }', "an onclick attribute in an attribute list"),
+    ('{ #id .c ONMouseOver="y" }', "an onmouseover attribute in an attribute list"),
+    ("<img src=x onerror=y>", "an onerror attribute on a <img>"),
+    ("&lt;img src=x onerror=y&gt;", "an onerror attribute on a <img>"),
+    ("&#60;svg onload=y&#62;", "an onload attribute on a <svg>"),
+    ("[a](javascript:x)", "a javascript: address"),
+    ("[a]( JaVaScRiPt:x)", "a javascript: address"),
+    ("[a](java\nscript:x)", "a javascript: address"),
+    ("[a]: vbscript:x", "a vbscript: address"),
+    ("<javascript:x>", "a javascript: address"),
+    ("&#106;avascript:x", "a javascript: address"),
+    ("![a](data:image/png;base64,AA)", "a data: address"),
+    ("[a](data:text/html,<b>)", "a data: address"),
+    ("[a](data:,x)", "a data: address"),
+    ('<a href="data:text/html,x">a</a>', "a data: address in the href of a <a>"),
+]
+
+
+@pytest.mark.parametrize(("value", "what"), SCRIPTS_IN_TEXT)
+def test_script_in_a_data_value_is_found(value: str, what: str) -> None:
+    assert [found.what for found in script_in_text(value)] == [what]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Two kinds of data: weights and activations",
+        "the data:model ratio, one=1, {x = 1}, done = true",
+        "Megatron-LM's data: see https://github.com/NVIDIA/Megatron-LM?on=1#data:x",
+        "<b>bold</b> &lt;i&gt; and `code {: .c }`",
+        "a JavaScript library; the metadata: 40 GB",
+    ],
+)
+def test_words_about_data_or_code_are_not_script(value: str) -> None:
+    assert script_in_text(value) == []

@@ -181,3 +181,34 @@ def test_a_message_quotes_a_long_value_cut_short() -> None:
     with pytest.raises(SchemaError) as raised:
         check_record("m.yml: a", {"name": "x", "layers": "9" * 10**6}, FIELDS)
     assert len(str(raised.value)) < 400
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (
+            'a:\n  b: "x"\n  c: \'*y*{: onclick="z" }\'\n',
+            "x.yml:3: a.c: holds an onclick attribute in an attribute list",
+        ),
+        (
+            "a:\n  note: >-\n    Words, and then\n    <img src=x onerror=y>\n",
+            "x.yml:4: a.note: holds an onerror attribute",
+        ),
+        ("- ok\n- [ok, 'javascript:x']\n", r"x.yml:2: \[1\]\[1\]: holds a javascript: address"),
+        ("'<script>x</script>': 1\n", "x.yml:1: holds a <script> that is not one of the course's"),
+        ("a: &a '<b onclick=x>'\nb: [*a, *a]\n", "x.yml:1: a: holds an onclick attribute on a <b>"),
+    ],
+)
+def test_yaml_text_that_would_run_script_is_refused_at_its_line(source: str, message: str) -> None:
+    with pytest.raises(SchemaError, match=message):
+        load_yaml(source, "x.yml")
+
+
+def test_yaml_that_is_not_a_data_file_is_read_as_it_is() -> None:
+    """A page's front matter has checks of its own, which say more (a title holds no markup at all)."""
+    assert load_yaml("title: '<b onclick=x>'\n", "p.md (front matter)", data_file=False) == {"title": "<b onclick=x>"}
+
+
+def test_a_character_yaml_refuses_is_told_at_its_line() -> None:
+    with pytest.raises(SchemaError, match=r"x.yml:3: not valid YAML: unacceptable character #x0001"):
+        load_yaml("a: 1\nb: 2\nc: 'x\x01'\n", "x.yml")
