@@ -82,10 +82,10 @@ def calculator_config(catalog: Catalog) -> dict[str, Any]:
     Bytes per parameter of each role per recipe (`model.role_bytes_per_parameter`),
     the roles each ZeRO stage shards (`model.STAGES`), ZeRO §3.2's activation
     coefficients, the catalog's models (with their shapes where known) and GPUs
-    (memory in bytes, binary as the hardware has it), and the input limits.
+    (the memory CUDA gives programs, in bytes: only those whose catalog entry has it), and the input limits.
     """
     models = [r for r in catalog.records.values() if isinstance(r, Model)]
-    gpus = [r for r in catalog.records.values() if isinstance(r, Gpu)]
+    gpus = [r for r in catalog.records.values() if isinstance(r, Gpu) and r.memory is not None]
     return {
         "roles": list(model.ROLES),
         "recipes": [

@@ -100,7 +100,7 @@ def test_a_lesson_ends_with_what_comes_next(site_dir: Path, lesson: str) -> None
     assert said == [f"Stage {stage.number}: {stage.title} is being written. {stage.summary}" for stage in writing]
     if following is None:
         assert links == [SITE_URL]
-        assert block.select_one(".sbn-next__end").get_text() == "This is the last lesson published so far."
+        assert block.select_one(".sbn-next__end").get_text() == "This is the course's last lesson."
     else:
         assert links == [_lesson_urls()[following.number], SITE_URL]
         assert block.select_one(".sbn-next__lesson a").get_text() == following.title
