@@ -16,7 +16,7 @@ from typing import Any
 
 from ..data import glossary, lessons
 from ..data.catalog import Catalog
-from ..data.markup import source_citation
+from ..data.markup import link_html, source_html
 from ..data.quantities import DISPLAY_OPTIONS, Display, check_display_options, display_quantity, with_defaults
 from ..figures.figure import Figure, render_html, tooltip, value_text
 from ..figures.kinds import KINDS, FigureKind, FigureKindError
@@ -24,12 +24,13 @@ from ..pages import front_door, issues
 from ..pictures import schedules
 from ..pictures.calculator import FIELDS as CALCULATOR_FIELDS
 from ..pictures.calculator import calculator_config, calculator_html
+from ..pictures.calculator import evaluate as evaluate_calculator
 from ..pictures.charts import ChartError, figure_chart
 from ..pictures.diagrams import DIAGRAMS, DiagramError, frames_html
 from ..pictures.tables import TableError, figure_table
 from ..quiz import KeyFigure
 from .calls import CallError
-from .state import TOKEN, Build
+from .state import TOKEN, Build, relative_url
 
 
 def course_macros(build: Build) -> dict[str, Callable[..., str]]:
@@ -190,7 +191,7 @@ class Macros:
         return self.build.picture(html)
 
     def calculator(self, id: str, **defaults: Any) -> str:
-        """The memory calculator (see `macros.pictures.calculator`), its inputs kept in the browser under `id`.
+        """The memory calculator (see `macros.calculator`), its inputs kept in the browser under `id`.
 
         Keyword arguments are its fields' first values: `model="gpt2-1.5b"`, `devices=64`, `stage=1`, ...
         """
@@ -202,14 +203,29 @@ class Macros:
         unknown = sorted(set(defaults) - set(fields))
         if unknown:
             raise CallError(f"the calculator has no field {', '.join(unknown)}; its fields are {', '.join(fields)}")
+        config = calculator_config(self.build.catalog)
+        written = {name: str(value) for name, value in defaults.items()}
+        # A first value is one a reader could have entered: the calculator's own rules for the fields given.
+        problems = {
+            name: problem
+            for name, problem in evaluate_calculator(config, written).get("problems", {}).items()
+            if name in written and not isinstance(defaults[name], bool)
+        }
+        problems |= {name: "a value, not true or false" for name, value in defaults.items() if isinstance(value, bool)}
+        if problems:
+            said = "; ".join(
+                f"{name}={defaults[name]!r}: {problem.rstrip('.')}" for name, problem in sorted(problems.items())
+            )
+            choices = {"model": config["models"], "recipe": config["recipes"], "gpu": config["gpus"]}
+            known = "; ".join(
+                f"{name} is one of {', '.join(str(item['id']) for item in choices[name])}"
+                for name in sorted(problems)
+                if name in choices
+            )
+            raise CallError(f"{said}{f' ({known})' if known else ''}")
         if self.build.page is not None:
             self.build.add_question(id)
-        html = calculator_html(
-            calculator_config(self.build.catalog),
-            id,
-            {name: str(value) for name, value in defaults.items()},
-            self.build.script("calculator.js"),
-        )
+        html = calculator_html(config, id, written, self.build.script("calculator.js"))
         return self.build.picture(html)
 
     def _kind_html(self, name: str) -> tuple[FigureKind, Callable[..., str]]:
@@ -230,7 +246,13 @@ class Macros:
         if self.build.page is None or link is False or (link is None and entry.id in self.build.page.linked_terms):
             return name
         self.build.page.linked_terms.add(entry.id)
-        return glossary.term_link(entry, name, self.build.page.src_path, self.build.config.glossary_page)
+        glossary_url = self.build.url_of(self.build.config.glossary_page)
+        if glossary_url is None:
+            raise CallError(
+                f"there is no glossary page docs/{self.build.config.glossary_page} (extra.course.glossary_page)"
+            )
+        address = relative_url(glossary_url, self.build.page.url)
+        return self.build.page.token(glossary.term_link(entry, name, address))
 
     def glossary_page(self) -> str:
         """The glossary page's entries, as Markdown, each with a link that reports a problem with it."""
@@ -244,14 +266,21 @@ class Macros:
             }
             return self.build.issue_url(issues.LESSON_FORM, fields, any_page=True)
 
-        return glossary.glossary_markdown(self.build.glossary, self.build.term_usages, self.build.lessons, page, report)
+        if self.build.page is None:
+            return glossary.glossary_markdown(
+                self.build.glossary, self.build.term_usages, self.build.lessons, page, report
+            )
+        return glossary.glossary_markdown(
+            self.build.glossary, self.build.term_usages, self.build.lessons, page, report, self.build.page.token
+        )
 
     def source_link(self, source_id: str) -> str:
-        """A Markdown link to a catalog source: its title, authors' citation and URL."""
+        """A link to a catalog source: its title, authors' citation and URL."""
         try:
-            return source_citation(self.build.catalog.sources[source_id])
+            html = source_html(self.build.catalog.sources[source_id])
         except (KeyError, TypeError):
             raise CallError(f"unknown source {source_id!r}; known: {', '.join(self.build.catalog.sources)}") from None
+        return self.build.page.token(html) if self.build.page else html
 
     def issue_link(self, text: str) -> str:
         """A Markdown link that opens an issue about this page."""
@@ -262,7 +291,7 @@ class Macros:
         )
         if url is None:
             raise CallError("works on lesson pages only")
-        return f"[{text}](<{url}>)"
+        return self.build.page.token(link_html(text, url)) if self.build.page else link_html(text, url)
 
 
 def _check_options(macro: str, draw: Callable[..., str], given: Mapping[str, Any]) -> None:

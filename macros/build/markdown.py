@@ -12,7 +12,6 @@ import re
 import xml.etree.ElementTree as etree
 
 from markdown import Extension, Markdown
-from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
@@ -66,6 +65,8 @@ class _StashHtml(Preprocessor):
         page = self.build.page
         # The course's own problems open every page, until they are fixed.
         boxes = [self.md.htmlStash.store(problem_box(problem, "div")) for problem in self.build.site_problems]
+        if page is not None:
+            page.ours.update(boxes)
         lines = [*boxes, "", *lines] if boxes else lines
         if page is None or not page.html:
             return lines
@@ -74,6 +75,7 @@ class _StashHtml(Preprocessor):
             index = int(match.group(1))
             html, key = page.html[index]
             placeholder = self.md.htmlStash.store(html)
+            page.ours.add(placeholder)
             if key is not None:
                 page.placeholders[placeholder] = key
             if index in page.problem_tokens:
@@ -83,15 +85,18 @@ class _StashHtml(Preprocessor):
         return [TOKEN.sub(stash, line) if TOKEN_OPEN in line else line for line in lines]
 
 
-class _HtmlCheck(Postprocessor):
-    """Runs the build's check of a page's finished HTML."""
+class _PageCheck(Treeprocessor):
+    """Runs the build's checks of a page once its tree is whole (`Build.check_page`).
+
+    A tree processor, not a postprocessor: the toc extension runs postprocessors on every heading's text too.
+    """
 
     def __init__(self, md: Markdown, build: Build) -> None:
         super().__init__(md)
         self.build = build
 
-    def run(self, text: str) -> str:
-        return self.build.check_html(text)
+    def run(self, root: etree.Element) -> None:
+        self.build.check_page(self.md, root)
 
 
 class _CollectItems(Treeprocessor):
@@ -138,6 +143,6 @@ class _ChecksExtension(Extension):
         md.preprocessors.register(_StashHtml(md, self.build), "sbn-stash-html", 29)
         # Once the blocks are parsed into elements; no later processor adds or removes a quiz.
         md.treeprocessors.register(_CollectItems(md, self.build), "sbn-collect-items", 1)
-        # After the raw HTML is put back (30), before anything else of ours.
-        md.postprocessors.register(_HtmlCheck(md, self.build), "sbn-typed-figures", 5)
+        # Once every other tree processor (inline, toc, attr_list) has run, before our own at 1.
+        md.treeprocessors.register(_PageCheck(md, self.build), "sbn-page-check", 2)
         md.treeprocessors.register(_FigureData(md, self.build), "sbn-figure-data", 1)

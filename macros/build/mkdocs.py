@@ -21,7 +21,7 @@ from weakref import WeakKeyDictionary
 
 from mkdocs.exceptions import PluginError
 
-from .compiled_templates import CompiledTemplates
+from .compiled_templates import CompiledTemplates, cache_root
 from .macros import course_macros
 from .markdown import course_extensions
 from .reloading import reimport_if_changed, source_stamps
@@ -97,8 +97,9 @@ def _keep_compiled_templates(build: Build) -> Callable[..., jinja2.Environment]:
     """MkDocs' `env` event handler that keeps `build`'s compiled templates."""
 
     def keep(jinja_env: jinja2.Environment, /, *, config: MkDocsConfig, files: Files) -> jinja2.Environment:
-        """Give the theme's environment a bytecode cache (`build.compiled_templates`) under `.cache/templates`."""
-        cache = CompiledTemplates.for_environment(jinja_env, build.config.template_cache)
+        """Give the theme's environment a bytecode cache (`build.compiled_templates`) in the user's cache folder."""
+        root = cache_root(build.config.project_dir)
+        cache = CompiledTemplates.for_environment(jinja_env, root) if root is not None else None
         if cache is not None:
             jinja_env.bytecode_cache = cache
         return jinja_env

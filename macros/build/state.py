@@ -21,19 +21,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from markdown import util
+from markdown import Markdown, util
+from markdown.util import AMP_SUBSTITUTE, HTML_PLACEHOLDER_RE
 
 from ..data import glossary, lessons
 from ..data.catalog import Catalog, CatalogError, load_catalog
 from ..data.config import ConfigError, CourseConfig, course_config
 from ..data.markup import PLAIN_FIELDS, markup_in, without_markup
-from ..data.typed_figures import typed_figures
+from ..data.scripts import ScriptFound, script_in
+from ..data.typed_figures import TypedFigure, find_in_text, lines_of, typed_figures
+from ..data.unrendered import unrendered
 from ..figures.figure import FigureLog
 from ..figures.kinds import KINDS, FigureKindError, check_measured, check_printed
 from ..pages import front_door, issues
 from ..quiz import KeyFigure, ReportedAlready
 from .assets import strip_site_assets
-from .calls import render_calls
+from .calls import Call, render_calls
 from .search import defer_search_docs
 
 # The name MkDocs' strict mode counts errors under (any logger under "mkdocs").
@@ -47,6 +50,9 @@ TOKEN_OPEN, TOKEN_CLOSE = "\ue000", "\ue001"
 TOKEN = re.compile(f"{TOKEN_OPEN}(\\d+){TOKEN_CLOSE}")
 #: A stash placeholder at the start of a text, as Python-Markdown writes it (`markdown.util`).
 _PLACEHOLDER = re.compile(rf"\s*({util.HTML_PLACEHOLDER_RE.pattern})")
+
+#: What of a piece of Markdown is an address, not text: a link's target, an autolink, a tag.
+_MARKDOWN_ADDRESS = re.compile(r"\]\([^)]*\)|<[^>]*>")
 
 #: The last data each course (by its folder) loaded without a problem, for `Build._data`.
 _LAST_GOOD: dict[tuple[str, str], Any] = {}
@@ -121,6 +127,16 @@ class PageState:
     #: The scripts and style sheets of ours the page has loaded so far (its first picture loads them).
     scripts: set[str] = field(default_factory=set)
 
+    #: The stash placeholders that stand for HTML the build made (figures, pictures, links from data, boxes):
+    #: the page's own text is the rest, read for typed figures without them.
+    ours: set[str] = field(default_factory=set)
+    #: The problems reported on the page, as reported (a box that repeats one is not read again).
+    reported: set[str] = field(default_factory=set)
+    #: Typed figures already reported at the line of the macro call whose output holds them.
+    inserted: set[str] = field(default_factory=set)
+    #: The page's Markdown as the author wrote it, after the front matter: where a typed figure's line is found.
+    markdown: str = ""
+
     def ident(self, what: str) -> str:
         """An element id for the page's next `what` (chart, diagram, calculator): `sbn-chart-1`, ..."""
         self.counters[what] = self.counters.get(what, 0) + 1
@@ -146,6 +162,25 @@ class PageState:
             if text in line:
                 return number
         return None
+
+    def lines_holding(self, *texts: str) -> list[int]:
+        """The lines of the page's source that hold every one of `texts` (none when one is empty), in order."""
+        if not all(texts):
+            return []
+        return [
+            number for number, line in enumerate(self.source.splitlines(), start=1) if all(t in line for t in texts)
+        ]
+
+    def script_line(self, script: ScriptFound, occurrence: int) -> int | None:
+        """The line `script` was typed on: its `occurrence`-th line (from 0) holding its attribute's name and
+        value, or else its value, or else its name; None when the source spells it otherwise (with character
+        references, or through a macro)."""
+        lines = (
+            self.lines_holding(script.name, script.value)
+            or self.lines_holding(script.value)
+            or self.lines_holding(script.name)
+        )
+        return lines[min(occurrence, len(lines) - 1)] if lines else None
 
 
 class Build:
@@ -235,6 +270,8 @@ class Build:
         """Log a problem with the current page once, naming its file and line; return a box that shows it."""
         where = f"docs/{self.page.src_path}" if self.page else "docs"
         text = f"{where}:{line}: {message}" if line else f"{where}: {message}"
+        if self.page is not None:
+            self.page.reported.update((message, text))
         if text not in self.problems:
             self.problems.append(text)
             log.error(text)
@@ -257,6 +294,14 @@ class Build:
         )
         for name in ("title", "description"):
             value = meta.get(name)
+            # A lesson's are checked with its front matter (`data.lessons`), before any page is built.
+            typed = find_in_text(value) if isinstance(value, str) and self.page.lesson is None else []
+            if typed:
+                self.report(
+                    f"the front matter's {name} types {', '.join(map(repr, typed))}; titles and descriptions show"
+                    " no figures, since they cannot carry a computed one: say it in words",
+                    self.page.line_of(f"{name}:"),
+                )
             if isinstance(value, str) and markup_in(value):
                 found = ", ".join(map(repr, markup_in(value)))
                 self.report(f"the front matter's {name} holds {found}; {PLAIN_FIELDS}", self.page.line_of(f"{name}:"))
@@ -272,11 +317,12 @@ class Build:
                 self.report(f"{placeholder!r} is the lesson skeleton's placeholder: write the lesson's own text", line)
             meta["issue_url"] = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {lesson.title}"})
             meta["sbn_next"] = self.next_steps(lesson)
+        self.page.markdown = markdown
 
     def render(self, markdown: str) -> str:
         """The page's Markdown with its macro calls rendered (`build.calls`), each problem reported at its line."""
         first_line = self.page.first_line if self.page else 1
-        return render_calls(markdown, self.macros, self._report_call, first_line)
+        return render_calls(markdown, self.macros, self._report_call, first_line, self._check_output)
 
     def _report_call(self, line: int, message: str) -> str:
         """Report a macro call that failed; what stands in its place is known as a problem (`find_figure`)."""
@@ -286,17 +332,70 @@ class Build:
         self.page.problem_tokens.add(len(self.page.html))
         return self.page.token(box)
 
-    def check_html(self, html: str) -> str:
-        """After a page is converted: report every typed figure in it, with the line it was typed on."""
-        for found in typed_figures(html):
-            line = self.page.line_of(found.text) if self.page else None
-            origin = "" if line else " (it is not typed in this file: it comes from data a macro inserted)"
+    def _check_output(self, call: Call, output: str) -> None:
+        """Report the typed figures in what a macro call returned (a label, a caption, a value from the catalog
+        or the glossary), at the call's line: the page's own text is checked without it."""
+        if self.page is None:
+            return
+        found: list[TypedFigure] = []
+        for number in TOKEN.findall(output):
+            html, key = self.page.html[int(number)]
+            if key is None:  # a lone figure is what it says
+                found += typed_figures(html)
+        # Markdown made from data (the front door's), read without its links' addresses.
+        words = _MARKDOWN_ADDRESS.sub(" ", TOKEN.sub(" ", output))
+        found += [TypedFigure(text, "the text") for text in find_in_text(words)]
+        for typed in found:
+            self.page.inserted.add(typed.text)
             self.report(
-                f"{found.text!r} in {found.where} is a typed figure{origin}: compute it with a figure macro, such as"
+                f"{call.text}: {typed.text!r} in {typed.where} of what it shows is a typed figure; it comes from"
+                " the call's own arguments (a label, a caption) or from the data it shows (the catalog, the"
+                " glossary): compute it with a figure macro, or leave the number out of that text",
+                call.line,
+            )
+
+    def check_page(self, md: Markdown, root: etree.Element) -> None:
+        """Once a page's Markdown is a tree: report anything in it that would run script, Markdown it left as
+        typed, and every typed figure of the page's own text, each at the line it was typed on.
+
+        The page's own text is its HTML without what the build put in it (figures, pictures, links made
+        from data, boxes), which is checked where each call was made: no class or tag of the author's
+        hides a number, and no number the build showed is taken for the author's.
+        """
+        page = self.page
+        if page is None:
+            return
+        serialized = md.serializer(root)
+        occurrences: dict[ScriptFound, int] = {}
+        for script in script_in(_restored(md, serialized, page.ours, with_built=True)):
+            occurrence = occurrences[script] = occurrences.get(script, -1) + 1
+            self.report(
+                f"the page's content holds {script.what}, which would run script in a reader's browser: a page is"
+                " text, figures and the course's own pictures; remove it (no event handler, <script>, embedded"
+                " document, javascript: or data: address: link to an https:// page, or to a file in docs/ by its path)",
+                page.script_line(script, occurrence),
+            )
+        seen: dict[str, int] = {}
+        own = _restored(md, serialized, page.ours, with_built=False)
+        for syntax in unrendered(own):
+            lines = lines_of(page.markdown, syntax.text, page.first_line)
+            self.report(
+                f"{syntax.text!r} is {syntax.what}: the site's Markdown does not read it (mkdocs.yml's"
+                f" markdown_extensions), so the page shows it as typed; {syntax.fix}",
+                lines[0] if lines else None,
+            )
+        for found in typed_figures(own, figures=False, reported=page.reported):
+            lines = lines_of(page.markdown, found.text, page.first_line)
+            if not lines and found.text in page.inserted:
+                continue  # a macro's output, reported at its call's line
+            occurrence = seen[found.text] = seen.get(found.text, -1) + 1
+            line = lines[min(occurrence, len(lines) - 1)] if lines else None
+            hidden = "" if lines else " (written with markup or character references inside it: search the page)"
+            self.report(
+                f"{found.text!r} in {found.where} is a typed figure{hidden}: compute it with a figure macro, such as"
                 ' {{ value("gpt2-1.5b", "parameters") }}, or add the input to the catalog',
                 line,
             )
-        return html
 
     # ------------------------------------------ what the page's macros and blocks ask
 
@@ -399,3 +498,30 @@ def problem_box(message: str, tag: str) -> str:
     """The element that shows a problem in the page, where it happened."""
     escaped = message.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return f'<{tag} class="sbn-build-error" role="alert">{escaped}</{tag}>'
+
+
+#: What stands for the build's own HTML in a page's own text: a character no author types (private use), which
+#: parts a number from a unit on either side of it and is no syntax of any kind.
+_BUILT = "\ue003"
+
+
+def _restored(md: Markdown, html: str, built: set[str], *, with_built: bool) -> str:
+    """`html` with the stash's placeholders put back as Markdown puts them back; without `with_built`, each of
+    `built` (the build's own HTML) put back as `_BUILT`, and the author's as they are."""
+    stash = md.htmlStash.rawHtmlBlocks
+
+    def piece(match: re.Match[str]) -> str:
+        if not with_built and match.group(0) in built:
+            return _BUILT
+        index = int(match.group(1))
+        if index >= len(stash):
+            return match.group(0)
+        raw = stash[index]
+        return raw if isinstance(raw, str) else md.serializer(raw)
+
+    for _ in range(8):  # a stashed piece may hold another's placeholder (md_in_html's blocks do)
+        restored = HTML_PLACEHOLDER_RE.sub(piece, html)
+        if restored == html:
+            break
+        html = restored
+    return html.replace(AMP_SUBSTITUTE, "&")

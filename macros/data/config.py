@@ -37,11 +37,6 @@ class CourseConfig:
     repo_url: str
     site_url: str
 
-    @property
-    def template_cache(self) -> Path:
-        """Where the theme's compiled templates are kept between builds (`macros.build.compiled_templates`)."""
-        return self.project_dir / ".cache" / "templates"
-
     def relative(self, path: Path) -> str:
         """`path` as the repository names it, such as `catalog/models.yml`, for messages."""
         try:

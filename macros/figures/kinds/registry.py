@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any
 
 from ...data.catalog import Catalog
+from ...data.schema import check_argument
 from ..figure import Computed, Figure
 
 
@@ -55,6 +56,11 @@ class FigureKind:
         required = sum(1 for p in self.parameters if p.default is p.empty)
         if not required <= len(arguments) <= len(self.parameters):
             raise FigureKindError(f"call it as {self.usage}, then display options")
+        for value, parameter in zip(arguments, self.parameters, strict=False):
+            try:
+                check_argument(parameter.name, value, parameter.annotation)
+            except ValueError as error:
+                raise FigureKindError(f"{error}; call it as {self.usage}, then display options") from None
         full = list(arguments) + [p.default for p in self.parameters[len(arguments) :]]
         # Trailing defaults do not name a different figure: leave them out of the id.
         while len(full) > required and full[-1] == self.parameters[len(full) - 1].default:
