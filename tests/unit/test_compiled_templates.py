@@ -9,6 +9,7 @@ from typing import Any
 import jinja2
 import pytest
 from jinja2.bccache import bc_magic
+
 from macros.build import compiled_templates
 from macros.build.compiled_templates import CACHE_FOLDER, CompiledTemplates, cache_root, fingerprint
 
