@@ -71,6 +71,35 @@ def sold_capacity(value: Any) -> int:
 
 
 @dataclass(frozen=True)
+class Column:
+    """A field of a catalog table: its type function, and its unit when it is a quantity."""
+
+    check: Callable[[Any], Any]
+    unit: str | None = None
+    required: bool = False
+    #: How a quantity displays by default: a GPU's memory as sold and as programs get it.
+    display: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    #: The table whose entries the column's ids name, for a reference to another entry.
+    refers: str | None = None
+
+
+def column(
+    check: Callable[[Any], Any],
+    unit: str | None = None,
+    *,
+    required: bool = False,
+    display: Mapping[str, Any] | None = None,
+    refers: str | None = None,
+) -> Any:
+    """A record's field that is also its table's column, declared once: `parameters: int = column(...)`.
+
+    A required column has no default; any other defaults to None, for an entry that leaves it out.
+    """
+    metadata = {"column": Column(check, unit, required, dict(display or {}), refers)}
+    return dataclasses.field(metadata=metadata) if required else dataclasses.field(default=None, metadata=metadata)
+
+
+@dataclass(frozen=True)
 class Source:
     """A primary source that catalog values cite."""
 
@@ -96,14 +125,14 @@ class Model:
     """A model's shape: parameters, and where published, layers, hidden size, attention heads, vocabulary, context."""
 
     id: str
-    name: str
-    parameters: int
     provenance: Provenance
-    layers: int | None = None
-    hidden: int | None = None
-    heads: int | None = None
-    vocabulary: int | None = None
-    context: int | None = None
+    name: str = column(text, required=True)
+    parameters: int = column(positive_count, "param", required=True)
+    layers: int | None = column(positive_count, "1")
+    hidden: int | None = column(positive_count, "1")
+    heads: int | None = column(positive_count, "1")
+    vocabulary: int | None = column(positive_count, "1")
+    context: int | None = column(positive_count, "1")
 
 
 @dataclass(frozen=True)
@@ -117,15 +146,17 @@ class Gpu:
     """
 
     id: str
-    name: str
     provenance: Provenance
-    sold: int | None = None
-    memory: int | None = None
+    name: str = column(text, required=True)
+    # The capacity a GPU is sold with, and the memory CUDA gives programs: both, or neither.
+    sold: int | None = column(sold_capacity, "B")
+    memory: int | None = column(capacity, "B", display={"nominal": True})
     memory_provenance: Provenance | None = None
-    peak_fp16_flops: Number | None = None
-    peak_fp32_flops: Number | None = None
-    peak_tf32_flops: Number | None = None
-    peak_bf16_flops: Number | None = None
+    peak_fp16_flops: Number | None = column(positive_amount, "FLOP/s")
+    # Dense peaks, without sparsity, by the precision of the math.
+    peak_fp32_flops: Number | None = column(positive_amount, "FLOP/s")
+    peak_tf32_flops: Number | None = column(positive_amount, "FLOP/s")
+    peak_bf16_flops: Number | None = column(positive_amount, "FLOP/s")
 
 
 @dataclass(frozen=True)
@@ -133,9 +164,9 @@ class Interconnect:
     """A link between devices, with its bandwidth in each direction in bytes per second."""
 
     id: str
-    name: str
-    bandwidth_per_direction: Number
     provenance: Provenance
+    name: str = column(text, required=True)
+    bandwidth_per_direction: Number = column(positive_amount, "B/s", required=True)
 
 
 @dataclass(frozen=True)
@@ -150,23 +181,23 @@ class Workload:
     """
 
     id: str
-    name: str
-    model: Model
     provenance: Provenance
-    sequence: int | None = None
-    batch: int | None = None
-    devices: int | None = None
+    name: str = column(text, required=True)
+    model: Model = column(text, required=True, refers="models")
+    sequence: int | None = column(positive_count, "1")
+    batch: int | None = column(positive_count, "1")
+    devices: int | None = column(positive_count, "1")
     #: GPUs per host, where a lesson counts what crosses between hosts.
-    per_host: int | None = None
-    interconnect: Interconnect | None = None
-    microbatch: int | None = None
-    tensor: int | None = None
-    pipeline: int | None = None
-    gpu: Gpu | None = None
-    network: Interconnect | None = None
-    tokens: int | None = None
-    throughput: Number | None = None
-    tokens_per_second: Number | None = None
+    per_host: int | None = column(positive_count, "1")
+    interconnect: Interconnect | None = column(text, refers="interconnects")
+    microbatch: int | None = column(positive_count, "1")
+    tensor: int | None = column(positive_count, "1")
+    pipeline: int | None = column(positive_count, "1")
+    gpu: Gpu | None = column(text, refers="gpus")
+    network: Interconnect | None = column(text, refers="interconnects")
+    tokens: int | None = column(positive_count, "1", display={"words": True})
+    throughput: Number | None = column(positive_amount, "FLOP/s")
+    tokens_per_second: Number | None = column(positive_amount, "1")
 
 
 @dataclass(frozen=True)
@@ -178,110 +209,44 @@ class Claim:
     """
 
     id: str
-    name: str
     provenance: Provenance
-    parameters: int | None = None
-    memory: Number | None = None
-    devices: int | None = None
-    flops_per_second: Number | None = None
-    aggregate_flops: Number | None = None
-    efficiency: Number | None = None
-    ratio: Number | None = None
+    name: str = column(text, required=True)
+    parameters: int | None = column(positive_count, "param")
+    memory: Number | None = column(positive_amount, "B")
+    devices: int | None = column(positive_count, "1")
+    flops_per_second: Number | None = column(positive_amount, "FLOP/s")
+    aggregate_flops: Number | None = column(positive_amount, "FLOP/s")
+    efficiency: Number | None = column(percentage, "1")
+    ratio: Number | None = column(positive_amount, "1")
 
 
 Record = Model | Gpu | Interconnect | Workload | Claim
 
 
 @dataclass(frozen=True)
-class Column:
-    """A field of a catalog table: its type function, and its unit when it is a quantity."""
-
-    check: Callable[[Any], Any]
-    unit: str | None = None
-    required: bool = False
-    #: How a quantity displays by default: a GPU's memory as sold and as programs get it.
-    display: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-
-
-@dataclass(frozen=True)
 class Table:
-    """One catalog file of entries: the record type each entry becomes, and its columns."""
+    """One catalog file of entries: the record type each entry becomes, and its columns, read off the record."""
 
     record: type[Record]
-    columns: Mapping[str, Column]
-    #: Columns that refer to entries of another table, by that table's name.
-    references: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    @property
+    def columns(self) -> dict[str, Column]:
+        """The record's fields that are columns, by name, in the order the record declares them."""
+        return {f.name: f.metadata["column"] for f in dataclasses.fields(self.record) if "column" in f.metadata}
+
+    @property
+    def references(self) -> dict[str, str]:
+        """Columns that refer to entries of another table, by that table's name."""
+        return {name: c.refers for name, c in self.columns.items() if c.refers is not None}
 
 
 #: The catalog's tables, in an order in which references point backwards.
 TABLES: Mapping[str, Table] = {
-    "models": Table(
-        Model,
-        {
-            "name": Column(text, required=True),
-            "parameters": Column(positive_count, "param", required=True),
-            "layers": Column(positive_count, "1"),
-            "hidden": Column(positive_count, "1"),
-            "heads": Column(positive_count, "1"),
-            "vocabulary": Column(positive_count, "1"),
-            "context": Column(positive_count, "1"),
-        },
-    ),
-    "gpus": Table(
-        Gpu,
-        {
-            "name": Column(text, required=True),
-            # The capacity a GPU is sold with, and the memory CUDA gives programs: both, or neither.
-            "sold": Column(sold_capacity, "B"),
-            "memory": Column(capacity, "B", display={"nominal": True}),
-            "peak_fp16_flops": Column(positive_amount, "FLOP/s"),
-            # Dense peaks, without sparsity, by the precision of the math.
-            "peak_fp32_flops": Column(positive_amount, "FLOP/s"),
-            "peak_tf32_flops": Column(positive_amount, "FLOP/s"),
-            "peak_bf16_flops": Column(positive_amount, "FLOP/s"),
-        },
-    ),
-    "interconnects": Table(
-        Interconnect,
-        {
-            "name": Column(text, required=True),
-            "bandwidth_per_direction": Column(positive_amount, "B/s", required=True),
-        },
-    ),
-    "workloads": Table(
-        Workload,
-        {
-            "name": Column(text, required=True),
-            "model": Column(text, required=True),
-            "sequence": Column(positive_count, "1"),
-            "batch": Column(positive_count, "1"),
-            "devices": Column(positive_count, "1"),
-            "per_host": Column(positive_count, "1"),
-            "interconnect": Column(text),
-            "microbatch": Column(positive_count, "1"),
-            "tensor": Column(positive_count, "1"),
-            "pipeline": Column(positive_count, "1"),
-            "gpu": Column(text),
-            "network": Column(text),
-            "tokens": Column(positive_count, "1", display={"words": True}),
-            "throughput": Column(positive_amount, "FLOP/s"),
-            "tokens_per_second": Column(positive_amount, "1"),
-        },
-        references={"model": "models", "interconnect": "interconnects", "gpu": "gpus", "network": "interconnects"},
-    ),
-    "claims": Table(
-        Claim,
-        {
-            "name": Column(text, required=True),
-            "parameters": Column(positive_count, "param"),
-            "memory": Column(positive_amount, "B"),
-            "devices": Column(positive_count, "1"),
-            "flops_per_second": Column(positive_amount, "FLOP/s"),
-            "aggregate_flops": Column(positive_amount, "FLOP/s"),
-            "efficiency": Column(percentage, "1"),
-            "ratio": Column(positive_amount, "1"),
-        },
-    ),
+    "models": Table(Model),
+    "gpus": Table(Gpu),
+    "interconnects": Table(Interconnect),
+    "workloads": Table(Workload),
+    "claims": Table(Claim),
 }
 
 
