@@ -22,7 +22,7 @@ from typing import Any
 
 from . import model
 from .catalog import Catalog, Gpu, Model
-from .plot import element
+from .plot import SEARCH_EXCLUDE, element
 
 #: The fields a reader fills in, in the form's order: (name, label, what it holds, hint).
 FIELDS = (
@@ -206,6 +206,8 @@ def calculator_html(config: Mapping[str, Any], ident: str, defaults: Mapping[str
             "data-sbn-config": json.dumps(config, separators=(",", ":")),
             "data-sbn-defaults": json.dumps(dict(defaults), separators=(",", ":")),
             "novalidate": "",
+            # Its labels and hints are controls, not text to find; the lesson's prose says what it computes.
+            **SEARCH_EXCLUDE,
         },
     )
     fields = element("fieldset", {"class": "sbn-calculator__fields"}, form)

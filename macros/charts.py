@@ -43,7 +43,7 @@ from typing import Any
 from .catalog import Catalog
 from .figures import Figure, attribute_value
 from .kinds.registry import FigureKind
-from .plot import PlotError, Scale, dodge, domain, element, tick_text, ticks
+from .plot import SEARCH_EXCLUDE, PlotError, Scale, dodge, domain, element, tick_text, ticks
 from .quantities import display_quantity
 
 #: The drawing's size in its own units; it scales to the column, at most 30rem wide (course.css), so
@@ -264,6 +264,7 @@ def _svg(ident: str, kind_class: str) -> ET.Element:
             "role": "img",
             "aria-labelledby": f"{ident}-caption",
             "font-size": FONT,
+            **SEARCH_EXCLUDE,
         },
     )
 

@@ -24,7 +24,7 @@ from fractions import Fraction
 
 from . import model
 from .model import mixed_precision
-from .plot import element
+from .plot import SEARCH_EXCLUDE, element
 
 #: The drawing's units: one row of cells per device, the device's name on the left.
 _NAME, _CELL, _ROW, _HEAD, _GAP, _FONT = 52, 64, 34, 22, 6, 12
@@ -248,7 +248,11 @@ def zero_stages_frames(devices: int = 4) -> Frames:
     parameters are cut into N_d parts, and GPU i keeps the partitioned states of
     part i only (ZeRO §5.1: "the i^th data parallel process only updates the
     optimizer states corresponding to the i^th partition"). A cell is one part
-    on one GPU, and names the states the GPU holds of it: P, G and O.
+    on one GPU, and names the states the GPU holds of it: P, G and O. Each stage's
+    title also gives the short name the libraries use, ZeRO-1 to ZeRO-3 (Hugging
+    Face's DeepSpeed guide, https://huggingface.co/docs/transformers/deepspeed, "ZeRO-1"
+    to "ZeRO-3"; DeepSpeed's own, https://deepspeed.readthedocs.io/en/stable/zero3.html:
+    "ZeRO-3 will automatically collect and partition them").
 
     Raises:
         DiagramError: fewer than 2 GPUs, or more than 6, which no longer fit a phone's width.
@@ -279,7 +283,8 @@ def zero_stages_frames(devices: int = 4) -> Frames:
                 f"Every GPU holds every part of {', '.join(whole[:-1])} and {whole[-1]}, however many GPUs there are."
             )
         else:
-            title = f"ZeRO stage {number}, {chosen.name}: {chosen.words}."
+            # The stage's short name too (see the docstring): the one readers search for, and meet in later lessons.
+            title = f"ZeRO stage {number} (ZeRO-{number}), {chosen.name}: {chosen.words}."
             keeps = (
                 f" It keeps every part of {' and '.join(whole)}." if whole else " It holds nothing of the other parts."
             )
@@ -528,6 +533,7 @@ def _frame_svg(frame: Frame, columns: tuple[str, ...], labelled_by: str) -> ET.E
             "viewBox": f"0 0 {width} {height}",
             "role": "img",
             "aria-labelledby": labelled_by,
+            **SEARCH_EXCLUDE,
             "font-size": _FONT,
             "style": f"max-width: {width / 18:.2f}rem",
         },
@@ -567,7 +573,7 @@ def frames_html(frames: Frames, ident: str, caption: str, script: str | None) ->
     `script` is the address of frames.js, given on the first diagram of a page only.
     """
     figure = element("figure", {"class": "sbn-frames", "id": ident, "data-sbn-frames": ""})
-    controls = element("div", {"class": "sbn-frames__controls", "hidden": ""}, figure)
+    controls = element("div", {"class": "sbn-frames__controls", "hidden": "", **SEARCH_EXCLUDE}, figure)
     element(
         "button", {"type": "button", "class": "sbn-frames__button", "data-sbn-frames-step": "-1"}, controls, "Previous"
     )

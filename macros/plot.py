@@ -14,6 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+#: What keeps a drawing's text (tick marks, cell letters, controls) out of Material's search index: the drawing
+#: is read through its caption, its data table or its frames' descriptions, which stay in. Material's search
+#: plugin skips an element with this attribute; it compares elements by tag, so it goes on an element that
+#: holds no element of its own tag (an <svg>, a <form>, a <div> of buttons).
+SEARCH_EXCLUDE: Mapping[str, str] = {"data-search-exclude": ""}
+
 
 class PlotError(ValueError):
     """Values that cannot be drawn on the axis asked for, such as zero on a log axis."""
