@@ -507,6 +507,13 @@
       .catch(() => (setup = [worker, data])); // offline, say: opening search again tries again
   }
 
+  // ------------------------------------------------------------------ print
+  // On paper, an answer field is only worth its room with the reader's answer in it: an empty
+  // one is marked for course.css's print styles to leave out, while the page prints.
+  const blank = (field) => !field.querySelector("input, textarea")?.value.trim();
+  on("beforeprint", () => $$(".sbn-quiz__field").forEach((field) => field.toggleAttribute("data-sbn-empty", blank(field))), window);
+  on("afterprint", () => $$("[data-sbn-empty]").forEach((field) => field.removeAttribute("data-sbn-empty")), window);
+
   // Material's document$ replays the current page, then each instant navigation.
   if (window.document$) window.document$.subscribe(mount);
   else if (document.readyState === "loading") on("DOMContentLoaded", mount);
