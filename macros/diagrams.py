@@ -24,10 +24,12 @@ from fractions import Fraction
 
 from . import model
 from .model import mixed_precision
-from .plot import SEARCH_EXCLUDE, element
+from .plot import SEARCH_EXCLUDE, body_size, element, text_width
 
-#: The drawing's units: one row of cells per device, the device's name on the left.
-_NAME, _CELL, _ROW, _HEAD, _GAP, _FONT = 52, 64, 34, 22, 6, 12
+#: The drawing's units: one row of cells per device, the device's name on the left. Its text is `_FONT` units,
+#: which read at body size at the drawing's widest (`plot.body_size`); the name column and each column of cells
+#: are as wide as their longest text in any frame (`_Grid`), a column at least `_CELL`.
+_CELL, _ROW, _HEAD, _GAP, _FONT = 48, 36, 24, 6, 15
 
 
 class DiagramError(ValueError):
@@ -521,10 +523,32 @@ DIAGRAMS: Mapping[str, Callable[..., Frames]] = {
 }
 
 
-def _frame_svg(frame: Frame, columns: tuple[str, ...], labelled_by: str) -> ET.Element:
+@dataclass(frozen=True)
+class _Grid:
+    """The widths a diagram's frames share, so that stepping through them moves nothing: the name column's,
+    and each column's, as wide as its longest text in any frame."""
+
+    name: float
+    columns: tuple[float, ...]
+
+    @classmethod
+    def of(cls, frames: Frames) -> _Grid:
+        names = [device.name for frame in frames.frames for device in frame.devices]
+        columns = []
+        for index, header in enumerate(frames.columns):
+            texts = [header] + [d.cells[index].text for frame in frames.frames for d in frame.devices]
+            columns.append(max(_CELL, *(text_width(text, _FONT) + 7 for text in texts)))
+        return cls(max(text_width(name, _FONT) for name in names) + 6, tuple(columns))
+
+    def left(self, index: int) -> float:
+        """Where column `index` starts."""
+        return round(self.name + sum(self.columns[:index]), 2)
+
+
+def _frame_svg(frame: Frame, columns: tuple[str, ...], labelled_by: str, grid: _Grid) -> ET.Element:
     """One frame: a header of column names, a row of cells per device, and its arrows on the right."""
-    arrows = 28 if frame.arrows else 0
-    width = _NAME + _CELL * len(columns) + arrows + 4
+    arrows = 20 if frame.arrows else 0
+    width = round(grid.left(len(columns)) + arrows + 4, 2)
     height = _HEAD + _ROW * len(frame.devices) + 4
     svg = element(
         "svg",
@@ -535,30 +559,32 @@ def _frame_svg(frame: Frame, columns: tuple[str, ...], labelled_by: str) -> ET.E
             "aria-labelledby": labelled_by,
             **SEARCH_EXCLUDE,
             "font-size": _FONT,
-            "style": f"max-width: {width / 18:.2f}rem",
+            "style": body_size(width, _FONT),
         },
     )
     for index, name in enumerate(columns):
-        x = _NAME + _CELL * (index + 0.5)
-        element("text", {"class": "sbn-frames__column", "x": x, "y": 14, "text-anchor": "middle"}, svg, name)
+        x = round(grid.left(index) + grid.columns[index] / 2, 2)
+        element("text", {"class": "sbn-frames__column", "x": x, "y": _FONT + 1, "text-anchor": "middle"}, svg, name)
     for row, device in enumerate(frame.devices):
         y = _HEAD + _ROW * row
-        element("text", {"class": "sbn-frames__device", "x": 0, "y": y + _ROW / 2 + 4}, svg, device.name)
+        element("text", {"class": "sbn-frames__device", "x": 0, "y": y + _ROW / 2 + 5}, svg, device.name)
         for index, cell in enumerate(device.cells):
             group = element(
                 "g",
                 {"class": " ".join(f"sbn-frames__cell--{s}" for s in cell.state.split()) or "sbn-frames__cell"},
                 svg,
             )
-            x = _NAME + _CELL * index
-            element("rect", {"x": x + 2, "y": y + 3, "width": _CELL - 4, "height": _ROW - _GAP, "rx": 3}, group)
-            element("text", {"x": x + _CELL / 2, "y": y + _ROW / 2 + 4, "text-anchor": "middle"}, group, cell.text)
-    right = _NAME + _CELL * len(columns)
+            x, cell_width = grid.left(index), grid.columns[index]
+            box = {"x": round(x + 2, 2), "y": y + 3, "width": round(cell_width - 4, 2), "height": _ROW - _GAP, "rx": 3}
+            element("rect", box, group)
+            centre = {"x": round(x + cell_width / 2, 2), "y": y + _ROW / 2 + 5, "text-anchor": "middle"}
+            element("text", centre, group, cell.text)
+    right = grid.left(len(columns))
     for sender, receiver in frame.arrows:
         y1 = _HEAD + _ROW * sender + _ROW / 2
         y2 = _HEAD + _ROW * receiver + _ROW / 2
         # Down to the next row beside the rows; the ring's way back from the last row to the first, further out.
-        x = right + (8 if receiver > sender else 20)
+        x = round(right + (6 if receiver > sender else 15), 2)
         path = f"M{right + 1},{y1} H{x} V{y2 + (-5 if receiver > sender else 5)}"
         group = element("g", {"class": "sbn-frames__arrow"}, svg)
         element("path", {"d": path, "fill": "none"}, group)
@@ -582,10 +608,11 @@ def frames_html(frames: Frames, ident: str, caption: str, script: str | None) ->
     listing = element(
         "ol", {"class": "sbn-frames__list", "tabindex": "0", "aria-label": f"The steps of: {caption}"}, figure
     )
+    grid = _Grid.of(frames)
     for number, frame in enumerate(frames.frames, start=1):
         item = element("li", {"class": "sbn-frames__frame", "id": f"{ident}-{number}"}, listing)
         text_id = f"{ident}-{number}-text"
-        item.append(_frame_svg(frame, frames.columns, text_id))
+        item.append(_frame_svg(frame, frames.columns, text_id, grid))
         text = element("p", {"id": text_id}, item)
         element("strong", {}, text, frame.title).tail = f" {frame.description}"
     legend = element("ul", {"class": "sbn-frames__legend"}, figure)

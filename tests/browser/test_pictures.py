@@ -266,3 +266,69 @@ def test_charts_follow_the_light_and_dark_palettes(page: Page, base_url: str, si
         assert colours["default"], f"{path}: no chart drawn"
         for index, (light, dark) in enumerate(zip(colours["default"], colours["slate"], strict=True)):
             assert light != dark, f"{path}: chart {index + 1} keeps its colours in the dark palette"
+
+
+# ------------------------------------------------------------- the drawings
+
+#: What is wrong with the drawings of the open page as the browser lays them out: a text that leaves its
+#: drawing (clipped by the viewBox), two texts that overlap, a text that a plotted line runs through (the
+#: line sampled along its length), a cell's text wider than its cell, and text that does not read at about
+#: the size of the page's body text (from 0.85 to 1.25 times it).
+_DRAWINGS = """() => {
+    for (const frame of document.querySelectorAll(".sbn-frames__frame")) frame.hidden = false; // every frame
+    const body = parseFloat(getComputedStyle(document.querySelector("article")).fontSize);
+    const wrong = [];
+    const inside = (a, b, slack = 0.5) => a.left >= b.left - slack && a.right <= b.right + slack
+        && a.top >= b.top - slack && a.bottom <= b.bottom + slack;
+    const meet = (a, b, slack = 1) => a.left < b.right - slack && b.left < a.right - slack
+        && a.top < b.bottom - slack && b.top < a.bottom - slack;
+    for (const figure of document.querySelectorAll("article :is(figure.sbn-chart, figure.sbn-frames)")) {
+        for (const svg of figure.querySelectorAll("svg[role=img]")) {
+            if (!svg.checkVisibility()) continue;
+            const name = `${figure.id} ${svg.closest("li")?.id ?? ""}`;
+            const frame = svg.getBoundingClientRect();
+            const texts = [...svg.querySelectorAll("text")].filter((t) => t.textContent.trim());
+            const boxes = texts.map((t) => t.getBoundingClientRect());
+            texts.forEach((text, i) => {
+                const what = `${name} "${text.textContent.trim()}"`;
+                if (!inside(boxes[i], frame)) wrong.push(`${what} leaves the drawing`);
+                const size = parseFloat(getComputedStyle(text).fontSize) * frame.width / svg.viewBox.baseVal.width;
+                const off = size < 0.85 * body || size > 1.25 * body;
+                if (off) wrong.push(`${what} is ${size.toFixed(1)} px (body ${body})`);
+                for (let j = i + 1; j < texts.length; j++) {
+                    if (meet(boxes[i], boxes[j])) wrong.push(`${what} overlaps "${texts[j].textContent.trim()}"`);
+                }
+                const cell = text.closest(".sbn-frames__svg") && text.parentElement.querySelector(":scope > rect");
+                const wide = cell && !inside(boxes[i], cell.getBoundingClientRect(), 0);
+                if (wide) wrong.push(`${what} is wider than its cell`);
+            });
+            for (const path of svg.querySelectorAll(".sbn-chart__series path")) {
+                const [length, matrix] = [path.getTotalLength(), path.getScreenCTM()];
+                const within = (p, b) => p.x > b.left + 1 && p.x < b.right - 1 && p.y > b.top + 1 && p.y < b.bottom - 1;
+                for (let at = 0; at <= length; at += 1) {
+                    const { x, y } = path.getPointAtLength(at);
+                    const point = new DOMPoint(x, y).matrixTransform(matrix);
+                    const hit = boxes.findIndex((box) => within(point, box));
+                    if (hit >= 0) {
+                        wrong.push(`${name} "${texts[hit].textContent.trim()}" is crossed by a line`);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    return [...new Set(wrong)];
+}"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, PHONE], ids=["desktop", "phone"])
+def test_a_drawings_text_is_whole_apart_and_at_body_size(
+    page: Page, base_url: str, site_dir: Path, viewport: dict
+) -> None:
+    pages = [p.removesuffix("index.html") for p in site_pages() if soup(site_dir / p).select("svg[role=img]")]
+    page.set_viewport_size(viewport)
+    wrong = []
+    for path in pages:
+        page.goto(base_url + path)
+        wrong += [f"{path}: {problem}" for problem in page.evaluate(_DRAWINGS)]
+    assert wrong == [], "\n".join(wrong)

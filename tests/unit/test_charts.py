@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup
 
-from macros.charts import BOTTOM, LEFT, RIGHT, TOP, ChartError, figure_chart
+from macros.charts import BOTTOM, LEFT, RIGHT, TOP, WIDTH, ChartError, figure_chart
 from macros.figures import render_html
 from macros.kinds import KINDS, FigureKind
-from macros.plot import Scale, dodge, domain, ticks
+from macros.plot import Scale, crosses, dodge, domain, text_width, ticks
 from macros.quantities import display_quantity, with_defaults
 from macros.typed_figures import typed_figures
 from tests.conftest import catalog
@@ -136,6 +136,40 @@ def test_a_stacked_bar_stacks_each_state_on_the_last() -> None:
     assert bottom == pytest.approx(BOTTOM)
 
 
+def test_the_key_of_one_bar_gives_its_figures_and_of_several_only_the_names() -> None:
+    """Beside the last bar, a figure would read as every bar's: with more bars than one, the key names the
+    segments, and the data table has each bar's figures."""
+    names = {"blocks": "blocks", "embeddings": "embeddings", "gpt2-xl": "GPT-2", "gpt3-175b": "GPT-3"}
+    layout = dict(stack={"part": ["blocks", "embeddings"]}, labels=names)
+    one = chart("shape_share", x={"entry": ["gpt3-175b"]}, caption="GPT-3", **layout)
+    two = chart("shape_share", x={"entry": ["gpt2-xl", "gpt3-175b"]}, caption="Both", **layout)
+    assert [len(key.select("tspan.fig")) for key in one.select(".sbn-chart__key text")] == [1, 1]
+    assert [key.get_text() for key in two.select(".sbn-chart__key text")] == ["blocks", "embeddings"]
+    assert len(two.select("details.sbn-chart__data td .fig")) == 4
+
+
+def test_a_tick_label_at_the_axis_end_stays_inside_the_drawing() -> None:
+    soup = chart("zero_states", x={"dp": [1, 4, 16, 64, 256, 1024]}, fixed={"entry": "zero-7.5b", "stage": "os"},
+                 log_x=True, caption="Per device")  # fmt: skip
+    last = [t for t in soup.select(".sbn-chart__axis text") if t.get_text() == "1,024"]
+    assert len(last) == 1 and last[0]["text-anchor"] == "end" and float(last[0]["x"]) <= WIDTH
+
+
+def test_a_reference_label_keeps_clear_of_the_series() -> None:
+    """Twice the fp32 gradients: the fp32 curve climbs towards the line, so its label sits where it does not."""
+    soup = chart("ring_bytes", x={"devices": [2, 4, 8, 16, 32, 64]}, series={"precision": ["fp32"]},
+                 fixed={"entry": "gpt2-1.5b"}, lines=[{"kind": "ring_bytes_limit", "args": ["gpt2-1.5b", "fp32"],
+                 "label": "Twice the fp32 gradients"}], log_x=True, caption="Sent")  # fmt: skip
+    points = [
+        tuple(map(float, step[1:].split(","))) for step in soup.select_one(".sbn-chart__series path")["d"].split()
+    ]
+    label = soup.select(".sbn-chart__reference text")[-1]
+    width = text_width(label.get_text(), 16)
+    left = float(label["x"]) - (width if label["text-anchor"] == "end" else 0)
+    box = (left, float(label["y"]) - 13, left + width, float(label["y"]) + 4)
+    assert not crosses(box, points)
+
+
 SCHEMES = ["dp", "zero3", "tensor", "pipeline", "ptd"]
 STEP = dict(
     x={"scheme": SCHEMES},
@@ -167,7 +201,10 @@ def test_bar_labels_that_fit_their_bar_stay_on_one_line() -> None:
 @pytest.mark.parametrize(
     ("layout", "message"),
     [
-        ({}, "the labels of 5 bars overlap at a phone's width: write them in at most 7 letters with labels="),
+        (
+            {"labels": {"pipeline": "a pipeline only"}},
+            r"the labels of 5 bars overlap at a phone's width: write them in at most \d+ letters with labels=",
+        ),
         (
             {"labels": {"ptd": "PTD-P"}, "x_title": "Layout"},
             "leave out x_title=, which two lines of labels leave no room for",
@@ -175,7 +212,6 @@ def test_bar_labels_that_fit_their_bar_stay_on_one_line() -> None:
     ],
 )
 def test_bar_labels_that_would_overlap_are_refused_with_the_fix(layout: dict[str, Any], message: str) -> None:
-    # Unlabelled, "tensor parallelism in each server..." falls back to the scheme's id, "pipeline" (8 letters).
     with pytest.raises(ChartError, match=message):
         chart("layout", **STEP, **layout)
 
