@@ -169,3 +169,40 @@ def test_the_readers_palette_is_kept_across_pages(page: Page, base_url: str) -> 
     show_palette(page, "slate")
     page.reload()
     expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate")
+
+
+#: The tables of the open page (disclosures opened) that hide part of themselves: wider than their column
+#: without scrolling, scrolling without showing that they do (the shadow of course.css, with the table
+#: transparent over it), or with their caption cut by their scroller.
+_HIDING_TABLES = """() => {
+    for (const details of document.querySelectorAll("article details")) details.open = true;
+    const column = document.querySelector("article").getBoundingClientRect();
+    const wrong = [];
+    for (const table of document.querySelectorAll("article table")) {
+        if (!table.checkVisibility()) continue;
+        const name = (table.caption ?? table.rows[0]).textContent.trim().slice(0, 40);
+        const own = getComputedStyle(table).overflowX === "auto";
+        const scroller = table.closest(".md-typeset__scrollwrap") ?? (own ? table : null);
+        if (!scroller) {
+            if (table.getBoundingClientRect().right > column.right + 1) wrong.push(`${name}: wider, and no scroller`);
+            continue;
+        }
+        const shadow = /radial-gradient/.test(getComputedStyle(scroller).backgroundImage);
+        const clear = own || getComputedStyle(table).backgroundColor === "rgba(0, 0, 0, 0)";
+        const scrolls = scroller.scrollWidth > scroller.clientWidth + 1;
+        if (scrolls && !(shadow && clear)) wrong.push(`${name}: hides its scroll`);
+        const [caption, box] = [table.caption?.getBoundingClientRect(), scroller.getBoundingClientRect()];
+        const cut = caption && (caption.left < box.left - 0.5 || caption.right > box.right + 0.5);
+        if (cut) wrong.push(`${name}: caption cut`);
+    }
+    return wrong;
+}"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, PHONE], ids=["desktop", "phone"])
+def test_a_wide_table_shows_that_it_scrolls_and_keeps_its_caption_whole(
+    page: Page, base_url: str, path: str, viewport: dict
+) -> None:
+    page.set_viewport_size(viewport)
+    page.goto(base_url + path)
+    assert page.evaluate(_HIDING_TABLES) == []
