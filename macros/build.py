@@ -461,7 +461,7 @@ class Build:
         if self.page is not None:
             self.add_question(id)
         html = calculator_html(
-            calculator_config(self.catalog),
+            calculator_config(self.catalog, str(defaults.get("model", "")) or None),
             id,
             {name: str(value) for name, value in defaults.items()},
             self._script("calculator.js"),

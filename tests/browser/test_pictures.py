@@ -41,7 +41,9 @@ def _inputs(count: int) -> list[dict[str, str]]:
     gpus = [g["id"] for g in config["gpus"]] + [""]
     stages = ["0", "1", "2", "3", "4", ""]
     billions = ["", "0", "-1", "abc", "1e9", "1,000", " 7.5 ", ".5", "5.", "0.000000001", "0.0000000001",
-                "999999.999999999", "1000000", "1000000.000000001", "9999999", "2.147483648", "175", "１"]  # fmt: skip
+                "999999.999999999", "1000000", "1000000.000000001", "9999999", "2.147483648", "175", "１",
+                "1,5", "1,50", "1,500.5", "12,345,678", "1,5000", ",5", ".", "\ufeff7.5", "7.5\u200b", "\u00a07.5",
+                "\x1c7.5", "0.001", "0.000999999"]  # fmt: skip
     wholes = ["", "0", "-2", "8.5", "1", "64", "1000000", "1000001", "999999999", "1e3", " 16 "]
     cases = []
     for index in range(count):
@@ -56,8 +58,9 @@ def _inputs(count: int) -> list[dict[str, str]]:
                 if edge
                 else str(rng.choice([1, 2, 3, 8, 64, 1000, rng.randint(1, 10**6)])),
                 "stage": rng.choice(stages if edge else stages[:4]),
-                "batch": rng.choice(["", "", rng.choice(wholes), str(rng.randint(1, 512))]),
-                "sequence": rng.choice(["", "", rng.choice(wholes), str(rng.randint(1, 65536))]),
+                "batch": rng.choice(["", "", rng.choice(wholes), str(rng.randint(1, 512)), "10000"]),
+                "sequence": rng.choice(["", "", rng.choice(wholes), str(rng.randint(1, 65536)), "1000"]),
+                "recompute": rng.choice([r["id"] for r in config["recompute"]] + ([""] if edge else [])),
             }
         )
     return cases
@@ -184,6 +187,28 @@ def test_a_page_reached_by_instant_navigation_gets_its_scripts(
             expect(page.locator(ready).first).to_be_attached()
             assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # no full load
     assert errors == []
+
+
+def test_every_option_of_the_calculator_shows_whole(page: Page, base_url: str, calculator_page: str) -> None:
+    """At a desktop's and a phone's width, each list is wide enough for the longest of its options, the arrow
+    beside it included."""
+    for viewport in ({"width": 1280, "height": 800}, PHONE):
+        page.set_viewport_size(viewport)
+        page.goto(base_url + calculator_page)
+        cut = page.evaluate(
+            """() => {
+                const measure = document.createElement("canvas").getContext("2d");
+                return [...document.querySelectorAll("form[data-sbn-mounted] select")].flatMap((select) => {
+                    const style = getComputedStyle(select);
+                    measure.font = `${style.fontSize} ${style.fontFamily}`;
+                    const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+                    const room = select.clientWidth - padding - 20;
+                    return [...select.options].filter((o) => measure.measureText(o.textContent).width > room)
+                        .map((o) => o.textContent);
+                });
+            }"""
+        )
+        assert cut == [], (viewport, cut)
 
 
 # ---------------------------------------------------------------- the frames
