@@ -393,7 +393,7 @@ class Build:
             html = figure_table(KINDS[kind], self._figure_html(KINDS[kind]), self.catalog, **layout)
         except TableError as error:
             raise CallError(str(error)) from None
-        return self.page.token(html) if self.page else html
+        return self._picture(html)
 
     def schedule_table(self, schedule: str, stages: int, microbatches: int, caption: str = "") -> str:
         """A pipeline schedule as a table of its passes (see `macros.schedules`), one row per stage."""
@@ -469,7 +469,8 @@ class Build:
         return self._picture(html)
 
     def _picture(self, html: str) -> str:
-        """A picture's HTML (chart, diagram, schedule, calculator) for the page, with the pictures' style sheet once.
+        """A picture's HTML (table, chart, diagram, schedule, calculator) for the page, with the pictures' style sheet
+        once.
 
         Only pages with pictures need their styles, so those pages' content loads them, as it
         loads their scripts: every page's budget of our own script and style stays small.
