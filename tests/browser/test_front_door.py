@@ -150,7 +150,7 @@ def test_a_lessons_end_leads_on(page: Page, base_url: str, lesson: str) -> None:
         next_lesson.click()
         expect(page.get_by_role("heading", level=1)).to_contain_text(title or "")
     else:  # the last lesson published: Material's footer would offer the next page of the nav, the glossary
-        expect(after).to_contain_text("This is the last lesson published so far.")
+        expect(after).to_contain_text("This is the course's last lesson.")
         expect(footer_next).to_be_hidden()
 
 

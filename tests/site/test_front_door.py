@@ -51,10 +51,10 @@ def test_start_here_links_the_first_lesson_published(site_dir: Path) -> None:
     assert link.get_text() == index_lessons(course().docs_dir).lessons[first].title
 
 
-def test_start_here_comes_before_the_syllabus_and_the_mission(site_dir: Path) -> None:
+def test_where_to_start_comes_first_then_what_a_reader_will_be_able_to_do_then_the_syllabus(site_dir: Path) -> None:
     article = lesson_body(soup(site_dir / "index.html"))
     order = [element.get("id") for element in article.select("#start-here, h2")]
-    assert order[:3] == ["start-here", "syllabus", "mission"]
+    assert order[:3] == ["start-here", "mission", "syllabus"]
 
 
 def test_the_syllabus_carries_every_lessons_question_and_rep_ids_for_its_progress(site_dir: Path) -> None:
@@ -100,7 +100,7 @@ def test_a_lesson_ends_with_what_comes_next(site_dir: Path, lesson: str) -> None
     assert said == [f"Stage {stage.number}: {stage.title} is being written. {stage.summary}" for stage in writing]
     if following is None:
         assert links == [SITE_URL]
-        assert block.select_one(".sbn-next__end").get_text() == "This is the last lesson published so far."
+        assert block.select_one(".sbn-next__end").get_text() == "This is the course's last lesson."
     else:
         assert links == [_lesson_urls()[following.number], SITE_URL]
         assert block.select_one(".sbn-next__lesson a").get_text() == following.title
