@@ -7,15 +7,17 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The stamp is rebuilt whenever the requirements or their lock change.
 STAMP := $(VENV)/.installed
+# The one pip every venv of ours installs (deploy.yml publishes the build it makes).
+PIP_PIN := pip==26.3
 # Material 9.7+ prints a banner about MkDocs 2.0 on every build; it is not
 # about this site, and an author should not learn to ignore warnings.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build preview test lint github audit bench lock lesson clean
+.PHONY: serve build preview test lint github audit bench lock lesson clean engine
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet pip==26.3
+	$(BIN)/python -m pip install --quiet $(PIP_PIN)
 	$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt
 	$(BIN)/python -m pip install --quiet --no-deps --editable .
 	touch $@
@@ -77,6 +79,25 @@ lesson: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m tests.benchmark
 
+## engine: the engine tier (tests/engine/) in its own venv, .venv-engine
+# PyTorch, transformers and DeepSpeed (requirements-engine.txt, about 5.7 GB with
+# torch's CUDA libraries), run on the CPU over gloo; `make test` never needs them.
+# ENGINE_WRITE=1 rewrites macros/catalog/measured.yml from what the tier measured.
+ENGINE_VENV := .venv-engine
+ENGINE_BIN := $(ENGINE_VENV)/bin
+ENGINE_STAMP := $(ENGINE_VENV)/.installed
+$(ENGINE_STAMP): requirements.txt constraints.txt requirements-engine.txt pyproject.toml
+	$(PYTHON) -m venv $(ENGINE_VENV)
+	$(ENGINE_BIN)/python -m pip install --quiet $(PIP_PIN)
+	$(ENGINE_BIN)/python -m pip install --quiet -r requirements.txt -r requirements-engine.txt -c constraints.txt
+	$(ENGINE_BIN)/python -m pip install --quiet --no-deps --editable .
+	touch $@
+
+# addopts is emptied: the course's own (xdist over every core, doctests of macros/, and
+# --ignore=tests/engine) are for `make test`; the tier spawns its own ranks.
+engine: $(ENGINE_STAMP)
+	DS_ACCELERATOR=cpu $(ENGINE_BIN)/python -m pytest tests/engine -o addopts="" -ra --strict-markers -p no:cacheprovider
+
 ## lock: re-resolve requirements.txt and rewrite constraints.txt
 lock:
 	rm -rf $(VENV)
@@ -87,4 +108,4 @@ lock:
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) site .pytest_cache node_modules
+	rm -rf $(VENV) $(ENGINE_VENV) site .pytest_cache node_modules

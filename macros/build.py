@@ -389,7 +389,7 @@ class Build:
                 return html
             self.figure_log.add(self.page.src_path, self.page.url, figure, shown)
             self.page.tooltips.setdefault(figure.id, tooltip(figure))
-            key = KeyFigure(value_text(figure.value), figure.unit, value_text(shown.factor), shown.symbol)
+            key = KeyFigure(value_text(figure.value), figure.unit, value_text(shown.factor), shown.symbol, shown.text)
             return self.page.token(html, key)
 
         macro.__doc__ = kind.compute.__doc__
@@ -638,6 +638,10 @@ class _QuizHost:
     def add_question(self, question_id: str) -> None:
         """Note a question id the page asks."""
         self.build.add_question(question_id)
+
+    def script(self, name: str) -> str | None:
+        """Our script `name` from this page, the first time the page asks for it."""
+        return self.build._script(name)
 
     def report(self, message: str, near: str | None) -> None:
         """A problem with a quiz block, reported at the line where the block starts."""

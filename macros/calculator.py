@@ -143,9 +143,10 @@ def calculator_config(catalog: Catalog, default_model: str | None = None) -> dic
     and the bytes per value its passes run in, the roles each ZeRO stage shards
     (`model.STAGES`), Korthikanti et al.'s activation coefficients split into
     values and masks (`model.pass_activations`), the catalog's models (`_models`)
-    and GPUs (memory in bytes, binary as the hardware has it), and the input limits.
+    and GPUs (the memory CUDA gives programs, in bytes: only those whose catalog
+    entry has it), and the input limits.
     """
-    gpus = [r for r in catalog.records.values() if isinstance(r, Gpu)]
+    gpus = [r for r in catalog.records.values() if isinstance(r, Gpu) and r.memory is not None]
     return {
         "roles": list(model.ROLES),
         "recipes": [

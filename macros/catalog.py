@@ -41,18 +41,32 @@ class CatalogError(ValueError):
 
 
 def capacity(value: Any) -> int:
-    """A memory capacity in binary units as the hardware has it, "32 GiB", in bytes.
+    """A memory capacity in bytes: binary units as the hardware has them, "32 GiB", or an exact count
+    of bytes as CUDA reports it, "85028896768 B".
 
-    >>> capacity("32 GiB")
-    34359738368
+    >>> capacity("32 GiB"), capacity("85_028_896_768 B")
+    (34359738368, 85028896768)
     """
-    match = re.fullmatch(r"\s*(\d+)\s*(KiB|MiB|GiB|TiB)\s*", value) if isinstance(value, str) else None
+    match = re.fullmatch(r"\s*(\d[\d_]*)\s*(B|KiB|MiB|GiB|TiB)\s*", value) if isinstance(value, str) else None
     if match is None:
         raise ValueError(
-            f"got {value!r}; expected a capacity in binary units, like 32 GiB (what a vendor sells as 32 GB)"
+            f"got {value!r}; expected a capacity in binary units, like 32 GiB, or in bytes, like 85028896768 B"
         )
     count = int(match.group(1))
-    return count << 10 * ("KMGT".index(match.group(2)[0]) + 1)
+    unit = match.group(2)
+    return count if unit == "B" else count << 10 * ("KMGT".index(unit[0]) + 1)
+
+
+def sold_capacity(value: Any) -> int:
+    """The capacity a GPU is sold with, as its vendor names it in (decimal) GB, "80 GB", in bytes.
+
+    >>> sold_capacity("80 GB")
+    80000000000
+    """
+    match = re.fullmatch(r"\s*(\d+)\s*GB\s*", value) if isinstance(value, str) else None
+    if match is None:
+        raise ValueError(f"got {value!r}; expected the capacity a GPU is sold with, as its vendor names it: 80 GB")
+    return int(match.group(1)) * 10**9
 
 
 @dataclass(frozen=True)
@@ -95,12 +109,20 @@ class Model:
 
 @dataclass(frozen=True)
 class Gpu:
-    """An accelerator: its memory capacity in bytes (binary, as the hardware has it), and its dense peak FLOP/s."""
+    """An accelerator: the memory it is sold with and the memory programs get, in bytes, and its dense peak FLOP/s.
+
+    `sold` is the vendor's name for the capacity (its decimal GB); `memory` is the device's total as CUDA
+    reports it (`cudaGetDeviceProperties`' totalGlobalMem, PyTorch's `total_memory`): the physical memory
+    that nvidia-smi shows as "Total", less what the driver and firmware reserve, and so a little different
+    from one driver to another. `memory_provenance` says which report, under which driver, gives it.
+    """
 
     id: str
     name: str
-    memory: int
     provenance: Provenance
+    sold: int | None = None
+    memory: int | None = None
+    memory_provenance: Provenance | None = None
     peak_fp16_flops: Number | None = None
     peak_fp32_flops: Number | None = None
     peak_tf32_flops: Number | None = None
@@ -178,7 +200,7 @@ class Column:
     check: Callable[[Any], Any]
     unit: str | None = None
     required: bool = False
-    #: How a quantity displays by default: a GPU's memory as the vendor names it.
+    #: How a quantity displays by default: a GPU's memory as sold and as programs get it.
     display: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
@@ -211,7 +233,9 @@ TABLES: Mapping[str, Table] = {
         Gpu,
         {
             "name": Column(text, required=True),
-            "memory": Column(capacity, "B", required=True, display={"nominal": True}),
+            # The capacity a GPU is sold with, and the memory CUDA gives programs: both, or neither.
+            "sold": Column(sold_capacity, "B"),
+            "memory": Column(capacity, "B", display={"nominal": True}),
             "peak_fp16_flops": Column(positive_amount, "FLOP/s"),
             # Dense peaks, without sparsity, by the precision of the math.
             "peak_fp32_flops": Column(positive_amount, "FLOP/s"),
@@ -353,6 +377,10 @@ class Catalog:
         table = TABLES[self.tables[record.id]]
         column = table.columns.get(field_name) if isinstance(field_name, str) else None
         value = getattr(record, field_name, None) if column is not None else None
+        origin, display = record.provenance, column.display if column is not None else {}
+        if isinstance(record, Gpu) and field_name == "memory" and record.memory_provenance is not None:
+            # Shown beside the capacity it is sold with, from its own report.
+            origin, display = record.memory_provenance, {**display, "sold": record.sold}
         if column is None or column.unit is None or value is None:
             if isinstance(record, Workload) and field_name in TABLES["models"].columns:
                 return self.quantity(record.model.id, field_name)
@@ -364,9 +392,9 @@ class Catalog:
             value=value,
             unit=column.unit,
             label=record.name,
-            source=record.provenance.source,
-            where=record.provenance.where,
-            display=column.display,
+            source=origin.source,
+            where=origin.where,
+            display=display,
         )
 
 
@@ -404,6 +432,30 @@ def _check_id(where: str, entry_id: Any) -> str:
     return entry_id
 
 
+def _memory_provenance(where: str, sources: Mapping[str, Source], clean: dict[str, Any]) -> Provenance | None:
+    """A GPU entry's `memory_source`, `memory_where` and `memory_quote`, taken out of `clean`.
+
+    A GPU's memory is what CUDA reports, from a report of its own; it comes with the capacity the GPU
+    is sold with, which the entry's own source gives.
+    """
+    source, place, quote = (clean.pop(f"memory_{name}") for name in ("source", "where", "quote"))
+    if (clean["memory"] is None) != (clean["sold"] is None):
+        raise CatalogError(
+            f"{where}: sold and memory go together: the capacity the GPU is sold with (80 GB) and the memory"
+            " CUDA reports for it (85028896768 B); give both, or neither"
+        )
+    if clean["memory"] is None:
+        if source is not None or place is not None or quote is not None:
+            raise CatalogError(f"{where}: memory_source, memory_where and memory_quote describe a memory; give it")
+        return None
+    if source is None or place is None:
+        raise CatalogError(
+            f"{where}: memory needs memory_source and memory_where: the report of the total CUDA gives programs"
+            " (deviceQuery's total global memory, PyTorch's total_memory), and the driver it ran under"
+        )
+    return Provenance(sources[source], place, quote)
+
+
 def load_catalog(directory: Path) -> Catalog:
     """Read and validate every catalog file in `directory`.
 
@@ -411,7 +463,8 @@ def load_catalog(directory: Path) -> Catalog:
         CatalogError: a file is missing or malformed, or an entry refers to an unknown one.
     """
     expected = {"sources", "printed", "course", *TABLES}
-    found = {path.stem for path in directory.glob("*.yml")}
+    # measured.yml is the engine tier's (tests/engine/records.py): the build does not read it yet.
+    found = {path.stem for path in directory.glob("*.yml")} - {"measured"}
     if found != expected:
         raise CatalogError(
             f"{directory.name}/: expected exactly the files {', '.join(sorted(expected))}.yml; "
@@ -430,6 +483,12 @@ def _load(directory: Path) -> Catalog:
         where = f"{folder}/sources.yml: {_check_id(f'{folder}/sources.yml', source_id)}"
         sources[source_id] = Source(id=source_id, **check_record(where, data, _SOURCE_FIELDS))
     provenance: Fields = {"source": reference(sources, "source"), "where": text, "quote": optional(text)}
+    # A GPU's memory as programs get it comes from a report of its own, not from the datasheet.
+    memory_provenance: Fields = {
+        "memory_source": optional(reference(sources, "source")),
+        "memory_where": optional(text),
+        "memory_quote": optional(text),
+    }
 
     records: dict[str, Record] = {}
     tables: dict[str, str] = {}
@@ -442,7 +501,8 @@ def _load(directory: Path) -> Catalog:
             where = f"{folder}/{name}.yml: {_check_id(f'{folder}/{name}.yml', entry_id)}"
             if entry_id in records:
                 raise CatalogError(f"{where}: the id is already used in {tables[entry_id]}.yml; ids are catalog-wide")
-            clean = check_record(where, data, {**columns, **provenance})
+            extra = memory_provenance if name == "gpus" else {}
+            clean = check_record(where, data, {**columns, **provenance, **extra})
             for column_name, target in table.references.items():
                 if clean[column_name] is not None:
                     refer = reference(
@@ -453,6 +513,8 @@ def _load(directory: Path) -> Catalog:
                     except ValueError as error:
                         raise CatalogError(f"{where}.{column_name}: {error}") from None
             origin = Provenance(sources[clean.pop("source")], clean.pop("where"), clean.pop("quote"))
+            if extra:
+                clean["memory_provenance"] = _memory_provenance(where, sources, clean)
             records[entry_id] = table.record(id=entry_id, provenance=origin, **clean)
             tables[entry_id] = name
 

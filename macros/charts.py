@@ -11,14 +11,17 @@ exact value. Three layouts:
 - a line chart (the default): `x` is numbers, a list or a range
   `{"from": 1, "to": 1024, "times": 2}` (or `"step": 1`); `lines` draws
   horizontal reference lines at catalog quantities (`"v100-32gb"` is its
-  memory, `["pcie-gen4-x16", "bandwidth_per_direction"]` any other field);
+  memory, `["pcie-gen4-x16", "bandwidth_per_direction"]` any other field),
+  labelled with their figures where the plot has room, on two lines if need
+  be, else by their names alone (the data table has every figure);
   `marks` marks points whose x argument is a catalog id (`"gpt2-1.5b"`), at
   that entry's own value of the x parameter; `log_x`/`log_y` for log axes;
   `x_unit` is the base unit of the x values ("param", "B", "1"...);
 - a stacked bar chart: `stack={"state": [...]}` stacks those values of one
   parameter in one bar per value of `x` (a list of choices or catalog ids),
-  with `lines` across the bars; bars' names too wide for one line alternate
-  between two, or are refused;
+  with `lines` across the bars, named in the key beside the last bar (a
+  figure's brackets on a line of their own where the key is too wide); bars'
+  names too wide for one line alternate between two, or are refused;
 - a range chart: `ranges={"quantity": ["min_subnormal", "min_normal",
   "max_normal"]}` draws one horizontal bar per value of `x` on a log axis
   marked in powers of `base` (10, or 2), from the first of those values to the
@@ -134,14 +137,31 @@ def _label(value: Any, catalog: Catalog, labels: Mapping[Any, str]) -> str:
     return str(value).replace("_", " ")
 
 
-def _labelled(parent: ET.Element, attributes: Mapping[str, Any], label: str, figure_html: str | None) -> None:
-    """A text label, followed by a figure's element as an SVG `tspan` (same class and data, so checked the same)."""
+def _labelled(
+    parent: ET.Element, attributes: Mapping[str, Any], label: str, figure_html: str | None, wrap: bool = False
+) -> None:
+    """A text label, followed by a figure's element as an SVG `tspan` (same class and data, so checked the same).
+
+    With `wrap`, a figure's words in brackets ("40 GB (39.4 GiB to programs)") go on a line of their own
+    under the label (`_key_lines`), inside the figure's element, so that its text stays whole.
+    """
     text = element("text", attributes, parent, f"{label} " if figure_html else label)
     if figure_html:
         span = ET.fromstring(figure_html)
         span.attrib.pop("tabindex", None)  # the data table's figures take the focus
-        tspan = element("tspan", span.attrib, text, span.text or "")
+        head, bracket, rest = (span.text or "").partition(" (") if wrap else (span.text or "", "", "")
+        tspan = element("tspan", span.attrib, text, f"{head} " if bracket else head)
+        if bracket:
+            element("tspan", {"x": attributes["x"], "dy": FONT + 2}, tspan, f"({rest}")
         tspan.tail = None
+
+
+def _key_lines(name: str, figure_html: str | None, wrap: bool) -> list[str]:
+    """The lines of a key's label as `_labelled` writes them: one, or with `wrap` its figure's brackets on a
+    second."""
+    shown = ET.fromstring(figure_html).text or "" if figure_html else ""
+    head, bracket, rest = shown.partition(" (") if wrap else (shown, "", "")
+    return [f"{name} {head}".rstrip()] + ([f"({rest}"] if bracket else [])
 
 
 class _Chart:
@@ -341,10 +361,10 @@ def _label_box(x: float, anchor: str, baseline: float, width: float) -> Place:
     return x, anchor, baseline, (left, baseline - 0.8 * FONT, left + width, baseline + 0.25 * FONT)
 
 
-def _clear_place(candidates: list[Place], drawn: list[list[tuple[float, float]]], placed: list[Box]) -> dict[str, Any]:
-    """The first of `candidates` that stays within the drawing and the plot's height, clear of every series in
-    `drawn` and of the labels `placed` before it (which it joins); where none is, the first. As attributes."""
-    clear = [
+def _clear_of(candidates: list[Place], drawn: list[list[tuple[float, float]]], placed: list[Box]) -> list[Place]:
+    """Those of `candidates` that stay within the drawing and the plot's height, clear of every series in
+    `drawn` and of the labels `placed`."""
+    return [
         (x, anchor, baseline, box)
         for x, anchor, baseline, box in candidates
         if box[0] >= 0
@@ -354,22 +374,28 @@ def _clear_place(candidates: list[Place], drawn: list[list[tuple[float, float]]]
         and not any(crosses(box, line) for line in drawn)
         and not any(_overlap(box, other) for other in placed)
     ]
-    x, anchor, baseline, box = (clear or candidates)[0]
+
+
+def _clear_place(candidates: list[Place], drawn: list[list[tuple[float, float]]], placed: list[Box]) -> dict[str, Any]:
+    """The first of `candidates` that is clear (`_clear_of`), which joins the labels `placed`; where none is,
+    the first. As attributes."""
+    x, anchor, baseline, box = (_clear_of(candidates, drawn, placed) or candidates)[0]
     placed.append(box)
     return {"x": x, "y": baseline, "text-anchor": anchor}
 
 
-def _reference_places(y: float, width: float, side: str) -> list[Place]:
-    """Where a reference line at `y` may be labelled: at either end, above the line or below it, then further
-    from it; the end `side` that the series stay away from first, above before below."""
+def _reference_places(y: float, width: float, side: str, lines: int = 1) -> list[Place]:
+    """Where a reference line at `y` may be labelled: right above the line or below it, then further from it;
+    at each of these, at the end `side` that the series stay away from, then at the other. A label of two
+    `lines` is placed by its first, its box taking both."""
     places = []
-    for end in (side, "right" if side == "left" else "left"):
-        for baseline in (y - 4, y + FONT + 2, y - FONT - 5, y + 2 * FONT + 3):
-            places.append(
-                _label_box(
-                    LEFT + 3 if end == "left" else RIGHT - 2, "start" if end == "left" else "end", baseline, width
-                )
+    below = (lines - 1) * (FONT + 2)
+    for baseline in (y - 4 - below, y + FONT + 2, y - FONT - 5 - below, y + 2 * FONT + 3):
+        for end in (side, "right" if side == "left" else "left"):
+            x, anchor, first, box = _label_box(
+                LEFT + 3 if end == "left" else RIGHT - 2, "start" if end == "left" else "end", baseline, width
             )
+            places.append((x, anchor, first, (box[0], box[1], box[2], box[3] + below)))
     return places
 
 
@@ -489,20 +515,35 @@ def _lines(
     drawn = [
         [(x_scale(float(p.x)), y_scale(float(p.figure.value))) for p in points if p.series == s] for s in series_values
     ]
-    placed: list[Box] = []
-    for entry, figure, html in references:
-        y = y_scale(float(figure.value))
-        label = _label(entry, chart.catalog, labels)
-        width = text_width(f"{label} {ET.fromstring(html).text or ''}", FONT)
-        place = _clear_place(_reference_places(y, width, _side(y, points, x_scale, y_scale)), drawn, placed)
-        _labelled(element("g", {"class": "sbn-chart__reference"}, svg), place, label, html)
     first = [y_scale(float(p.figure.value)) for p in points if p.series == series_values[0]]
     below = first[-1] < first[0]
-    for where, p in marked:
-        label = _label(p.x, chart.catalog, labels)
-        width = text_width(f"{label} {ET.fromstring(p.html).text or ''}", FONT)
-        spot = _mark_places(x_scale(float(where)), y_scale(float(p.figure.value)), width, below)
-        _labelled(element("g", {"class": "sbn-chart__mark"}, svg), _clear_place(spot, drawn, placed), label, p.html)
+    # Labelled away from the series, nearest mark first: below a rising line, the highest; above, the lowest.
+    in_order = sorted(marked, key=lambda m: float(m[1].figure.value), reverse=below)
+    # Every reference line is labelled alike: its name and figure on one line, else on two (`_key_lines`), else
+    # its name alone (its figure is the line's own, and the data table's): the first form that leaves every
+    # label, the marks' too, clear of the series and of each other.
+    for figures, wrap in ((True, False), (True, True), (False, False)):
+        placed: list[Box] = []
+        spots: list[tuple[str, dict[str, Any], str, str | None, bool]] = []
+        clear = True
+        for entry, figure, html in references:
+            y = y_scale(float(figure.value))
+            label, shown_html = _label(entry, chart.catalog, labels), html if figures else None
+            label_lines = _key_lines(label, shown_html, wrap)
+            width = max(text_width(line, FONT) for line in label_lines)
+            candidates = _reference_places(y, width, _side(y, points, x_scale, y_scale), len(label_lines))
+            clear = clear and bool(_clear_of(candidates, drawn, placed))
+            spots.append(("sbn-chart__reference", _clear_place(candidates, drawn, placed), label, shown_html, wrap))
+        for where, p in in_order:
+            label = _label(p.x, chart.catalog, labels)
+            width = text_width(f"{label} {ET.fromstring(p.html).text or ''}", FONT)
+            candidates = _mark_places(x_scale(float(where)), y_scale(float(p.figure.value)), width, below)
+            clear = clear and bool(_clear_of(candidates, drawn, placed))
+            spots.append(("sbn-chart__mark", _clear_place(candidates, drawn, placed), label, p.html, False))
+        if clear:
+            break
+    for group_class, place, label, shown_html, wrap in spots:
+        _labelled(element("g", {"class": group_class}, svg), place, label, shown_html, wrap)
 
     parts: list[ET.Element] = [svg]
     if series_name:
@@ -546,9 +587,15 @@ def _bars(
     with_figures = len(x_values) == 1
     keys = [(_label(p.series, chart.catalog, labels), p.html if with_figures else None) for p in last]
     keys += [(_label(entry, chart.catalog, labels), html) for entry, _, html in references]
-    column = max(text_width(f"{name} {ET.fromstring(html).text if html else ''}", FONT) for name, html in keys)
-    right = WIDTH - column - 17
-    if right - left < 30 * len(x_values):
+    # A key too wide for the bars puts its figures' brackets on a line of their own ("A100 40 GB", then
+    # "(39.4 GiB to programs)").
+    for wrap in (False, True):
+        key_lines = [_key_lines(name, html, wrap) for name, html in keys]
+        column = max(text_width(line, FONT) for key in key_lines for line in key)
+        right = WIDTH - column - 17
+        if right - left >= 30 * len(x_values):
+            break
+    else:
         raise ChartError(
             f"the key beside the bars leaves them too little room: give its {len(keys)} names shorter labels="
         )
@@ -606,12 +653,12 @@ def _bars(
         middles.append((y_scale(base) + y_scale(base + float(p.figure.value))) / 2)
         base += float(p.figure.value)
     heights = [y_scale(float(f.value)) for _, f, _ in references]
-    places = dodge([y + 5 for y in middles + heights], FONT + 2, TOP + FONT, BOTTOM)
+    places = dodge([y + 5 for y in middles + heights], FONT + 2, TOP + FONT, BOTTOM, [len(key) for key in key_lines])
     edge = left + slot * (len(x_values) - 0.5) + width / 2
     for index, ((name, html), y, label_y) in enumerate(zip(keys, middles, places[: len(last)], strict=False)):
         group = element("g", {"class": f"sbn-chart__key sbn-chart__key--{index + 1}"}, svg)
         element("line", {"x1": edge + 2, "x2": edge + 12, "y1": y, "y2": label_y - 5}, group)
-        _labelled(group, {"x": edge + 15, "y": label_y}, name, html)
+        _labelled(group, {"x": edge + 15, "y": label_y}, name, html, wrap)
     for index, ((entry, figure, html), y, label_y) in enumerate(
         zip(references, heights, places[len(last) :], strict=True)
     ):
@@ -619,7 +666,7 @@ def _bars(
         data = {"data-fig-id": figure.id, "data-value": attribute_value(figure.value)}
         element("line", {"x1": left, "x2": edge + 2, "y1": y, "y2": y, **data}, group)
         element("line", {"x1": edge + 2, "x2": edge + 12, "y1": y, "y2": label_y - 5}, group)
-        _labelled(group, {"x": edge + 15, "y": label_y}, _label(entry, chart.catalog, labels), html)
+        _labelled(group, {"x": edge + 15, "y": label_y}, _label(entry, chart.catalog, labels), html, wrap)
     table = _table(
         _title(y_title, ""),
         [_label(xv, chart.catalog, labels) for xv in x_values],

@@ -288,7 +288,12 @@ def zero_stages_frames(devices: int = 4) -> Frames:
             # The stage's short name too (see the docstring): the one readers search for, and meet in later lessons.
             title = f"ZeRO stage {number} (ZeRO-{number}), {chosen.name}: {chosen.words}."
             keeps = (
-                f" It keeps every part of {' and '.join(whole)}." if whole else " It holds nothing of the other parts."
+                f" It keeps every part of {' and '.join(whole)}."
+                if whole
+                # ZeRO §7.2.2: the parameters are gathered "by spreading it across the entire forward
+                # propagation, and discarding the parameters once they have been used", and again backward.
+                else " Between steps it holds nothing of the other parts; in the forward and the backward pass"
+                " it gathers each part's fp16 parameters in turn, uses them and discards them."
             )
             held_words = (
                 f"The model is cut into N_d = {devices} parts, and GPU i keeps {', '.join(split[:-1])}"
@@ -372,10 +377,12 @@ def _unit_story(schedule: tuple[model.UnitMoment, ...]) -> str:
     sentences.append("The backward pass writes the whole unit's gradients.")
     after = moments["after-backward"]
     if "reduce-scatter" in after.collectives:
+        # Averaged, not summed: FSDP1 divides by the data-parallel world size, FSDP2 reduces with ReduceOp.AVG.
         summed = (
-            "summed over its host's GPUs, then all-reduced with the same shard on the other hosts"
+            "averaged over every GPU: reduce-scattered within its host, then all-reduced with the same shard on"
+            " the other hosts"
             if "all-reduce" in after.collectives
-            else "summed over the GPUs"
+            else "averaged over the GPUs"
         )
         sentences.append(
             f"Then it reduce-scatters them: it keeps only its own shard's gradients, {summed}, and frees the"

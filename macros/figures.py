@@ -71,20 +71,27 @@ def shown(quantity: Quantity) -> str:
 def value_text(value: Number) -> str:
     """The exact value as text: digits for a whole number or a terminating decimal, else "p/q".
 
+    Every digit of a terminating decimal, however many (2⁻¹³³ has 133 places): computed in integers, not in
+    `Decimal`'s 28 significant digits.
+
     >>> value_text(Fraction(21, 128)), value_text(Fraction(1, 3))
     ('0.1640625', '1/3')
+    >>> Fraction(value_text(Fraction(1, 2**133))) == Fraction(1, 2**133)
+    True
     """
     exact = Fraction(value)
-    denominator = exact.denominator
-    for prime in (2, 5):
+    denominator, places = exact.denominator, {2: 0, 5: 0}
+    for prime in places:
         while denominator % prime == 0:
             denominator //= prime
+            places[prime] += 1
     if denominator != 1:
         return f"{exact.numerator}/{exact.denominator}"
     if exact.denominator == 1:
         return str(exact.numerator)
-    text = format(Decimal(exact.numerator) / Decimal(exact.denominator), "f")
-    return text.rstrip("0").rstrip(".")
+    shift = max(places.values())
+    digits = str(abs(exact.numerator) * 10**shift // exact.denominator).rjust(shift + 1, "0")
+    return f"{'-' if exact < 0 else ''}{digits[:-shift]}.{digits[-shift:]}"
 
 
 def attribute_value(value: Number) -> str:

@@ -132,26 +132,33 @@ def tick_text(value: float, factor: float) -> str:
     return text
 
 
-def dodge(positions: Sequence[float], gap: float, low: float, high: float) -> list[float]:
+def dodge(
+    positions: Sequence[float], gap: float, low: float, high: float, lines: Sequence[int] | None = None
+) -> list[float]:
     """Move labels at `positions` apart to at least `gap`, in their order, keeping them within [low, high].
+
+    A label of several `lines` (one each by default) is placed by its first, and takes `gap` for each.
 
     >>> dodge([50, 52, 100], 10, 0, 200)
     [46.0, 56.0, 100.0]
+    >>> dodge([50, 52, 100], 10, 0, 200, lines=[2, 1, 1])
+    [41.0, 61.0, 100.0]
     """
     order = sorted(range(len(positions)), key=lambda i: positions[i])
     placed = [float(positions[i]) for i in order]
+    room = [gap * (lines[i] if lines else 1) for i in order]
     for _ in range(200):  # push neighbours apart around their middle until none overlap
         moved = False
         for i in range(1, len(placed)):
-            overlap = gap - (placed[i] - placed[i - 1])
+            overlap = room[i - 1] - (placed[i] - placed[i - 1])
             if overlap > 1e-9:
                 placed[i - 1] -= overlap / 2
                 placed[i] += overlap / 2
                 moved = True
         if placed and placed[0] < low:
             placed = [p + low - placed[0] for p in placed]
-        if placed and placed[-1] > high:
-            placed = [p - (placed[-1] - high) for p in placed]
+        if placed and placed[-1] + room[-1] - gap > high:
+            placed = [p - (placed[-1] + room[-1] - gap - high) for p in placed]
         if not moved:
             break
     result = [0.0] * len(placed)

@@ -1,11 +1,12 @@
 """Display text for a quantity in one of the course's base units.
 
 Byte counts are decimal, as in the ZeRO paper: 1 GB = 10**9 bytes. Memory
-capacities are binary, as the hardware has them: a "32 GB" V100 holds 32 GiB =
-32 × 2**30 bytes; `binary=True` shows a value in GiB, and `nominal=True` shows a
-capacity the way a vendor sells it and what it is, "32 GB (32 GiB)". A figure's
-exact value is kept elsewhere; this module only decides how a reader sees it,
-and says in which display unit, so that a quiz can read a bare answer in it.
+capacities are binary, as the hardware has them: `binary=True` shows a value in
+GiB. A GPU's memory is two numbers, the capacity it is sold with and the memory
+CUDA gives programs, a little less (macros/catalog/gpus.yml): `nominal=True`
+shows both, "80 GB (79.2 GiB to programs)". A figure's exact value is kept
+elsewhere; this module only decides how a reader sees it, and says in which
+display unit, so that a quiz can read a bare answer in it.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ DISPLAY_OPTIONS: Mapping[str, str] = {
     "bare": "the number alone, unscaled, as the 16 in 16Ψ",
     "scale": 'a fixed display unit, such as "MB" or "ms"',
     "binary": "bytes in binary units: 32 GiB",
-    "nominal": "a capacity as sold and as it is: 32 GB (32 GiB)",
+    "nominal": "a GPU's memory as sold and as programs get it: 80 GB (79.2 GiB to programs); false shows the second",
+    "sold": "the capacity a GPU is sold with, in bytes, that nominal= names first (a GPU's memory carries it)",
     "percent": "a ratio as a percentage: 76%",
     "scientific": "a power of ten, as papers print compute: 3.14 × 10²³ FLOP",
     "power_of_two": "a power of two, as number formats are defined: 1.75 × 2⁸, 2⁻²⁴",
@@ -127,6 +129,9 @@ def check_display_options(options: Mapping[str, Any]) -> dict[str, Any]:
         elif name == "scale":
             if not isinstance(value, str):
                 raise ValueError(f'scale names a display unit in quotes, such as "MB", got {value!r}')
+        elif name == "sold":
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"sold is a capacity in bytes, a positive whole number, got {value!r}")
         elif not isinstance(value, bool):
             raise ValueError(f"{name} is true or false, got {value!r}")
     return dict(options)
@@ -204,6 +209,7 @@ def display_quantity(
     scale: str | None = None,
     binary: bool = False,
     nominal: bool = False,
+    sold: int | None = None,
     percent: bool = False,
     scientific: bool = False,
     power_of_two: bool = False,
@@ -247,7 +253,7 @@ def display_quantity(
     if unit == "1":
         return Display(_plain(value, digits), Fraction(1), "")
     if nominal:
-        return _nominal(value)
+        return _nominal(value, sold, digits)
     if unit == "B" and value < 1000 and scale in (None, "B") and not binary:
         number = _plain(value, digits)
         text = f"{number}-byte" if adjective else f"{number} {'byte' if number == '1' else 'bytes'}"
@@ -261,19 +267,32 @@ def display_quantity(
 def format_quantity(value: Number, unit: str, **options: Any) -> str:
     """The text a reader sees for `value` in `unit`: `display_quantity(...).text`.
 
-    >>> format_quantity(32 * 2**30, "B", nominal=True)
-    '32 GB (32 GiB)'
+    >>> format_quantity(85_028_896_768, "B", nominal=True, sold=80 * 10**9)
+    '80 GB (79.2 GiB to programs)'
     """
     return display_quantity(value, unit, **options).text
 
 
-def _nominal(value: Number) -> Display:
-    """A capacity in whole binary units, as vendors name it ("32 GB") and as it is ("32 GiB")."""
-    factor, symbol = next(((f, s) for f, s in BINARY_SCALES if value >= f), BINARY_SCALES[-1])
-    if Fraction(value) % factor == 0:
-        number = f"{int(Fraction(value) / factor):,}"
-        return Display(f"{number} {symbol.replace('i', '')} ({number} {symbol})", Fraction(factor), symbol)
-    raise ValueError(f"nominal= shows a capacity of whole KiB, MiB, GiB or TiB; {value!r} bytes is not one")
+def _nominal(value: Number, sold: int | None, digits: int) -> Display:
+    """A GPU's memory as its vendor sells it and as CUDA gives it to programs: "80 GB (79.2 GiB to programs)".
+
+    `sold` is the capacity the vendor names, in bytes of its decimal GB (an "80 GB" card is
+    80 × 10**9 here: a name, which the card's physical memory exceeds); `value` is what CUDA
+    reports as the device's total, the physical memory less what the driver and firmware
+    reserve (macros/catalog/gpus.yml). The second part is in GiB, the display unit a quiz
+    reads a bare answer in.
+
+    Raises:
+        ValueError: no `sold`; only a GPU's memory carries the capacity it is sold with.
+    """
+    if sold is None:
+        raise ValueError(
+            "nominal= shows a GPU's memory as sold and as programs get it; only a GPU's memory carries"
+            " the capacity it is sold with (sold=)"
+        )
+    shown = _scaled(value, (*BINARY_SCALES, (1, "B")), digits, None)
+    name = _plain(Fraction(sold, 10**9), digits)
+    return Display(f"{name} GB ({shown.text} {shown.symbol} to programs)", shown.factor, shown.symbol)
 
 
 def _in_powers(value: Number, base: int, digits: int, unit: str) -> Display:

@@ -9,7 +9,7 @@ applied here again to every page the build wrote.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
+from decimal import Decimal, localcontext
 
 from bs4 import BeautifulSoup, Tag
 
@@ -32,8 +32,8 @@ _DISPLAY = re.compile(r"^(?P<number>\d[\d,]*(?:\.\d+)?)(?P<rest>.*)$")
 #: A mantissa times a power of ten or two, "3.14 × 10²³ FLOP" or "2⁻²⁴", then its unit.
 _POWER = re.compile(r"^(?:(?P<mantissa>\d+(?:\.\d+)?) × )?(?P<base>10|2)(?P<exponent>⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)(?P<rest>.*)$")
 _FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
-#: A capacity as sold and as it is: "32 GB (32 GiB)".
-_NOMINAL = re.compile(r"^(?P<sold>\d[\d,]*) (?P<prefix>[KMGT])B \((?P<number>\d[\d,]*) (?P=prefix)iB\)$")
+#: A GPU's memory as sold and as programs get it: "80 GB (79.2 GiB to programs)".
+_NOMINAL = re.compile(r"^(?P<sold>\d[\d,]*) GB \((?P<number>\d[\d,]*(?:\.\d+)?) (?P<unit>[KMGT])iB to programs\)$")
 
 
 def lesson_body(page: BeautifulSoup) -> Tag:
@@ -56,10 +56,13 @@ def parse_display(display: str, unit: str) -> tuple[Decimal, Decimal]:
     """
     nominal = _NOMINAL.match(display.strip())
     if nominal and unit == "B":
-        if nominal.group("sold") != nominal.group("number"):
-            raise ValueError(f"{display!r} sells one capacity and names another")
-        number = Decimal(nominal.group("number").replace(",", ""))
-        return number * _BINARY[nominal.group("prefix") + "i"], Decimal(0)
+        digits = nominal.group("number").replace(",", "")
+        factor = Decimal(_BINARY[nominal.group("unit") + "i"])
+        last_place = Decimal(1).scaleb(-len(digits.split(".")[1])) if "." in digits else Decimal(1)
+        # A card sold as N GB has at most N GiB, of which programs get less: never more than it is sold as.
+        if Decimal(digits) * factor > Decimal(nominal.group("sold").replace(",", "")) * _BINARY["Gi"]:
+            raise ValueError(f"{display!r} gives programs more than the card is sold with")
+        return Decimal(digits) * factor, last_place * factor / 2
     power = _POWER.match(display.strip())
     if power:
         # A power shown alone is exactly that power; a mantissa is rounded to its last digit.
@@ -104,9 +107,15 @@ def _factor(rest: str, unit: str, display: str) -> Decimal:
 
 
 def rederives(display: str, value: str, unit: str) -> bool:
-    """Whether `display` is `value` (exact, in `unit`) rounded to the digits it shows."""
-    shown, half_step = parse_display(display, unit)
-    return abs(shown - Decimal(value)) <= half_step
+    """Whether `display` is `value` (exact, in `unit`) rounded to the digits it shows.
+
+    In enough digits for any exact value a page carries (2⁻¹³³ has 93 significant digits), not `Decimal`'s 28:
+    a power shown alone is compared with the value exactly.
+    """
+    with localcontext() as context:
+        context.prec = 1000
+        shown, half_step = parse_display(display, unit)
+        return abs(shown - Decimal(value)) <= half_step
 
 
 def heading_text(heading: Tag) -> str:

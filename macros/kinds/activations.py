@@ -88,3 +88,49 @@ def checkpointed_peak(catalog: Catalog, workload: str) -> Computed:
         " Chen et al. 2016, §4.3)"
     )
     return Computed(value, "B", formula, words, (sequence, batch, hidden, heads, layers))
+
+
+#: How each count reads in a figure's words, with the attention kernel it assumes.
+_COUNT_WORDS = {
+    "zero": "ZeRO's estimate, 12 values of 2 bytes (ZeRO §3.2, footnote 3)",
+    "stored-scores": (
+        "Korthikanti et al.'s count with an attention kernel that stores the scores, 34 + 5as/h bytes"
+        " (Korthikanti et al. 2022, Equation 1)"
+    ),
+    "fused-attention": (
+        "Korthikanti et al.'s count with a fused attention kernel that never stores the scores, 34 bytes"
+        " (Korthikanti et al. 2022, §4.1 without the 5as²b term)"
+    ),
+}
+
+
+@figure_kind("activations-counted")
+def activations_counted(catalog: Catalog, workload: str, count: str) -> Computed:
+    """16-bit activation bytes as `count` counts them: ZeRO's 24sbhL, Korthikanti's sbhL(34 + 5as/h) or 34sbhL."""
+    sequence, batch, hidden, heads, layers = _shape(catalog, workload)
+    value = model.activation_bytes_counted(sequence.count, batch.count, hidden.count, heads.count, layers.count, count)
+    per = model.bytes_per_token_hidden(sequence.count, hidden.count, heads.count, count)
+    size = f"sequence {shown(sequence)} × batch {shown(batch)} × hidden size {shown(hidden)} × {shown(layers)} layers"
+    return Computed(
+        value,
+        "B",
+        "bytes per token and hidden unit × sequence × batch × hidden × layers",
+        f"{round_significant(per, 3)} bytes per token and hidden unit, {_COUNT_WORDS[count]}, × {size}",
+        (sequence, batch, hidden, heads, layers),
+    )
+
+
+@figure_kind("activations-over-zero")
+def activations_over_zero(catalog: Catalog, workload: str, count: str) -> Computed:
+    """How many times ZeRO's 24sbh Korthikanti et al.'s count of a layer's activations is: (34 + 5as/h)/24 or 34/24."""
+    sequence, _, hidden, heads, _ = _shape(catalog, workload)
+    per = model.bytes_per_token_hidden(sequence.count, hidden.count, heads.count, count)
+    zero = model.ZERO_BYTES_PER_TOKEN_HIDDEN
+    return Computed(
+        per / zero,
+        "1",
+        "Korthikanti's bytes per token and hidden unit ÷ ZeRO's",
+        f"{round_significant(per, 3)} bytes, {_COUNT_WORDS[count]}, ÷ {zero} bytes, {_COUNT_WORDS['zero']},"
+        f" at sequence {shown(sequence)}, {shown(heads)} heads, hidden size {shown(hidden)}",
+        (sequence, hidden, heads),
+    )

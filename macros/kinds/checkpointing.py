@@ -16,16 +16,32 @@ def sqrt_segments(catalog: Catalog, entry: str) -> Computed:
     return Computed(value, "1", "k = √n, rounded", f"√{shown(layers)} layers, rounded to whole segments", (layers,))
 
 
-@figure_kind("checkpointed-share")
-def checkpointed_share(catalog: Catalog, entry: str) -> Computed:
-    """The share of every layer's activations that the √n scheme holds at its peak: (n/k + k) ÷ n."""
+@figure_kind("largest-segment")
+def largest_segment(catalog: Catalog, entry: str) -> Computed:
+    """Layers in the largest of the √n scheme's segments of whole layers: ⌈n/k⌉."""
     layers = catalog.quantity(entry, "layers")
     segments = model.sqrt_segments(layers.count)
     return Computed(
+        model.largest_segment(layers.count, segments),
+        "1",
+        "⌈n/k⌉, k ≈ √n",
+        f"{shown(layers)} layers in {segments} segments of whole layers, rounded up",
+        (layers,),
+    )
+
+
+@figure_kind("checkpointed-share")
+def checkpointed_share(catalog: Catalog, entry: str) -> Computed:
+    """The share of every layer's activations that the √n scheme holds at its peak: (⌈n/k⌉ + k) ÷ n."""
+    layers = catalog.quantity(entry, "layers")
+    segments = model.sqrt_segments(layers.count)
+    largest = model.largest_segment(layers.count, segments)
+    return Computed(
         model.checkpointed_share(layers.count),
         "1",
-        "(n/k + k) ÷ n, k ≈ √n",
-        f"({shown(layers)}/{segments} + {segments}) layers' worth ÷ {shown(layers)} layers (Chen et al. eq. 1)",
+        "(⌈n/k⌉ + k) ÷ n, k ≈ √n, segments of whole layers",
+        f"({largest} layers of the largest of {segments} segments + {segments} stored boundaries) layers' worth"
+        f" ÷ {shown(layers)} layers (Chen et al. eq. 1)",
         (layers,),
         {"percent": True},
     )

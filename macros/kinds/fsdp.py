@@ -39,40 +39,75 @@ def _cluster(catalog: Catalog, workload: str) -> tuple[Quantity, Quantity, Quant
     )
 
 
-def _states(catalog: Catalog, workload: str, strategy: str) -> tuple[Fraction, str, str, tuple[Quantity, ...]]:
-    """Bytes per GPU under `strategy`, with the formula, the words and the inputs."""
+#: The moments `model.fsdp_state_bytes` counts at, in words.
+_MOMENT_WORDS = {
+    "turn": "at the turn from forward to backward",
+    "end-of-backward": "at the end of the backward pass",
+}
+#: Where the micro-batch sits in its step (`model.ACCUMULATIONS`), in words.
+_ACCUMULATION_WORDS = {
+    "none": "of a step's only or first micro-batch (no gradient before it, with zero_grad(set_to_none=True))",
+    "synced": "of a later micro-batch, gradients reduced every micro-batch",
+    "no-sync": "of a later micro-batch inside FSDP1's no_sync()",
+}
+
+
+def _states(
+    catalog: Catalog, workload: str, strategy: str, moment: str, accumulation: str
+) -> tuple[Fraction, str, str, tuple[Quantity, ...]]:
+    """Bytes per GPU under `strategy` at `moment` of a micro-batch placed by `accumulation`, with its wording."""
     parameters, world, per_host = _cluster(catalog, workload)
     chosen = model.fsdp_strategy(strategy)
     factor = model.sharding_factor(strategy, world.count, per_host.count)
-    value = model.fsdp_state_bytes(parameters.count, strategy, world.count, per_host.count)
-    sharded = model.FULL_PARAMETER_BYTES + model.FULL_GRADIENT_BYTES + model.ADAM_STATE_BYTES
-    low = model.LOW_PRECISION_BYTES
-    formula = f"{sharded}Ψ/F" + (f" + {low}Ψ" if chosen.keeps_parameters_after_forward else "")
+    held = model.fsdp_held_states(strategy, moment, accumulation)
+    value = held.bytes(parameters.count, factor)
+    sharded = sum(size for _, size in held.sharded)
+    formula = f"{sharded}Ψ/F" + "".join(f" + {size}Ψ" for _, size in held.whole)
     words = (
-        f"{chosen.name} on {shown(world)} GPUs, {shown(per_host)} per host, F = {factor:,}: {sharded} bytes"
-        f" (fp32 parameter and gradient, Adam's two states) × {shown(parameters)} ÷ F"
+        f"{chosen.name} {_MOMENT_WORDS[moment]} {_ACCUMULATION_WORDS[accumulation]}, on {shown(world)} GPUs,"
+        f" {shown(per_host)} per host, F = {factor:,}: {sharded} bytes"
+        f" ({', '.join(name for name, _ in held.sharded)}) × {shown(parameters)} ÷ F"
     )
-    if chosen.keeps_parameters_after_forward:
-        words += f", plus {low} bytes × Ψ of low-precision parameters kept from forward to backward"
+    for name, size in held.whole:
+        words += f", plus {size} bytes × Ψ ({name})"
     return value, formula, words, (parameters, world, per_host)
 
 
 @figure_kind("fsdp-states")
-def fsdp_states(catalog: Catalog, workload: str, strategy: str) -> Computed:
-    """Model-state bytes each GPU keeps under an FSDP strategy (bf16 mixed precision, Adam) at the end of backward."""
-    value, formula, words, inputs = _states(catalog, workload, strategy)
+def fsdp_states(
+    catalog: Catalog, workload: str, strategy: str, moment: str = "end-of-backward", accumulation: str = "none"
+) -> Computed:
+    """Model-state bytes each GPU keeps under an FSDP strategy (bf16 mixed precision, Adam) at a moment of a step.
+
+    `moment` is "turn" (from forward to backward) or "end-of-backward"
+    (`model.STATE_MOMENTS`); `accumulation` says where the micro-batch sits in
+    a step with gradient accumulation (`model.ACCUMULATIONS`): "none" (the
+    only or first micro-batch), "synced" or "no-sync".
+    """
+    value, formula, words, inputs = _states(catalog, workload, strategy, moment, accumulation)
     return Computed(value, "B", formula, words, inputs)
 
 
 @figure_kind("fsdp-batch")
-def fsdp_batch(catalog: Catalog, workload: str, strategy: str, gpu: str, recompute: str = "none") -> Computed:
+def fsdp_batch(
+    catalog: Catalog, workload: str, strategy: str, gpu: str, recompute: str = "none", accumulation: str = "none"
+) -> Computed:
     """The most sequences per GPU whose activations (Korthikanti et al.'s count) fit beside an FSDP strategy's states.
 
-    `recompute` says what each layer keeps, as `model.activation_bytes_per_layer`
-    takes it: "none" (the attention scores too), "selective" (not the scores,
-    as with a FlashAttention-style kernel) or "full".
+    The activations are all held at the turn from forward to backward, beside
+    that moment's states for the micro-batch's place in its step
+    (`accumulation`, as `fsdp_states` takes it); the end of the backward
+    pass's states must fit too (`model.fsdp_largest_micro_batch`).
+    `recompute` says what each layer keeps, as
+    `model.activation_bytes_per_layer` takes it: "none" (the attention scores
+    too), "selective" (not the scores, as with a FlashAttention-style kernel)
+    or "full".
     """
-    states, formula, _, inputs = _states(catalog, workload, strategy)
+    parameters, world, per_host = _cluster(catalog, workload)
+    turn, formula, _, inputs = _states(catalog, workload, strategy, "turn", accumulation)
+    # The larger end of the backward: this micro-batch's, or the step's last one's, which reduces the gradients.
+    ends = (_states(catalog, workload, strategy, "end-of-backward", place) for place in (accumulation, "none"))
+    end, end_formula, _, _ = max(ends, key=lambda states: states[0])
     memory = catalog.quantity(gpu, "memory")
     setting = catalog.workload(workload)
     hidden = catalog.quantity(setting.model.id, "hidden")
@@ -80,16 +115,20 @@ def fsdp_batch(catalog: Catalog, workload: str, strategy: str, gpu: str, recompu
     layers = catalog.quantity(setting.model.id, "layers")
     sequence = catalog.quantity(workload, "sequence")
     per_sequence = model.activation_bytes_total(sequence.count, 1, hidden.count, heads.count, layers.count, recompute)
-    value = model.sequences_that_fit(memory.value - states, per_sequence)
+    value = model.fsdp_largest_micro_batch(
+        memory.value, parameters.count, strategy, world.count, per_host.count, per_sequence, accumulation
+    )
     words = (
-        f"({shown(memory)} − {format_quantity(states, 'B')} of states) ÷ {format_quantity(per_sequence, 'B')}"
-        f" of activations per sequence of {shown(sequence)} tokens (Korthikanti et al. 2022, 16-bit values,"
-        f" {_ATTENTION_WORDS[recompute]}), rounded down; no buffers or fragmentation"
+        f"({shown(memory)} − {format_quantity(turn, 'B')} of states at the turn from forward to backward"
+        f" {_ACCUMULATION_WORDS[accumulation]}) ÷ {format_quantity(per_sequence, 'B')} of activations per"
+        f" sequence of {shown(sequence)} tokens (Korthikanti et al. 2022, 16-bit values,"
+        f" {_ATTENTION_WORDS[recompute]}), rounded down, provided the {format_quantity(end, 'B')} of states at"
+        " the end of the backward pass fit; no buffers or fragmentation"
     )
     return Computed(
         value,
         "1",
-        f"⌊(memory − ({formula})) ÷ activations per sequence⌋",
+        f"⌊(memory − ({formula})) ÷ activations per sequence⌋ if {end_formula} fits",
         words,
         (memory, *inputs, sequence, hidden, heads, layers),
     )

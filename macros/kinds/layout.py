@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from .. import model
 from ..catalog import Catalog, Quantity
 from ..figures import Computed, shown
@@ -11,15 +13,45 @@ from .tensor import microbatch
 
 #: Each part of a step: its unit, its formula, and what it is in words.
 _PARTS = {
-    "states": ("B", "16Ψ ÷ (t·p), or ÷ n under ZeRO-3", "model-state bytes per GPU, activations not counted"),
-    "compute": ("s", "8·B·s·Ψ ÷ n ÷ peak", "compute time per GPU at peak"),
+    "states": (
+        "B",
+        "bytes per parameter × ((Ψ − (V + s)h)/p + (V + s)h) ÷ t, or × Ψ ÷ n under ZeRO-3",
+        "model-state bytes on the most loaded GPU (the first pipeline stage, with the embeddings), activations not"
+        " counted",
+    ),
+    "compute": ("s", "96Bslh²(1 + s/(6h) + V/(16lh)) ÷ n ÷ peak", "compute time per GPU at peak (Eq. 3's FLOPs)"),
     "bubble": ("s", "(p − 1)/m × compute", "pipeline bubble of the 1F1B schedule"),
     "network": ("s", "bytes per network port ÷ port bandwidth", "transfer time of data-parallel and pipeline traffic"),
     "nvlink": ("s", "tensor-parallel bytes ÷ NVLink bandwidth", "transfer time of tensor all-reduces in a server"),
-    "total": ("s", "compute + bubble + network + nvlink", "step time if nothing overlapped"),
-    "overlapped": ("s", "bubble + nvlink + max(compute, network)", "step time with the network hidden behind compute"),
-    "network_bytes": ("B", "data-parallel bytes ÷ k + pipeline bytes", "data-parallel and pipeline bytes per port"),
+    "nvlink_forward": (
+        "s",
+        "forward and recomputed forward all-reduces ÷ NVLink bandwidth",
+        "time the forward tensor all-reduces keep a GPU waiting whatever it computes at, the least it waits for them",
+    ),
+    "nvlink_exposed": (
+        "s",
+        "forward all-reduces + backward ones beyond their weight-gradient GEMMs at peak",
+        "time the tensor all-reduces keep a GPU waiting at its peak, the backward ones overlapping their"
+        " weight-gradient GEMMs, the most it waits for them at this bandwidth",
+    ),
+    "total": ("s", "compute + bubble + network + nvlink", "step time if nothing overlapped, the worst case"),
+    "overlapped": (
+        "s",
+        "bubble + exposed nvlink + max(compute, network)",
+        "step time with the network hidden behind compute and the backward tensor all-reduces behind their GEMMs",
+    ),
+    "network_bytes": (
+        "B",
+        "data-parallel bytes (ZeRO-3's per microbatch) ÷ k + pipeline bytes",
+        "data-parallel and pipeline bytes per port",
+    ),
     "nvlink_bytes": ("B", "m · L/p · 12bsh(t − 1)/t × 2 B", "tensor all-reduce bytes per GPU, recomputation included"),
+    "states_even": (
+        "B",
+        "bytes per parameter × Ψ ÷ (t·p), or × Ψ ÷ n under ZeRO-3",
+        "model-state bytes per GPU with the model shared evenly over a pipeline's GPUs (the average stage, not the"
+        " first, which also holds the embeddings), activations not counted",
+    ),
 }
 _SCHEMES = {
     "dp": "data parallelism",
@@ -43,6 +75,7 @@ def cluster(catalog: Catalog, workload: str) -> tuple[model.layout.Cluster, tupl
         "layers": catalog.quantity(m, "layers"),
         "hidden": catalog.quantity(m, "hidden"),
         "heads": catalog.quantity(m, "heads"),
+        "vocabulary": catalog.quantity(m, "vocabulary"),
         "sequence": catalog.quantity(workload, "sequence"),
         "batch": catalog.quantity(workload, "batch"),
         "microbatch": microbatch(catalog, workload),
@@ -81,18 +114,25 @@ def _placement(step: model.layout.Step) -> str:
 
 
 @figure_kind("layout")
-def layout(catalog: Catalog, workload: str, scheme: str, part: str) -> Computed:
-    """One part of one step of `workload` laid out as `scheme`, per GPU: bytes held or sent, or a least time."""
+def layout(catalog: Catalog, workload: str, scheme: str, part: str, recipe: str = model.DEFAULT_RECIPE) -> Computed:
+    """One part of one step of `workload` laid out as `scheme`, per GPU: bytes held or sent, or seconds.
+
+    `recipe` sets the model states' bytes per parameter (`states` and `states_even` only): ZeRO's 16 by default.
+    """
     if part not in _PARTS:
         raise KeyError(f"unknown part {part!r}; known: {', '.join(_PARTS)}")
     built, inputs = cluster(catalog, workload)
-    step = model.layout.step(scheme, built)
+    step = model.layout.step(scheme, built, recipe)
     unit, formula, what = _PARTS[part]
     value = getattr(step, part)
     sent = {"network": step.network_bytes, "nvlink": step.nvlink_bytes}.get(part)
     moved = f", {format_quantity(sent, 'B')} sent" if sent else ""
+    counted = ""
+    if part in ("states", "states_even"):
+        per_parameter = model.recipe(recipe).bytes_per_parameter
+        counted = f", {per_parameter} bytes per parameter ({model.recipe(recipe).counted})"
     words = (
-        f"{what}{moved}, {_SCHEMES[scheme]} with t = {step.tensor}, p = {step.pipeline}, d = {step.data},"
+        f"{what}{moved}{counted}, {_SCHEMES[scheme]} with t = {step.tensor}, p = {step.pipeline}, d = {step.data},"
         f" {step.microbatches} microbatches per pipeline, on {shown(_devices(inputs))} GPUs ({_placement(step)})"
     )
     # The layout is named in the words; its id never reaches a reader.
@@ -101,7 +141,7 @@ def layout(catalog: Catalog, workload: str, scheme: str, part: str) -> Computed:
 
 @figure_kind("layout-rate")
 def layout_rate(catalog: Catalog, workload: str, scheme: str, part: str = "overlapped") -> Computed:
-    """The FLOP/s per GPU that a layout's bound on the step stands for: 8·B·s·Ψ ÷ n ÷ the step (`part`)."""
+    """The FLOP/s per GPU that a layout's bound on the step stands for: Eq. 3's FLOPs ÷ n ÷ the step (`part`)."""
     if part not in ("total", "overlapped"):
         raise KeyError(f"unknown part {part!r}; known: total, overlapped")
     built, inputs = cluster(catalog, workload)
@@ -113,22 +153,61 @@ def layout_rate(catalog: Catalog, workload: str, scheme: str, part: str = "overl
         f" {_SCHEMES[scheme]} {'with the network hidden' if part == 'overlapped' else 'with nothing overlapped'}"
     )
     step_words = "network hidden" if part == "overlapped" else "nothing overlapped"
-    return Computed(flops / seconds, "FLOP/s", f"8·B·s·Ψ ÷ n ÷ step ({step_words})", words, inputs)
+    return Computed(flops / seconds, "FLOP/s", f"Eq. 3's FLOPs ÷ n ÷ step ({step_words})", words, inputs)
+
+
+def _eq3_inputs(inputs: tuple[Quantity, ...]) -> tuple[Quantity, ...]:
+    """Of a cluster's inputs, those Eq. 3 counts a step's FLOPs from."""
+    return tuple(q for q in inputs if q.field in ("batch", "sequence", "layers", "hidden", "vocabulary"))
+
+
+def _eq3_words(built: model.layout.Cluster) -> str:
+    flops = format_quantity(model.layout.step_flops(built), "FLOP", scientific=True)
+    return f"{flops} per step (Eq. 3, 96Bslh²(1 + s/(6h) + V/(16lh)))"
+
+
+@figure_kind("iteration-flops")
+def iteration_flops(catalog: Catalog, workload: str) -> Computed:
+    """A step's FLOPs on all GPUs together by Narayanan et al.'s Eq. 3, recomputation included (§5.1)."""
+    built, inputs = cluster(catalog, workload)
+    value = model.layout.step_flops(built)
+    b, s, h = built.batch, built.sequence, built.hidden
+    words = (
+        f"96 × batch {b} × sequence {s} × {built.layers} layers × hidden {h}² × (1 + s/(6h) + V/(16lh)),"
+        f" V = {built.vocabulary} (Narayanan et al. §5.1, Eq. 3)"
+    )
+    return Computed(value, "FLOP", "96Bslh²(1 + s/(6h) + V/(16lh))", words, _eq3_inputs(inputs))
 
 
 @figure_kind("measured-step")
 def measured_step(catalog: Catalog, workload: str, claim: str) -> Computed:
-    """The step time a measured throughput stands for: 8·B·s·Ψ ÷ (GPUs × FLOP/s per GPU), by Eq. 4's count."""
+    """The step time a measured throughput stands for: Eq. 3's FLOPs ÷ (GPUs × FLOP/s per GPU), as the paper counts."""
     built, inputs = cluster(catalog, workload)
     devices = catalog.quantity(claim, "devices")
     rate = catalog.quantity(claim, "flops_per_second")
     value = model.layout.measured_step(built, devices.count, rate.value)
+    words = f"{_eq3_words(built)} ÷ ({shown(devices)} GPUs × {shown(rate)} each, as measured)"
+    return Computed(value, "s", "Eq. 3's FLOPs ÷ (n × measured rate)", words, (*_eq3_inputs(inputs), devices, rate))
+
+
+@figure_kind("measured-training-time")
+def measured_training_time(catalog: Catalog, workload: str, claim: str) -> Computed:
+    """The training time a measured throughput stands for: T/(B·s) steps of `measured_step` (Narayanan et al., Table 2).
+
+    The workload's `tokens` are the run's T.
+    """
+    built, inputs = cluster(catalog, workload)
+    tokens = catalog.quantity(workload, "tokens")
+    devices = catalog.quantity(claim, "devices")
+    rate = catalog.quantity(claim, "flops_per_second")
+    steps = Fraction(tokens.count, built.batch * built.sequence)
+    value = steps * model.layout.measured_step(built, devices.count, rate.value)
     words = (
-        f"{format_quantity(model.layout.step_flops(built), 'FLOP')} per step (8 × batch × sequence × parameters)"
+        f"{shown(tokens)} tokens ÷ (batch {built.batch} × sequence {built.sequence}) steps × {_eq3_words(built)}"
         f" ÷ ({shown(devices)} GPUs × {shown(rate)} each, as measured)"
     )
-    counted = tuple(q for q in inputs if q.field in ("parameters", "sequence", "batch"))
-    return Computed(value, "s", "8·B·s·Ψ ÷ (n × measured rate)", words, (*counted, devices, rate))
+    formula = "T/(B·s) × Eq. 3's FLOPs ÷ (n × measured rate)"
+    return Computed(value, "s", formula, words, (*_eq3_inputs(inputs), tokens, devices, rate))
 
 
 @figure_kind("layout-degree")
@@ -171,14 +250,3 @@ def printed_value(catalog: Catalog, figure: str) -> Computed:
     printed = catalog.printed[figure]
     words = f'{printed.source.cite}, {printed.where}: "{printed.text}"'
     return Computed(printed.value, printed.unit, "as the source prints it", words)
-
-
-@figure_kind("flops-per-token-parameter")
-def flops_per_token_parameter(catalog: Catalog) -> Computed:
-    """Training FLOPs per token per parameter with recomputation: Narayanan et al.'s 8 (Eq. 4, 8TP)."""
-    value = model.layout.FLOPS_PER_TOKEN_PARAMETER
-    words = (
-        f"{value} FLOPs per token per parameter: 2 for the forward pass, 4 for the backward pass and 2 for"
-        " the recomputed forward pass (Narayanan et al. §5.1, Eq. 4)"
-    )
-    return Computed(value, "FLOP", "8 FLOP per token per parameter", words)

@@ -19,23 +19,32 @@ _FORMS = {
 _NAMES = {"gpipe": "GPipe", "1f1b": "1F1B"}
 
 
-def _bubble(schedule: str, stages: int, microbatches: int, denominator: str) -> Computed:
-    runs = model.pipeline.schedule(schedule, stages, microbatches)
+def _bubble(schedule: str, stages: int, microbatches: int, denominator: str, backward: int = 1) -> Computed:
+    runs = model.pipeline.schedule(schedule, stages, microbatches, backward=backward)
     value = model.pipeline.bubble_share(runs, denominator)
     symbols, where = _FORMS[denominator]
+    passes = f", each backward pass {backward} times as long as a forward" if backward > 1 else ""
     words = (
         f"idle time slots of a stage in the {_NAMES[schedule]} schedule of {stages} stages and"
-        f" {microbatches} microbatches, as a share {where}: {symbols}"
+        f" {microbatches} microbatches{passes}, as a share {where}: {symbols}"
     )
     return Computed(value, "1", f"bubble = {symbols}, read off the {_NAMES[schedule]} schedule", words)
 
 
 @figure_kind("pipeline-bubble")
 def pipeline_bubble(
-    catalog: Catalog, stages: int, microbatches: int, schedule: str = "1f1b", denominator: str = "ideal"
+    catalog: Catalog,
+    stages: int,
+    microbatches: int,
+    schedule: str = "1f1b",
+    denominator: str = "ideal",
+    backward: int = 1,
 ) -> Computed:
-    """The bubble of a schedule of `stages` stages and `microbatches` microbatches, read off the schedule."""
-    return _bubble(schedule, stages, microbatches, denominator)
+    """The bubble of a schedule of `stages` stages and `microbatches` microbatches, read off the schedule.
+
+    `backward` is how many time slots a backward pass takes against a forward pass's one.
+    """
+    return _bubble(schedule, stages, microbatches, denominator, backward)
 
 
 def _pipeline(catalog: Catalog, workload: str) -> tuple[Quantity, int, int]:

@@ -38,7 +38,9 @@ def tensor_allreduces(catalog: Catalog, direction: str = "both") -> Computed:
     return Computed(value, "1", f"all-reduces per layer ({direction})", words)
 
 
-def _tensor_bytes(catalog: Catalog, workload: str, per: str) -> tuple[Fraction, tuple[Quantity, ...], str, str]:
+def _tensor_bytes(
+    catalog: Catalog, workload: str, per: str, passes: str = "no-recompute"
+) -> tuple[Fraction, tuple[Quantity, ...], str, str]:
     _per(per)
     setting = catalog.workload(workload)
     b = microbatch(catalog, workload)
@@ -48,11 +50,13 @@ def _tensor_bytes(catalog: Catalog, workload: str, per: str) -> tuple[Fraction, 
     if setting.model.heads is not None:
         model.tensor.check_heads(catalog.quantity(setting.model.id, "heads").count, t.count)
     per_value = model.BYTES_PER_VALUE["fp16"]
-    value = model.tensor.tensor_bytes_per_layer(b.count, s.count, h.count, t.count, per_value)
-    formula = f"8bsh(t − 1)/t × {per_value} B"
+    value = model.tensor.tensor_bytes_per_layer(b.count, s.count, h.count, t.count, per_value, passes)
+    count = 2 * model.tensor.allreduces_per_layer(passes)
+    recomputed = ", the forward pass recomputed" if passes == "recompute" else ""
+    formula = f"{count}bsh(t − 1)/t × {per_value} B"
     words = (
-        f"8 × microbatch {shown(b)} × sequence {shown(s)} × hidden {shown(h)} × ({shown(t)} − 1)/{shown(t)}"
-        f" values × {per_value} bytes (16-bit), per layer per microbatch"
+        f"{count} × microbatch {shown(b)} × sequence {shown(s)} × hidden {shown(h)} × ({shown(t)} − 1)/{shown(t)}"
+        f" values × {per_value} bytes (16-bit), per layer per microbatch{recomputed}"
     )
     inputs: tuple[Quantity, ...] = (b, s, h, t)
     if per == "model":
@@ -65,21 +69,39 @@ def _tensor_bytes(catalog: Catalog, workload: str, per: str) -> tuple[Fraction, 
 
 
 @figure_kind("tensor-bytes")
-def tensor_bytes(catalog: Catalog, workload: str, per: str = "layer") -> Computed:
-    """Bytes each device sends for tensor parallelism per microbatch, per layer or all layers (Narayanan §3.2)."""
-    value, inputs, formula, words = _tensor_bytes(catalog, workload, per)
+def tensor_bytes(catalog: Catalog, workload: str, per: str = "layer", passes: str = "no-recompute") -> Computed:
+    """Bytes each device sends for tensor parallelism per microbatch, per layer or all layers (Narayanan §3.2).
+
+    `passes="recompute"` counts the recomputed forward pass's two all-reduces too: six per layer, not four.
+    """
+    value, inputs, formula, words = _tensor_bytes(catalog, workload, per, passes)
     return Computed(value, "B", formula, words, inputs)
 
 
+#: What `tensor_seconds` counts: every all-reduce one after another, the forward ones the GPU waits for whatever it
+#: computes at, or what they all keep it waiting at its peak.
+COUNTS = ("all", "forward", "exposed")
+
+
 @figure_kind("tensor-seconds")
-def tensor_seconds(catalog: Catalog, workload: str, link: str, per: str = "layer", per_server: int = 1) -> Computed:
-    """Least time for those bytes over `link` (an interconnect), at its bandwidth in one direction.
+def tensor_seconds(
+    catalog: Catalog, workload: str, link: str, per: str = "layer", per_server: int = 1, count: str = "all"
+) -> Computed:
+    """Time for those bytes over `link` (an interconnect), at its bandwidth in one direction.
 
     Over a network link, `per_server` is how many GPUs of the group share each
     server: 1 puts each GPU in a different server, all its bytes through its own
     port; with more, the group's rings share the server's ports, and each port
-    carries that share of them (`cross_host_bytes_per_port`).
+    carries that share of them (`cross_host_bytes_per_port`). `count="all"` runs
+    the four all-reduces one after another, the worst case; `count="forward"`
+    counts the forward two, which the GPU waits for whatever it computes at, the
+    least it waits (`model.tensor.forward_allreduce_seconds`); `count="exposed"`
+    lets each backward one run during its matrix's weight-gradient GEMM at the
+    workload's GPU's peak, and counts what is left, the most it waits at this
+    bandwidth (`model.tensor.exposed_allreduce_seconds`).
     """
+    if count not in COUNTS:
+        raise KeyError(f"unknown count {count!r}; known: {', '.join(COUNTS)}")
     sent, inputs, formula, _ = _tensor_bytes(catalog, workload, per)
     bandwidth = catalog.quantity(link, "bandwidth_per_direction")
     words = f"{format_quantity(sent, 'B')} sent ÷ {shown(bandwidth)} ({bandwidth.label}), ignoring latency"
@@ -90,13 +112,69 @@ def tensor_seconds(catalog: Catalog, workload: str, link: str, per: str = "layer
             f"{format_quantity(sent, 'B')} per port (each GPU's bytes ÷ {per_server} GPUs of the group per"
             f" server, whose rings share its ports) ÷ {shown(bandwidth)} ({bandwidth.label}), ignoring latency"
         )
-    return Computed(
-        model.transfer_seconds(sent, bandwidth.value),
-        "s",
-        f"{formula} ÷ bandwidth per direction",
-        words,
-        (*inputs, bandwidth),
+    serial = model.transfer_seconds(sent, bandwidth.value)
+    if count == "all":
+        return Computed(serial, "s", f"{formula} ÷ bandwidth per direction", words, (*inputs, bandwidth))
+    layers = inputs[4].count if per == "model" else 1
+    one = serial / (layers * model.tensor.tensor_allreduces())
+    if count == "forward":
+        forward = layers * model.tensor.forward_allreduce_seconds(one)
+        words = (
+            f"the forward pass's {model.tensor.tensor_allreduces('forward')} all-reduces per layer of"
+            f" {format_quantity(serial, 's')} of all-reduces one after another ({words}), which each block waits for"
+            " whatever the GPU computes at"
+        )
+        return Computed(forward, "s", "forward all-reduces ÷ bandwidth per direction", words, (*inputs, bandwidth))
+    setting = catalog.workload(workload)
+    if setting.gpu is None:
+        raise ValueError(f"workload {workload!r} names no GPU, which the weight-gradient GEMMs need; add `gpu:`")
+    peak = catalog.quantity(setting.gpu.id, "peak_fp16_flops")
+    b, s, h, t = (q.count for q in inputs[:4])
+    exposed = layers * model.tensor.exposed_allreduce_seconds(one, b, s, h, t, peak.value)
+    words = (
+        f"what keeps the GPU waiting at its peak of {format_quantity(serial, 's')} of all-reduces one after another"
+        f" ({words}): the forward pass's two per layer in full, and what each backward one takes beyond the"
+        f" weight-gradient GEMM of its matrix, which it runs beside, at {shown(peak)} ({peak.label}); below its"
+        " peak the GEMMs hide more"
     )
+    formula = "forward all-reduces + what the backward ones take beyond the weight-gradient GEMMs"
+    return Computed(exposed, "s", formula, words, (*inputs, bandwidth, peak))
+
+
+@figure_kind("link-ratio")
+def link_ratio(catalog: Catalog, link: str, other: str) -> Computed:
+    """How many times `other`'s bandwidth in one direction `link`'s is: NVLink's against a network adapter's, say."""
+    fast = catalog.quantity(link, "bandwidth_per_direction")
+    slow = catalog.quantity(other, "bandwidth_per_direction")
+    value = Fraction(fast.value) / Fraction(slow.value)
+    words = f"{shown(fast)} ({fast.label}) ÷ {shown(slow)} ({slow.label}), each in one direction"
+    return Computed(value, "1", "bandwidth ÷ bandwidth", words, (fast, slow))
+
+
+@figure_kind("sequence-parallel-bytes")
+def sequence_parallel_bytes(catalog: Catalog, workload: str) -> Computed:
+    """Bytes each device sends per layer per microbatch with sequence parallelism, as Megatron-Core runs it.
+
+    The all-gathers and reduce-scatters of `model.tensor.SEQUENCE_PARALLEL_COLLECTIVES`, each (t − 1)/t of b·s·h
+    values: those that replace the four all-reduces, and the extra all-gathers of the backward pass (Korthikanti et
+    al. §4.2.2).
+    """
+    setting = catalog.workload(workload)
+    b = microbatch(catalog, workload)
+    s = catalog.quantity(workload, "sequence")
+    h = catalog.quantity(setting.model.id, "hidden")
+    t = catalog.quantity(workload, "tensor")
+    per_value = model.BYTES_PER_VALUE["fp16"]
+    value = model.tensor.sequence_parallel_bytes_per_layer(b.count, s.count, h.count, t.count, per_value)
+    collectives = model.tensor.SEQUENCE_PARALLEL_COLLECTIVES
+    total, forward = sum(collectives.values()), collectives["forward"]
+    words = (
+        f"{total} all-gathers and reduce-scatters × microbatch {shown(b)} × sequence {shown(s)} × hidden {shown(h)}"
+        f" × ({shown(t)} − 1)/{shown(t)} values × {per_value} bytes (16-bit), per layer per microbatch: {forward}"
+        f" going forward, their {forward} conjugates going back, and {collectives['backward'] - forward} all-gathers"
+        " of the blocks' inputs again for their weight gradients (Korthikanti et al. §4.2.2; Megatron-Core)"
+    )
+    return Computed(value, "B", f"{total}bsh(t − 1)/t × {per_value} B", words, (b, s, h, t))
 
 
 @figure_kind("layer-seconds")
@@ -167,16 +245,36 @@ def attention_ratio(catalog: Catalog, workload: str) -> Computed:
 
 
 @figure_kind("selective-saving")
-def selective_saving(catalog: Catalog, workload: str) -> Computed:
-    """The share of a layer's activations that selective recomputation drops: (5as/h)/(34 + 5as/h)."""
+def selective_saving(catalog: Catalog, workload: str, technique: str = "none") -> Computed:
+    """The share of a layer's activations that selective recomputation drops, against `technique`'s row of Table 2.
+
+    `none` (no parallelism) and `tensor-sequence` give (5as/h)/(34 + 5as/h), as Korthikanti et al. §5 count it;
+    `tensor`, tensor parallelism alone with its 10sbh undivided, gives less, with the workload's t.
+    """
     setting = catalog.workload(workload)
     s = catalog.quantity(workload, "sequence")
     h = catalog.quantity(setting.model.id, "hidden")
     a = catalog.quantity(setting.model.id, "heads")
+    inputs: tuple[Quantity, ...] = (a, s, h)
+    formulas = model.parallel_activations.TECHNIQUE_FORMULAS
+    if technique == "none":
+        tensor, base = 1, "tensor"
+        # Table 2 has no row for selective recomputation without parallelism: its tensor row's at t = 1.
+        formula, kept, against = "(5as/h) / (34 + 5as/h)", "sbh(34)", formulas["none"]
+    else:
+        if technique not in model.parallel_activations.SELECTIVE:
+            raise KeyError(f"unknown technique {technique!r}; known: none, tensor, tensor-sequence")
+        t = catalog.quantity(workload, "tensor")
+        tensor, base, inputs = t.count, technique, (*inputs, t)
+        kept, against = formulas[model.parallel_activations.SELECTIVE[technique]], formulas[technique]
+        formula = f"1 − {kept} / {against}"
+    value = model.parallel_activations.selective_saving(s.count, h.count, a.count, tensor, base)
     ratio = model.attention_score_term(a.count, s.count, h.count)
-    value = model.parallel_activations.selective_saving(s.count, h.count, a.count)
-    words = f"5as/h = {format_quantity(ratio, '1')} of 34 + {format_quantity(ratio, '1')} (Korthikanti et al. §5)"
-    return Computed(value, "1", "(5as/h) / (34 + 5as/h)", words, (a, s, h))
+    words = (
+        f"1 − {kept} ÷ {against} with 5as/h = {format_quantity(ratio, '1')}"
+        f"{f', t = {tensor}' if tensor > 1 else ''} (Korthikanti et al., Table 2 and §5)"
+    )
+    return Computed(value, "1", formula, words, inputs)
 
 
 @figure_kind("scaling-efficiency")
@@ -216,14 +314,39 @@ def per_device_flops(catalog: Catalog, claim: str) -> Computed:
     return Computed(value, "FLOP/s", "aggregate ÷ devices", words, (aggregate, devices))
 
 
+def _printed_rounding(catalog: Catalog, claim: str, field: str) -> Fraction:
+    """How finely the source printed a claim's value: its printed.yml entry's rounding."""
+    key = f"catalog/{claim}/{field}"
+    if key not in catalog.printed:
+        raise KeyError(f"printed.yml has no {key!r}, which says how finely the source printed {field}")
+    return Fraction(catalog.printed[key].rounding)
+
+
 @figure_kind("implied-peak")
-def implied_peak(catalog: Catalog, claim: str) -> Computed:
-    """The peak a claim's rate is the stated share of: rate ÷ share."""
+def implied_peak(catalog: Catalog, claim: str, bound: str = "central") -> Computed:
+    """The peak a claim's rate is the stated share of: rate ÷ share, or the lowest or highest their rounding allows.
+
+    `bound="low"` or `"high"` reads how finely the source printed the rate and the share from printed.yml
+    (`catalog/<claim>/flops_per_second` and `catalog/<claim>/efficiency`).
+    """
     rate = catalog.quantity(claim, "flops_per_second")
     share = catalog.quantity(claim, "efficiency")
-    value = model.tensor.implied_peak(rate.value, share.value)
-    words = f"{shown(rate)} ÷ {format_quantity(share.value, '1', percent=True)}"
-    return Computed(value, "FLOP/s", "rate ÷ share of peak", words, (rate, share))
+    percent = format_quantity(share.value, "1", percent=True)
+    if bound == "central":
+        value = model.tensor.implied_peak(rate.value, share.value)
+        return Computed(value, "FLOP/s", "rate ÷ share of peak", f"{shown(rate)} ÷ {percent}", (rate, share))
+    rate_rounding, share_rounding = (
+        _printed_rounding(catalog, claim, field) for field in ("flops_per_second", "efficiency")
+    )
+    value = model.tensor.implied_peak_bound(rate.value, share.value, rate_rounding, share_rounding, bound)
+    rate_step = format_quantity(Fraction(rate_rounding) / 2, "FLOP/s")
+    share_step = format_quantity(Fraction(share_rounding) / 2, "1", percent=True)
+    faster, larger = ("−", "+") if bound == "low" else ("+", "−")
+    words = (
+        f"({shown(rate)} {faster} {rate_step}) ÷ ({percent} {larger} {share_step}): the {bound}est peak the two"
+        " printed numbers allow, each rounded to half a unit of its last digit"
+    )
+    return Computed(value, "FLOP/s", f"{bound} end of (rate ± r/2) ÷ (share ∓ f/2)", words, (rate, share))
 
 
 @figure_kind("peak-share")

@@ -25,16 +25,20 @@ from __future__ import annotations
 
 from . import layout, parallel_activations, pipeline, tensor
 from .activations import (
+    ACTIVATION_COUNTS,
     ATTENTION_SCORE_BYTES,
     CHECKPOINT_BYTES_PER_TOKEN_HIDDEN,
     LINEAR_BYTES_PER_TOKEN_HIDDEN,
     RECOMPUTE,
+    ZERO_BYTES_PER_TOKEN_HIDDEN,
+    activation_bytes_counted,
     activation_bytes_per_layer,
     activation_bytes_total,
     attention_score_term,
+    bytes_per_token_hidden,
     checkpointed_peak_bytes,
 )
-from .checkpointing import checkpointed_share, layers_kept, recompute_overhead, sqrt_segments
+from .checkpointing import checkpointed_share, largest_segment, layers_kept, recompute_overhead, sqrt_segments
 from .communication import (
     RING_PHASES,
     RingSend,
@@ -60,16 +64,21 @@ from .compute import (
 )
 from .formats import FORMATS, QUANTITIES, Format, format_quantity_value, number_format
 from .fsdp import (
+    ACCUMULATIONS,
     ADAM_STATE_BYTES,
     FULL_GRADIENT_BYTES,
     FULL_PARAMETER_BYTES,
     LOW_PRECISION_BYTES,
+    STATE_MOMENTS,
     STRATEGIES,
     UNIT_MOMENTS,
+    HeldStates,
     Strategy,
     UnitMoment,
     cross_host_traffic,
     cross_host_traffic_per_port,
+    fsdp_held_states,
+    fsdp_largest_micro_batch,
     fsdp_state_bytes,
     fsdp_strategy,
     fsdp_unit_schedule,
@@ -113,6 +122,8 @@ from .zero import (
 )
 
 __all__ = [
+    "ACCUMULATIONS",
+    "ACTIVATION_COUNTS",
     "ACTIVATION_PRECISION",
     "ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN",
     "ADAM_STATE_BYTES",
@@ -139,10 +150,13 @@ __all__ = [
     "RING_PHASES",
     "ROLES",
     "STAGES",
+    "STATE_MOMENTS",
     "STRATEGIES",
     "UNIT_MOMENTS",
+    "ZERO_BYTES_PER_TOKEN_HIDDEN",
     "ZERO_STAGES",
     "Format",
+    "HeldStates",
     "Recipe",
     "RingSend",
     "RingStep",
@@ -151,11 +165,13 @@ __all__ = [
     "UnitMoment",
     "ZeroStage",
     "activation_bytes",
+    "activation_bytes_counted",
     "activation_bytes_per_layer",
     "activation_bytes_total",
     "activation_values",
     "attention_score_term",
     "block_parameters",
+    "bytes_per_token_hidden",
     "checkpointed_peak_bytes",
     "checkpointed_share",
     "compute_optimal_parameters",
@@ -166,9 +182,12 @@ __all__ = [
     "device_state_bytes",
     "embedding_parameters",
     "format_quantity_value",
+    "fsdp_held_states",
+    "fsdp_largest_micro_batch",
     "fsdp_state_bytes",
     "fsdp_strategy",
     "fsdp_unit_schedule",
+    "largest_segment",
     "layers_kept",
     "layout",
     "model_flops_utilization",

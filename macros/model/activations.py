@@ -17,7 +17,13 @@ https://arxiv.org/abs/1604.06174), count in their §4.3, Equation 1. Recomputing
 stores the scores, such as FlashAttention, keeps about the same.
 
 ZeRO's rougher estimate, 12 values of 2 bytes per token, hidden unit and layer,
-is `memory.activation_bytes`.
+is `memory.activation_bytes`; `activation_bytes_counted` puts the two counts side
+by side, and says which attention kernel each assumes. Equation 1's 5as²b are the
+attention scores a kernel materialises (the softmax output, its dropout mask, the
+dropout's output: Megatron-LM's kernels of 2022); a fused kernel that recomputes
+them in its backward pass (FlashAttention, 2022) never stores them and keeps the
+34sbh alone. ZeRO's footnote (2019) names no tensors; its 24sbh leave the scores
+out and still count fewer bytes than the 34sbh of what any kernel keeps.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from fractions import Fraction
 from types import MappingProxyType
 
 from .checks import check_count as _check_count
+from .memory import ACTIVATION_PRECISION, ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN, BYTES_PER_VALUE
 
 #: §4.1: bytes per s·b·h of each part of a layer that grows linearly with the sequence.
 LINEAR_BYTES_PER_TOKEN_HIDDEN: Mapping[str, int] = MappingProxyType({"attention": 11, "mlp": 19, "layer_norms": 4})
@@ -37,6 +44,13 @@ CHECKPOINT_BYTES_PER_TOKEN_HIDDEN = 2
 #: What a layer keeps: everything (Equation 1), all but the attention scores (selective
 #: recomputation, Table 2: sbh(10 + 24/t) with t = 1), or only its input (full recomputation).
 RECOMPUTE = ("none", "selective", "full")
+
+
+#: ZeRO §3.2's footnote in bytes per s·b·h: 12 values, in fp16 as its own GPT-2 figure counts them.
+ZERO_BYTES_PER_TOKEN_HIDDEN = ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN * BYTES_PER_VALUE[ACTIVATION_PRECISION]
+#: Ways to count a layer's 16-bit activations: ZeRO's footnote; Korthikanti et al.'s Equation 1 with an
+#: attention kernel that stores the scores; the same with a fused kernel that does not.
+ACTIVATION_COUNTS = ("zero", "stored-scores", "fused-attention")
 
 
 def attention_score_term(heads: int, sequence: int, hidden: int) -> Fraction:
@@ -94,3 +108,36 @@ def checkpointed_peak_bytes(sequence: int, batch: int, hidden: int, heads: int, 
     """
     stored = activation_bytes_total(sequence, batch, hidden, heads, layers, "full")
     return stored + activation_bytes_per_layer(sequence, batch, hidden, heads)
+
+
+def bytes_per_token_hidden(sequence: int, hidden: int, heads: int, count: str) -> Fraction:
+    """A layer's 16-bit activation bytes per s·b·h under `count` (`ACTIVATION_COUNTS`).
+
+    ZeRO's 24, Korthikanti et al.'s 34 + 5as/h with the scores stored, or their
+    34 with a fused attention kernel. For GPT-2 (a = 25, h = 1600) at s = 1024,
+    24, 114 and 34.
+
+    Raises:
+        ValueError: `count` is not one of `ACTIVATION_COUNTS`.
+    """
+    scores = attention_score_term(heads, sequence, hidden)
+    linear = sum(LINEAR_BYTES_PER_TOKEN_HIDDEN.values())
+    counts = {
+        "zero": Fraction(ZERO_BYTES_PER_TOKEN_HIDDEN),
+        "stored-scores": linear + scores,
+        "fused-attention": Fraction(linear),
+    }
+    if count not in counts:
+        raise ValueError(f"unknown count {count!r}; known: {', '.join(ACTIVATION_COUNTS)}")
+    return counts[count]
+
+
+def activation_bytes_counted(sequence: int, batch: int, hidden: int, heads: int, layers: int, count: str) -> Fraction:
+    """Bytes of 16-bit activations of all `layers` layers, counted as `count` says: sbhL × `bytes_per_token_hidden`.
+
+    ZeRO's 24sbhL (its GPT-2 figure's fp16), Korthikanti et al.'s sbhL(34 + 5as/h)
+    (Equation 5 with t = 1) or, with a fused attention kernel, 34sbhL.
+    """
+    for name, value in (("sequence", sequence), ("batch", batch), ("hidden", hidden), ("layers", layers)):
+        _check_count(name, value)
+    return sequence * batch * hidden * layers * bytes_per_token_hidden(sequence, hidden, heads, count)

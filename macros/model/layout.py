@@ -6,18 +6,27 @@ and data parallelism across (`tensor`), a pipeline of the same model-parallel
 size (`pipeline`), and the two together (`ptd`, their PTD-P). Narayanan et al.
 "do not present direct cost models for communication time" (§3); this time
 model is the course's. Each part is a bandwidth-and-peak bound, the least it
-can take, with nothing overlapped:
+can take, but for what the tensor all-reduces keep a GPU waiting (below):
 
-- compute: 8 × tokens × parameters FLOPs per step (Narayanan et al. §5.1, Eq. 4's
-  approximation, which counts the recomputed forward pass), spread over the
-  GPUs, at the GPU's peak;
+- compute: a step's FLOPs by Narayanan et al.'s Eq. 3, 96Bslh²(1 + s/(6h) +
+  V/(16lh)), which "assumes activation recomputation" (§5.1), spread over the
+  GPUs, at the GPU's peak; the paper's own throughputs and training times come
+  from the same count;
 - bubble: (p − 1)/m of the compute, the 1F1B schedule's (§2.2.1);
-- model states: 16 bytes per parameter (ZeRO §3.1), divided by the model-parallel
-  size t·p, or by every GPU under ZeRO-3; activations are not counted;
+- model states: 16 bytes per parameter (ZeRO §3.1) unless a recipe says
+  otherwise, on the most loaded GPU: a t-th of the first pipeline stage's
+  share of the layers and of the token and position embeddings, (V + s)h
+  parameters by Eq. 2 (the tied output layer of the last stage holds less), or
+  a t·p-th of the model without a pipeline, or a share of every GPU's under
+  ZeRO-3; activations are not counted; and, beside them, what every GPU of a
+  pipeline would hold with the model shared evenly, Ψ/(t·p), the average stage;
 - network: the data-parallel all-reduce of 2-byte gradients, 2(d − 1)/d of them
-  per GPU (a ring), or ZeRO-3's 3Ψ, "1.5x compared to the baseline" (ZeRO
-  §7.2.2), and the pipeline's b·s·h values per microbatch each way (÷ t with
-  scatter/gather, §4.1), counted per network port between servers (below);
+  per GPU (a ring), once a step; or ZeRO-3's 3Ψ, "1.5x compared to the
+  baseline" (ZeRO §7.2.2), once per microbatch, for ZeRO-3 (like FSDP)
+  gathers the parameters for each microbatch's forward and backward passes and
+  reduce-scatters each microbatch's gradients; and the pipeline's b·s·h values
+  per microbatch each way (÷ t with scatter/gather, §4.1), counted per network
+  port between servers (below);
 - NVLink, within a server: tensor parallelism's 8bsh(t − 1)/t values per layer
   per microbatch (§3.2), and the two all-reduces of the recomputed forward
   pass on top, 12bsh(t − 1)/t.
@@ -38,9 +47,18 @@ at the same time, (k − 1)/k of each GPU's bytes; on Selene's servers, at twelv
 times an adapter's bandwidth, they take less time than the port's share.) A
 cluster of one server sends everything over NVLink.
 
-Two totals bound the step: `total`, nothing overlapped, and `overlapped`, the
-network's transfers hidden behind the compute while tensor parallelism's
-all-reduces, which each layer waits for, stay in line.
+Of the tensor all-reduces a GPU waits for the forward ones in full, whatever
+it computes at (`nvlink_forward`, the least it waits), and of each backward one
+what it outlasts its weight-gradient GEMM by, at the GPU's peak
+(`nvlink_exposed`, `tensor.exposed_allreduce_seconds`): the most it waits at the
+link's bandwidth, since a GEMM below the peak hides more.
+
+Two totals bound the step: `total`, nothing overlapped, the worst case; and
+`overlapped`, the network's transfers hidden behind the compute and each
+backward tensor-parallel all-reduce behind its matrix's weight-gradient GEMM,
+while the forward ones, which each block waits for, stay in line. It is the
+least a step takes: a GPU below its peak waits less for the backward
+all-reduces, but by no more than its GEMMs take longer.
 """
 
 from __future__ import annotations
@@ -49,18 +67,35 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .checks import check_count as _check_count
-from .communication import cross_host_bytes_per_port, ring_allreduce_factor, transfer_seconds
-from .memory import BYTES_PER_VALUE, model_state_bytes
+from .communication import (
+    cross_host_bytes_per_port,
+    ring_allreduce_bytes_sent,
+    ring_allreduce_factor,
+    transfer_seconds,
+)
+from .memory import BYTES_PER_VALUE, DEFAULT_RECIPE, model_state_bytes
 from .pipeline import boundary_bytes, bubble_formula
-from .tensor import check_heads, tensor_bytes_per_layer
+from .shape import embedding_parameters
+from .tensor import check_heads, exposed_allreduce_seconds, forward_allreduce_seconds, tensor_bytes_per_layer
 from .zero import zero_stage
 
 #: The layouts, in the order the course compares them.
 SCHEMES = ("dp", "zero3", "tensor", "pipeline", "ptd")
 #: The parts of a step that `Step` reports, by name.
-PARTS = ("states", "compute", "bubble", "network", "nvlink", "total", "overlapped", "network_bytes", "nvlink_bytes")
-#: Training FLOPs per token per parameter with recomputation (Narayanan et al. §5.1, Eq. 4: 8TP).
-FLOPS_PER_TOKEN_PARAMETER = 8
+PARTS = (
+    "states",
+    "compute",
+    "bubble",
+    "network",
+    "nvlink",
+    "nvlink_forward",
+    "nvlink_exposed",
+    "total",
+    "overlapped",
+    "network_bytes",
+    "nvlink_bytes",
+    "states_even",
+)
 #: The 16-bit format every activation and gradient travels in.
 PRECISION = "fp16"
 
@@ -73,6 +108,7 @@ class Cluster:
     layers: int
     hidden: int
     heads: int
+    vocabulary: int
     sequence: int
     batch: int
     microbatch: int
@@ -98,25 +134,31 @@ class Step:
     #: Whether the whole cluster is one server, where every transfer runs over NVLink.
     one_server: bool
     states: int | Fraction
+    #: The model states per GPU with the model shared evenly over the t·p GPUs of a pipeline: the average stage's.
+    states_even: Fraction
     compute: Fraction
     bubble: Fraction
     network_bytes: Fraction
     nvlink_bytes: Fraction
     network: Fraction
     nvlink: Fraction
+    #: What of `nvlink` keeps the GPU waiting whatever it computes at: the forward (and recomputed forward) ones.
+    nvlink_forward: Fraction
+    #: What of `nvlink` keeps the GPU waiting at its peak: `nvlink_forward`, and the backward ones beyond their GEMMs.
+    nvlink_exposed: Fraction
 
     @property
     def total(self) -> Fraction:
-        """The step's time if nothing overlapped: compute, bubble and both links' transfers."""
+        """The step's time if nothing overlapped, the worst case: compute, bubble and both links' transfers."""
         return self.compute + self.bubble + self.network + self.nvlink
 
     @property
     def overlapped(self) -> Fraction:
         """The step's time if the network's transfers hid entirely behind the compute.
 
-        Tensor parallelism's all-reduces stay on the critical path: each layer waits for them.
+        Of tensor parallelism's all-reduces, only what `nvlink_exposed` counts stays on the critical path.
         """
-        return self.bubble + self.nvlink + max(self.compute, self.network)
+        return self.bubble + self.nvlink_exposed + max(self.compute, self.network)
 
 
 def degrees(scheme: str, tensor: int, pipeline: int, devices: int) -> tuple[int, int, int]:
@@ -143,9 +185,29 @@ def degrees(scheme: str, tensor: int, pipeline: int, devices: int) -> tuple[int,
     return t, p, devices // (t * p)
 
 
+def iteration_flops(batch: int, sequence: int, layers: int, hidden: int, vocabulary: int) -> int:
+    """A step's FLOPs on all GPUs together, by Narayanan et al.'s Eq. 3: 96Bslh²(1 + s/(6h) + V/(16lh)).
+
+    Each layer's GEMMs, 4 × (24Bsh² + 4Bs²h) with the recomputed forward pass, and the logit layer's 6BshV
+    (Appendix): 96Bslh² + 16Bs²lh + 6BshV, exactly. "This is a lower bound for the true FLOP count but should be
+    close to the actual value" (§5.1); their Eq. 4 rounds it to 8 FLOPs per token per parameter.
+    """
+    for name, value in (
+        ("batch", batch),
+        ("sequence", sequence),
+        ("layers", layers),
+        ("hidden", hidden),
+        ("vocabulary", vocabulary),
+    ):
+        _check_count(name, value)
+    b, s, l, h, v = batch, sequence, layers, hidden, vocabulary  # noqa: E741 - the paper's letters
+    return 96 * b * s * l * h**2 + 16 * b * s**2 * l * h + 6 * b * s * h * v
+
+
 def step_flops(cluster: Cluster) -> int:
-    """A step's FLOPs on all GPUs together: 8 × batch × sequence × parameters (Narayanan et al. §5.1, Eq. 4)."""
-    return FLOPS_PER_TOKEN_PARAMETER * cluster.batch * cluster.sequence * cluster.parameters
+    """A step's FLOPs on all GPUs together: `iteration_flops` of the cluster's model and batch."""
+    c = cluster
+    return iteration_flops(c.batch, c.sequence, c.layers, c.hidden, c.vocabulary)
 
 
 def flops_per_gpu(cluster: Cluster) -> Fraction:
@@ -154,10 +216,34 @@ def flops_per_gpu(cluster: Cluster) -> Fraction:
 
 
 def measured_step(cluster: Cluster, devices: int, flops_per_second: float | Fraction) -> Fraction:
-    """The step time a measured per-GPU throughput on `devices` GPUs stands for: 8·B·s·P ÷ (n × rate)."""
+    """The step time a measured per-GPU throughput on `devices` GPUs stands for: Eq. 3's FLOPs ÷ (n × rate).
+
+    Narayanan et al. count their throughputs with Eq. 3 (§5.1), so this is the step they measured.
+    """
     _check_count("devices", devices)
     _check_count("flops_per_second", flops_per_second)
     return Fraction(step_flops(cluster), devices) / Fraction(flops_per_second)
+
+
+def most_loaded_parameters(parameters: int, embeddings: int, pipeline: int) -> Fraction:
+    """The parameters of the most loaded pipeline stage: its share of the layers, and the embeddings.
+
+    `embeddings` are the token and position embeddings, (V + s)h, Eq. 2's last term (`shape.embedding_parameters`).
+    The first stage holds L/p of the layers and the token and position embeddings (Korthikanti et al. §4.2.3: "first
+    group of L/p layers which also includes the input embeddings"); the last stage's tied output layer is the token
+    embedding alone, so the first holds the most. Without a pipeline, the whole model.
+
+    Raises:
+        ValueError: embeddings not smaller than the model.
+    """
+    _check_count("parameters", parameters)
+    _check_count("embeddings", embeddings)
+    _check_count("pipeline", pipeline)
+    if embeddings >= parameters:
+        raise ValueError(f"embeddings of {embeddings} parameters leave none of the {parameters} for the layers")
+    if pipeline == 1:
+        return Fraction(parameters)
+    return Fraction(parameters - embeddings, pipeline) + embeddings
 
 
 def placement(tensor: int, pipeline: int, data: int, devices: int, per_host: int) -> tuple[bool, int]:
@@ -185,14 +271,17 @@ def placement(tensor: int, pipeline: int, data: int, devices: int, per_host: int
     return False, min(data, per_host // tensor)
 
 
-def step(scheme: str, cluster: Cluster) -> Step:
+def step(scheme: str, cluster: Cluster, recipe: str = DEFAULT_RECIPE) -> Step:
     """One step of `cluster` laid out as `scheme`, per GPU (see the module's docstring for each part).
 
+    `recipe` is the training recipe whose bytes per parameter the model states take (`memory.RECIPES`).
+
     Raises:
-        KeyError: an unknown scheme. ValueError: the batch, layers, heads, GPUs or servers do not divide evenly.
+        KeyError: an unknown scheme or recipe. ValueError: the batch, layers, heads, GPUs or servers do not divide
+        evenly.
     """
     c = cluster
-    for name in ("parameters", "layers", "hidden", "sequence", "batch", "microbatch", "devices"):
+    for name in ("parameters", "layers", "hidden", "vocabulary", "sequence", "batch", "microbatch", "devices"):
         _check_count(name, getattr(c, name))
     t, p, d = degrees(scheme, c.tensor, c.pipeline, c.devices)
     check_heads(c.heads, t)
@@ -203,8 +292,13 @@ def step(scheme: str, cluster: Cluster) -> Step:
     one_server, sharing = placement(t, p, d, c.devices, c.per_host)
     m = c.batch // (d * c.microbatch)
     per_value = BYTES_PER_VALUE[PRECISION]
-    states = model_state_bytes(c.parameters)
-    states_held = Fraction(states, c.devices) if scheme == "zero3" else Fraction(states, t * p)
+    per_parameter = Fraction(model_state_bytes(c.parameters, recipe_id=recipe), c.parameters)
+    if scheme == "zero3":
+        states = states_even = per_parameter * Fraction(c.parameters, c.devices)
+    else:
+        embeddings = embedding_parameters(c.vocabulary, c.sequence, c.hidden)
+        states = per_parameter * most_loaded_parameters(c.parameters, embeddings, p) / t
+        states_even = per_parameter * Fraction(c.parameters, t * p)
 
     compute = flops_per_gpu(c) / Fraction(c.peak_flops)
     bubble = bubble_formula(p, m) * compute if p > 1 else Fraction(0)
@@ -212,18 +306,24 @@ def step(scheme: str, cluster: Cluster) -> Step:
     gradients = Fraction(per_value * c.parameters, t * p)
     collective = Fraction(0)
     if scheme == "zero3":
-        # ZeRO §7.2.2's 3Ψ (two all-gathers and a reduce-scatter), each a ring's (d − 1)/d of the data.
-        collective = zero_stage("os-g-p").communication * Fraction(d - 1, d) * gradients
+        # ZeRO §7.2.2's 3Ψ (two all-gathers and a reduce-scatter), each a ring's (d − 1)/d of the data, per microbatch.
+        collective = m * zero_stage("os-g-p").communication * Fraction(d - 1, d) * gradients
     elif d > 1:
         collective = ring_allreduce_factor(d) * gradients
     network = collective if one_server or not collective else cross_host_bytes_per_port(collective, sharing)
     if p > 1:
         scatter = t if scheme == "ptd" else 1
         network += m * 2 * boundary_bytes(c.microbatch, c.sequence, c.hidden, per_value, scatter)
-    nvlink = Fraction(0)
+    nvlink_bytes = nvlink = nvlink_forward = nvlink_exposed = Fraction(0)
     if t > 1:
-        per_layer = tensor_bytes_per_layer(c.microbatch, c.sequence, c.hidden, t, per_value, "recompute")
-        nvlink = m * Fraction(c.layers, p) * per_layer
+        layers = m * Fraction(c.layers, p)
+        nvlink_bytes = layers * tensor_bytes_per_layer(c.microbatch, c.sequence, c.hidden, t, per_value, "recompute")
+        nvlink = transfer_seconds(nvlink_bytes, c.nvlink_bandwidth)
+        activation = c.microbatch * c.sequence * c.hidden * per_value
+        one = transfer_seconds(ring_allreduce_bytes_sent(activation, t), c.nvlink_bandwidth)
+        exposed = exposed_allreduce_seconds(one, c.microbatch, c.sequence, c.hidden, t, c.peak_flops, "recompute")
+        nvlink_forward = layers * forward_allreduce_seconds(one, "recompute")
+        nvlink_exposed = layers * exposed
     link = c.nvlink_bandwidth if one_server else c.network_bandwidth
     return Step(
         tensor=t,
@@ -232,13 +332,16 @@ def step(scheme: str, cluster: Cluster) -> Step:
         microbatches=m,
         sharing=sharing,
         one_server=one_server,
-        states=states_held,
+        states=states,
+        states_even=states_even,
         compute=compute,
         bubble=bubble,
         network_bytes=network,
-        nvlink_bytes=nvlink,
+        nvlink_bytes=nvlink_bytes,
         network=transfer_seconds(network, link) if network else Fraction(0),
-        nvlink=transfer_seconds(nvlink, c.nvlink_bandwidth) if nvlink else Fraction(0),
+        nvlink=nvlink,
+        nvlink_forward=nvlink_forward,
+        nvlink_exposed=nvlink_exposed,
     )
 
 

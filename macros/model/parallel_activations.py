@@ -67,7 +67,24 @@ def layer_activation_bytes(
     return sequence * microbatch * hidden * coefficient
 
 
-def selective_saving(sequence: int, hidden: int, heads: int) -> Fraction:
-    """The share of a layer's activations that selective recomputation drops: (5as/h) / (34 + 5as/h) (§5)."""
-    scores = attention_score_term(heads, sequence, hidden)
-    return scores / (LINEAR + scores)
+#: Each technique that keeps the attention scores, and the same with selective recomputation (Table 2's rows).
+SELECTIVE: Mapping[str, str] = MappingProxyType(
+    {"tensor": "tensor-selective", "tensor-sequence": "tensor-sequence-selective"}
+)
+
+
+def selective_saving(sequence: int, hidden: int, heads: int, tensor: int = 1, technique: str = "tensor") -> Fraction:
+    """The share of a layer's activations under `technique` that selective recomputation drops.
+
+    The attention scores' 5as/h against the whole: (5as/h) / (34 + 5as/h) without
+    parallelism (t = 1) or with tensor and sequence parallelism, which divide both
+    by t (§5); with tensor parallelism alone, whose 10sbh stays undivided, it is
+    (5as/(ht)) / (10 + 24/t + 5as/(ht)).
+
+    Raises:
+        KeyError: a technique without a selective row in `SELECTIVE`.
+    """
+    if technique not in SELECTIVE:
+        raise KeyError(f"unknown technique {technique!r} for selective recomputation; known: {', '.join(SELECTIVE)}")
+    kept = layer_activation_bytes(sequence, 1, hidden, heads, tensor, SELECTIVE[technique])
+    return 1 - kept / layer_activation_bytes(sequence, 1, hidden, heads, tensor, technique)

@@ -13,7 +13,11 @@ against it:
 - Narayanan et al., "Efficient Large-Scale Language Model Training on GPU
   Clusters Using Megatron-LM" (2021, https://arxiv.org/abs/2104.04473),
   §2.2.1: t_pb / t_id = (p − 1)/m for p stages and m microbatches, a share of
-  the ideal time, for the GPipe schedule and for 1F1B (PipeDream-Flush) alike;
+  the ideal time, for the GPipe schedule and for 1F1B alike, whatever a
+  backward pass takes against a forward ("The efficiency of the pipeline
+  schedule does not depend on this factor", Figure 3); their 1F1B is
+  PipeDream-Flush, the flushed form of the schedule PipeDream introduced
+  (Narayanan et al. 2019, SOSP);
   1F1B stashes activations "for p or fewer microbatches (compared to m
   microbatches for the GPipe schedule)"; §2.2.2: with v model chunks per
   device, (1/v)·(p − 1)/m; §3.2 and §4.1: b·s·h values cross each stage
@@ -187,8 +191,14 @@ def bubble_formula(stages: int, microbatches: int, denominator: str = "ideal") -
 def interleaved_bubble(stages: int, microbatches: int, chunks: int) -> Fraction:
     """The interleaved schedule's bubble, (1/v)·(p − 1)/m of the ideal time, at v times the communication.
 
+    The schedule as Narayanan et al. describe it in 2021 "requires the number of microbatches in a batch to be an
+    integer multiple of the degree of pipeline parallelism" (§2.2.2), and this function holds it to that. Today's
+    Megatron-Core (since November 2024) runs groups of N microbatches per model chunk, with p ≤ N ≤ m and a last
+    group of none or at least p (`microbatch_group_size_per_vp_stage`, checked in
+    `forward_backward_pipelining_with_interleaving`); its default, N = p, keeps the 2021 rule.
+
     Raises:
-        ValueError: m is not a multiple of p, which the schedule requires (Narayanan et al. §2.2.2).
+        ValueError: m is not a multiple of p.
     """
     _check_count("chunks", chunks)
     if microbatches % stages:

@@ -17,13 +17,15 @@ How much memory do the model states of a 7-billion-parameter model take?
 Kinds: `single` and `multiple` choice (each `//// option` holds the option's
 text, then its feedback; `//// option | correct` marks a right one), `numeric`
 (the answer starts with the key, a figure from the course's macros, and
-`tolerance` says how close counts), and `free` (the answer is a model answer
-to compare with). `/// checklist` lists real-world reps, with one id per item.
+`tolerance` says how close counts; a `//// mistake` names a wrong answer readers
+reach, and why), and `free` (the answer is a model answer to compare with).
+`/// checklist` lists real-world reps, with one id per item.
 
 Everything renders as plain HTML forms that read well without JavaScript: each
 answer sits in a native `<details>`. `docs/assets/javascripts/course.js` makes
-them answer back. The modules: `options` (what a header may say), `blocks` (the
-blocks), `choices` and `numeric` (the two checked kinds), `reports` (each
+them answer back, with `answers.js` on a page that asks a numeric question.
+The modules: `options` (what a header may say), `blocks` (the blocks),
+`choices` and `numeric` (the two checked kinds), `reports` (each
 question's issue link), `units` and `answers` (the table of units a numeric
 answer may be written in, written into the page once, and the page's reading of
 an answer, in Python). Problems go to the host the extension is given; the
@@ -44,7 +46,7 @@ from markdown.treeprocessors import Treeprocessor
 from pymdownx.blocks import BlocksExtension, BlocksProcessor
 
 from ..issues import query
-from .blocks import AnswerBlock, ChecklistBlock, OptionBlock, QuizBlock, QuizHost
+from .blocks import AnswerBlock, ChecklistBlock, CourseBlock, MistakeBlock, OptionBlock, QuizBlock, QuizHost
 from .errors import QuizError
 from .numeric import LEADING_FIGURE, KeyFigure
 from .units import page_json, unit_table
@@ -52,7 +54,7 @@ from .units import page_json, unit_table
 __all__ = ["KeyFigure", "QuizError", "QuizExtension", "QuizHost", "StandaloneHost", "makeExtension"]
 
 #: A block header that pymdownx left as text (its options were not valid YAML).
-_LEFTOVER = re.compile(r"(?m)(?:^|>)\s*/{3,}\s*(quiz|checklist|option|answer)\b[^<\n]*")
+_LEFTOVER = re.compile(r"(?m)(?:^|>)\s*/{3,}\s*(quiz|checklist|option|answer|mistake)\b[^<\n]*")
 #: Code, and the boxes of problems reported already, which may quote a header.
 _NOT_LEFTOVERS = re.compile(r"<(pre|code)\b.*?</\1>|<(div|span) class=\"sbn-build-error\".*?</\2>", re.DOTALL)
 
@@ -77,6 +79,9 @@ class StandaloneHost:
     def add_question(self, question_id: str) -> None:
         pass  # one page alone has no site to keep ids unique in
 
+    def script(self, name: str) -> str | None:
+        return f"assets/javascripts/{name}"
+
 
 class _Unclosed(Treeprocessor):
     """Reports a block still open at the end of the page: pymdownx never ends it, so none of its checks ran."""
@@ -89,20 +94,28 @@ class _Unclosed(Treeprocessor):
     def run(self, root: etree.Element) -> None:
         for entry in self.blocks.stack:
             block = entry.block
-            if isinstance(block, QuizBlock | ChecklistBlock | OptionBlock | AnswerBlock) and block.problem is None:
+            if isinstance(block, CourseBlock) and block.problem is None:
                 slashes = "/" * block.length
                 block.fail(f"is not closed: end it with a line {slashes}")
                 block.show_problem(entry.el)
 
 
 class _UnitTable(Treeprocessor):
-    """Gives a page that asks a numeric question, once, the table of units `course.js` reads its answers with."""
+    """Gives a page that asks a numeric question, once, the table of units and the script (answers.js) that
+    read its answers; only such pages load that script, from their content, as pictures load theirs."""
+
+    def __init__(self, md: Markdown, host: QuizHost) -> None:
+        super().__init__(md)
+        self.host = host
 
     def run(self, root: etree.Element) -> None:
         if any(form.get("data-quiz-kind") == "numeric" for form in root.iter("form")):
             # In an attribute, not a <script type="application/json">: Material's instant navigation
             # re-creates a page's scripts without their type, which would run the JSON as code.
             etree.SubElement(root, "div", {"id": "sbn-units", "hidden": "hidden", "data-json": page_json(unit_table())})
+            script = self.host.script("answers.js")
+            if script is not None:
+                etree.SubElement(root, "script", {"src": script, "defer": ""}).text = ""
 
 
 class _Leftovers(Postprocessor):
@@ -134,10 +147,10 @@ class QuizExtension(BlocksExtension):
 
     def extendMarkdownBlocks(self, md: Markdown, block_mgr: BlocksProcessor) -> None:
         host = self.host
-        for block in (QuizBlock, OptionBlock, AnswerBlock, ChecklistBlock):
+        for block in (QuizBlock, OptionBlock, AnswerBlock, MistakeBlock, ChecklistBlock):
             block_mgr.register(block, {"host": host})
         md.treeprocessors.register(_Unclosed(md, block_mgr, host), "sbn-quiz-unclosed", 30)
-        md.treeprocessors.register(_UnitTable(md), "sbn-quiz-units", 1)
+        md.treeprocessors.register(_UnitTable(md, host), "sbn-quiz-units", 1)
         md.postprocessors.register(_Leftovers(md, host), "sbn-quiz-leftovers", 0)
 
 

@@ -8,12 +8,13 @@ block shows the problem in its place.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as etree
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from markdown.util import AtomicString
+from markdown.util import HTML_PLACEHOLDER_RE, AtomicString
 from pymdownx.blocks.block import Block
 
 from ..schema import SchemaError, check_record
@@ -38,6 +39,9 @@ class QuizHost(Protocol):
 
     def add_question(self, question_id: str) -> None:
         """Note a question or rep id the page asks, so that the site can check ids are unique."""
+
+    def script(self, name: str) -> str | None:
+        """The address of our script `name` (such as answers.js) from the page, or None where the page has it."""
 
 
 def problem_box(parent: etree.Element, message: str) -> etree.Element:
@@ -159,6 +163,7 @@ class QuizBlock(CourseBlock):
         parts = list(fieldset)[1:]
         options = [part for part in parts if part.get("data-sbn") == "option"]
         answers = [part for part in parts if part.get("data-sbn") == "answer"]
+        mistakes = [part for part in parts if part.get("data-sbn") == "mistake"]
         question = [part for part in parts if part.get("data-sbn") is None]
         if not any(_has_text(part) for part in question):
             raise QuizError("the question is empty; write it as the block's first paragraph")
@@ -167,10 +172,14 @@ class QuizBlock(CourseBlock):
         body = etree.SubElement(fieldset, "div", {"class": "sbn-quiz__question"})
         body.extend(question)
 
+        if mistakes and kind != "numeric":
+            raise QuizError("only a numeric quiz takes `//// mistake` blocks: a choice explains itself in its feedback")
+        for mistake in mistakes:
+            mistake.attrib.pop("data-sbn")
         if kind in ("single", "multiple"):
             if answers:
                 raise QuizError(f"a {kind}-choice quiz takes `//// option` blocks, not `//// answer`")
-            answer = choices(quiz_id, kind, fieldset, options)
+            answer = choices(quiz_id, kind, fieldset, options, self._unstash)
         else:
             if options:
                 raise QuizError("only single and multiple choice take `//// option` blocks")
@@ -181,7 +190,8 @@ class QuizBlock(CourseBlock):
             answer.attrib.pop("data-sbn")
             answer.set("class", "sbn-quiz__model")
             if kind == "numeric":
-                numeric(quiz_id, block, fieldset, answer, self.options["tolerance"], self.host.find_figure)
+                tolerance = self.options["tolerance"]
+                mistakes = numeric(quiz_id, block, fieldset, answer, tolerance, self.host.find_figure, mistakes)
             else:
                 _free_field(quiz_id, fieldset)
         if kind != "numeric" and self.options["tolerance"] is not None:
@@ -198,9 +208,20 @@ class QuizBlock(CourseBlock):
         summary = etree.SubElement(details, "summary")
         summary.text = "Show model answer" if kind == "free" else "Show answer"
         details.append(answer)
+        details.extend(mistakes)
         if kind == "free":
             _self_marks(fieldset)
         report_link(fieldset, quiz_id, kind, self.host.issue_url)
+
+    def _unstash(self, text: str) -> str:
+        """`text` with the HTML its stash placeholders stand for (a figure's element) in their place."""
+        stash = self.md.htmlStash.rawHtmlBlocks
+
+        def html(match: re.Match[str]) -> str:
+            index = int(match.group(1))
+            return str(stash[index]) if index < len(stash) else ""
+
+        return HTML_PLACEHOLDER_RE.sub(html, text)
 
 
 #: The longest free answer the page keeps (course.js caps it again, on saving and on loading).
@@ -269,6 +290,17 @@ class OptionBlock(PartBlock):
             raise QuizError(
                 "write the option's text as its first paragraph, then its feedback (why it is right or wrong) below"
             )
+
+
+class MistakeBlock(PartBlock):
+    """`//// mistake`: a wrong answer a numeric quiz knows readers reach (its value, a figure macro), and why."""
+
+    NAME = "mistake"
+    ARGUMENT = False
+
+    def end(self, block: etree.Element) -> None:
+        if not len(block) or block[0].tag != "p":
+            raise QuizError("write the wrong answer's figure first, then why a reader reaches it, as a paragraph")
 
 
 class AnswerBlock(PartBlock):

@@ -3,31 +3,91 @@
 Each `//// option` holds the option's text as its first paragraph, then its
 feedback. The options become a list of labelled radios or checkboxes lettered
 a), b), ...; the feedback goes behind the answer's disclosure, each entry led by
-its verdict and marked with its letter and whether it is right, so that the
-script can show the chosen ones without reading words back out of the page.
+its verdict and marked with its option's value and whether it is right, so that
+the script can show the chosen ones without reading words back out of the page.
+
+An option's value, under which a reader's choice is stored, comes from its
+text, not its place: reordering the options keeps a stored choice on the option
+it was, and rewording an option drops it (the reader chose other words). So no
+two options may read the same, and none may read as nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
+import html
+import re
 import string
+import unicodedata
 import xml.etree.ElementTree as etree
+from collections.abc import Callable
 
 from .errors import QuizError
 
 LETTERS = string.ascii_lowercase
+#: Characters that show nothing but are neither spaces nor formatting to Unicode: the braille blank, fillers.
+_BLANKS = frozenset("\u2800\u3164\u115f\u1160\uffa0")
+#: What Markdown's emphasis and code marks are made of: text of nothing else shows nothing.
+_MARKS = frozenset("*_`~")
+
+#: What the block gives the options: the HTML its placeholders stand for (a figure's element), by placeholder.
+Unstash = Callable[[str], str]
 
 
-def choices(question_id: str, kind: str, fieldset: etree.Element, options: list[etree.Element]) -> etree.Element:
+def visible_text(raw: str, unstash: Unstash) -> str:
+    """What a reader sees of an option's Markdown: placeholders resolved, tags and marks dropped, references read,
+    invisible characters (zero-width spaces, no-break spaces, format characters, blanks) gone, spaces collapsed.
+
+    >>> visible_text("&nbsp;\u200b *", lambda text: text)
+    ''
+    >>> visible_text("A  <b>bold</b> &amp; *right* one", lambda text: text)
+    'A bold & right one'
+    """
+    text = html.unescape(re.sub(r"<[^>]*>", "", unstash(raw)))
+    kept = []
+    for character in text:
+        category = unicodedata.category(character)
+        if category[0] == "Z" or category in ("Cc", "Cf") or character.isspace() or character in _BLANKS:
+            kept.append(" ")
+        elif character not in _MARKS:
+            kept.append(character)
+    return " ".join("".join(kept).split())
+
+
+def option_value(text: str) -> str:
+    """The value an option's input carries and a stored choice names: a digest of its visible text, in any case."""
+    return hashlib.sha256(text.casefold().encode("utf-8")).hexdigest()[:8]
+
+
+def choices(
+    question_id: str, kind: str, fieldset: etree.Element, options: list[etree.Element], unstash: Unstash
+) -> etree.Element:
     """Add the options' inputs to `fieldset`, and return the answer: which are right, and every option's feedback.
 
     Raises:
-        QuizError: fewer than two options, more than the alphabet letters them,
-            or a count of right options the kind does not allow.
+        QuizError: fewer than two options, more than the alphabet letters them, an option that shows
+            nothing or reads as another does, or a count of right options the kind does not allow.
     """
     if len(options) < 2:
         raise QuizError("a choice quiz needs at least two `//// option` blocks")
     if len(options) > len(LETTERS):
         raise QuizError(f"a choice quiz takes at most {len(LETTERS)} options (a to z); it has {len(options)}")
+    values: dict[str, str] = {}
+    for letter, option in zip(LETTERS, options, strict=False):
+        shown = visible_text(option[0].text or "", unstash)
+        if not shown:
+            raise QuizError(
+                f"option {letter}) shows no text (only spaces, marks or invisible characters such as a zero-width"
+                " space or &nbsp;): write what the reader chooses as the option's first paragraph"
+            )
+        value = option_value(shown)
+        if value in values:
+            raise QuizError(
+                f"options {values[value]}) and {letter}) read the same, {shown!r}: a reader could not tell them"
+                " apart; make each say something of its own, or drop one"
+            )
+        values[value] = letter
+        option.set("data-value", value)
     correct = [option for option in options if option.get("data-correct") == "true"]
     if kind == "single" and len(correct) != 1:
         raise QuizError(f"a single-choice quiz needs exactly one `//// option | correct`; it has {len(correct)}")
@@ -41,15 +101,18 @@ def choices(question_id: str, kind: str, fieldset: etree.Element, options: list[
     input_type = "radio" if kind == "single" else "checkbox"
     for letter, option in zip(LETTERS, options, strict=False):
         right = option.get("data-correct") == "true"
+        value = option.get("data-value", "")
         label_paragraph, *feedback = list(option)
         item = etree.SubElement(listing, "li")
         label = etree.SubElement(item, "label")
-        etree.SubElement(label, "input", {"type": input_type, "name": f"{question_id}-choice", "value": letter})
+        etree.SubElement(label, "input", {"type": input_type, "name": f"{question_id}-choice", "value": value})
         text = etree.SubElement(label, "span")
         text.text = f"{letter}) " + (label_paragraph.text or "")
         text.extend(list(label_paragraph))
         entry = etree.SubElement(
-            feedback_list, "li", {"data-option": letter, "data-correct": "true" if right else "false"}
+            feedback_list,
+            "li",
+            {"data-option": value, "data-letter": letter, "data-correct": "true" if right else "false"},
         )
         verdict = etree.SubElement(entry, "strong", {"class": "sbn-quiz__verdict"})
         verdict.text = f"{letter}) {'Right' if right else 'Not this one'}."

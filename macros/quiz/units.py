@@ -16,9 +16,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..figures import value_text
 from ..markup import script_json
 from ..quantities import UNIT_WORDS, UNITS
-from ..schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, text
+from ..schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, positive_count, text
 
 TABLE_FILE = Path(__file__).with_name("units.yml")
 #: The table's sections of words, and whether each matches in any case and counts bits.
@@ -56,9 +57,13 @@ class UnitWords:
 
 @dataclass(frozen=True)
 class UnitTable:
-    """Hedges a reader may write before a number, multipliers, and the words of every base unit."""
+    """Hedges a reader may write before a number, words after the unit that change nothing, multipliers, how wide
+    a range may be, and the words of every base unit."""
 
     hedges: tuple[str, ...]
+    #: Lower-case, hyphens as spaces, longest first.
+    after: tuple[str, ...]
+    range_spread: int
     multipliers: Mapping[str, Fraction]
     bits_note: str
     units: Mapping[str, UnitWords]
@@ -138,7 +143,14 @@ def _load(path: Path, stamp: int) -> UnitTable:
         clean = check_record(
             path.name,
             raw,
-            {"hedges": list_of(text), "bits_note": text, "multipliers": _mapping, "units": _mapping},
+            {
+                "hedges": list_of(text),
+                "after": list_of(text),
+                "range_spread": positive_count,
+                "bits_note": text,
+                "multipliers": _mapping,
+                "units": _mapping,
+            },
         )
     except SchemaError as error:
         raise UnitTableError(str(error)) from None
@@ -148,30 +160,37 @@ def _load(path: Path, stamp: int) -> UnitTable:
     multipliers = _section(f"{path.name}: multipliers", clean["multipliers"], False, False)
     return UnitTable(
         hedges=tuple(sorted(clean["hedges"], key=len, reverse=True)),
+        after=tuple(sorted({spaced(words).lower() for words in clean["after"]}, key=lambda w: (-len(w), w))),
+        range_spread=clean["range_spread"],
         multipliers={word: entry.size for word, entry in multipliers.items()},
         bits_note=clean["bits_note"],
         units={name: _unit(name, data) for name, data in clean["units"].items()},
     )
 
 
-def _number(value: Fraction) -> float | int:
-    return int(value) if value.denominator == 1 else float(value)
+def spaced(written: str) -> str:
+    """Words as an answer is compared: hyphens read as spaces, runs of spaces as one ("micro-batch", "micro batch")."""
+    return " ".join(written.replace("-", " ").split())
 
 
 def page_json(table: UnitTable) -> str:
     """The table as `course.js` reads it, as JSON safe inside a `<script>` element.
 
-    Each word is `[size]`, or `[size, 1]` when it counts bits; sizes are numbers in the base unit.
+    Each word is `[size]`, or `[size, 1]` when it counts bits; a size is its exact value in the base unit as text
+    (`figures.value_text`: "1000000000", "0.001", "1/3"), which the page reads exactly, as Python does.
     """
 
-    def words(entries: Mapping[str, Word]) -> dict[str, list[float | int]]:
+    def words(entries: Mapping[str, Word]) -> dict[str, list[str | int]]:
         return {
-            word: [_number(entry.size), 1] if entry.bits else [_number(entry.size)] for word, entry in entries.items()
+            word: [value_text(entry.size), 1] if entry.bits else [value_text(entry.size)]
+            for word, entry in entries.items()
         }
 
     data = {
         "hedges": list(table.hedges),
-        "multipliers": {word: _number(value) for word, value in table.multipliers.items()},
+        "after": list(table.after),
+        "rangeSpread": table.range_spread,
+        "multipliers": {word: value_text(value) for word, value in table.multipliers.items()},
         "bits": table.bits_note,
         "units": {
             name: {
@@ -179,7 +198,7 @@ def page_json(table: UnitTable) -> str:
                 "example": unit.example,
                 "words": words(unit.words),
                 "exact": words(unit.exact),
-                "names": [[_number(amount), word] for amount, word in unit.names],
+                "names": [[value_text(amount), word] for amount, word in unit.names],
             }
             for name, unit in table.units.items()
         },

@@ -63,19 +63,19 @@ def test_the_syllabus_shows_the_readers_progress_in_each_lesson(page: Page, base
     _plant(
         page,
         {
-            questions[0]: {"v": 1, "answer": "3 GB"},  # a checked numeric answer
-            questions[1]: {"v": 1, "chosen": ["b"]},  # a checked choice
-            questions[2]: {"v": 1, "text": "my answer", "mark": "not-yet"},  # a self-marked free answer
-            questions[3]: {"v": 1, "text": "typed, never marked"},  # not answered yet
+            questions[0]: {"v": 1, "answer": "3 GB", "right": True},  # a numeric answer checked right
+            questions[1]: {"v": 1, "chosen": ["b"], "right": False},  # a choice checked wrong: not done
+            questions[2]: {"v": 1, "text": "my answer", "mark": "got-it"},  # a free answer marked "got it"
+            questions[3]: {"v": 1, "text": "typed, never marked"},  # not done yet
             reps[0]: {"v": 1, "done": True},
         },
     )
     page.reload()
-    expected = f"Your progress: 3 of {len(questions)} answered, 1 of {len(reps)} reps done"
+    expected = f"Your progress: 2 of {len(questions)} questions and 1 of {len(reps)} reps done."
     expect(_progress(page, FIRST)).to_have_text(expected)
     for number in LESSONS.keys() - {FIRST}:
         total = items[str(number)]
-        expect(_progress(page, number)).to_contain_text(f"Your progress: 0 of {len(total['questions'])} answered")
+        expect(_progress(page, number)).to_contain_text(f"Your progress: 0 of {len(total['questions'])} questions")
 
 
 def test_an_answer_given_on_a_lesson_shows_in_the_syllabus_after_instant_navigation(page: Page, base_url: str) -> None:
@@ -89,9 +89,9 @@ def test_an_answer_given_on_a_lesson_shows_in_the_syllabus_after_instant_navigat
     page.get_by_role("navigation", name="Navigation").get_by_role("link", name="Home").first.click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Scale by the Numbers")
     assert _is_instant(page)
-    expect(_progress(page, FIRST)).to_contain_text(", 1 of ")
+    expect(_progress(page, FIRST)).to_contain_text(" and 1 of ")
     page.reload()
-    expect(_progress(page, FIRST)).to_contain_text(", 1 of ")
+    expect(_progress(page, FIRST)).to_contain_text(" and 1 of ")
 
 
 def test_without_javascript_the_syllabus_shows_no_progress(browser: Browser, base_url: str) -> None:
@@ -117,7 +117,7 @@ def test_corrupt_storage_counts_nothing_and_breaks_nothing(page: Page, base_url:
         _plant(page, dict.fromkeys(items["questions"] + items["reps"], state))
         page.reload()
         expect(_progress(page, FIRST)).to_have_text(
-            f"Your progress: 0 of {len(items['questions'])} answered, 0 of {len(items['reps'])} reps done"
+            f"Your progress: 0 of {len(items['questions'])} questions and 0 of {len(items['reps'])} reps done."
         )
     assert errors == []
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import time
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -11,11 +13,15 @@ import pytest
 import yaml
 from playwright.sync_api import Browser, Locator, Page, expect
 
+from macros.quiz.units import size, unit_table
 from macros.schema import percentage
 from tests.browser.conftest import LESSON_8, PHONE, accepting_dialogs, lesson_url, page_errors
+from tests.conftest import soup
 
 LESSON_7 = lesson_url(7).rstrip("/")
-ANSWERS = yaml.safe_load((Path(__file__).parents[1] / "answers.yml").read_text(encoding="utf-8"))
+QUESTIONS = yaml.safe_load((Path(__file__).parents[1] / "answers.yml").read_text(encoding="utf-8"))["questions"]
+#: The seed lesson's question of the list, which the tests below answer by hand.
+ANSWERS = next(question for question in QUESTIONS if question["question"] == "l8-practice-1")
 
 # Material keeps its own settings in localStorage too (such as the palette).
 OUR_KEYS = "Object.keys(localStorage).filter((key) => key.startsWith('sbn:')).sort()"
@@ -45,27 +51,101 @@ def _store(page: Page, values: dict[str, object]) -> None:
     )
 
 
+# ------------------------------------------------------- every question on every page
+
+
+def _exact(text: str) -> Fraction:
+    """An exact value as the build writes it: digits, a decimal, or "p/q"."""
+    return Fraction(text)
+
+
+def _clearly_wrong(form: object) -> str:
+    """Three times the key, in the key's base unit, written with the table's word of size 1 ("bytes", "s")."""
+    key = _exact(form["data-key-value"]) * 3 or Fraction(1)  # type: ignore[index]
+    word = next(name for size, name in unit_table().units[form["data-key-unit"]].names if size == 1)  # type: ignore[index]
+    return f"{Decimal(key.numerator) / Decimal(key.denominator):.6e} {word}"
+
+
+def _verdict(quiz: Locator) -> str:
+    quiz.get_by_role("button", name="Check").click()
+    return f"{quiz.get_attribute('data-result')!r}: {quiz.get_by_role('status').text_content()}"
+
+
+def test_every_question_takes_its_own_key_and_refuses_a_wrong_answer(
+    page: Page, base_url: str, site_dir: Path, path: str
+) -> None:
+    """On every page the build writes, in one load: each numeric question takes its key typed as the page shows
+    it and refuses three times the key; each choice question takes its right options and refuses a wrong one.
+
+    What is right comes from the built HTML (the key's figure, the options marked right), never from the script.
+    """
+    html = soup(site_dir / path / "index.html")
+    forms = [form for form in html.select("form[data-quiz-id]") if form["data-quiz-kind"] != "free"]
+    if not forms:
+        assert html.select("form.sbn-quiz:not([data-quiz-kind=free])") == []  # no question left without its id
+        return
+    page.goto(base_url + path)
+    failed = {}
+    for form in forms:
+        quiz_id, kind = form["data-quiz-id"], form["data-quiz-kind"]
+        quiz = _quiz(page, quiz_id)
+        if kind == "numeric":
+            shown = form.select_one(".sbn-quiz__model > p:first-child > .fig").get_text()
+            tries = [(shown, "right"), (_clearly_wrong(form), "wrong")]
+        else:
+            right = [entry["data-option"] for entry in form.select("[data-option][data-correct=true]")]
+            wrong = [entry["data-option"] for entry in form.select("[data-option][data-correct=false]")][:1]
+            tries = [(right, "right"), ((wrong if kind == "single" else right + wrong), "wrong")]
+        for answer, expected in tries:
+            if isinstance(answer, str):
+                quiz.get_by_label("Your answer").fill(answer)
+            else:
+                for option in quiz.locator("input").all():
+                    if option.get_attribute("value") in answer:
+                        option.check()
+                    elif kind == "multiple":
+                        option.uncheck()  # a radio is unchecked by checking another
+            said = _verdict(quiz)
+            if not said.startswith(repr(expected)):
+                failed.setdefault(quiz_id, []).append(f"{answer} → {said}")
+    assert failed == {}
+
+
 # --------------------------------------------------------------- numeric answers
 
 
-def test_the_numeric_question_carries_the_key_the_answer_list_is_written_for(lesson: Page) -> None:
-    key = ANSWERS["key"]
-    quiz = _quiz(lesson, ANSWERS["question"])
-    for name in ("value", "unit", "scale", "symbol"):
-        expect(quiz).to_have_attribute(f"data-key-{name}", str(key[name]))
-    expect(quiz).to_have_attribute("data-tolerance", f"{float(percentage(key['tolerance'])):g}")
+def _page_asking(site_dir: Path, question_id: str) -> str:
+    """The address, relative to the site, of the built page that asks `question_id`."""
+    found = [
+        path.parent.relative_to(site_dir).as_posix() + "/"
+        for path in sorted(site_dir.rglob("index.html"))
+        if f'data-quiz-id="{question_id}"' in path.read_text(encoding="utf-8")
+    ]
+    assert len(found) == 1, f"{question_id} is asked on {found}"
+    return found[0]
 
 
-def test_every_numeric_answer_in_the_list_gets_its_line(lesson: Page) -> None:
-    """Each answer of tests/answers.yml, typed into the page and checked, gets exactly its line."""
-    quiz = _quiz(lesson, ANSWERS["question"])
+@pytest.mark.parametrize("question", QUESTIONS, ids=[question["question"] for question in QUESTIONS])
+def test_every_numeric_answer_in_the_list_gets_its_line(
+    page: Page, base_url: str, site_dir: Path, question: dict
+) -> None:
+    """Each answer of tests/answers.yml, typed into its question's page and checked, gets exactly its line; the
+    page carries the key, tolerance and known mistakes the list is written for."""
+    page.goto(base_url + _page_asking(site_dir, question["question"]))
+    quiz, key = _quiz(page, question["question"]), question["key"]
+    carried = quiz.evaluate("(form) => ({...form.dataset})")
+    mistakes = quiz.locator("[data-mistake-value]").evaluate_all("(all) => all.map((m) => m.dataset.mistakeValue)")
+    assert (carried["keyUnit"], carried["keySymbol"]) == (key["unit"], key["symbol"])
+    assert [_exact(carried[name]) for name in ("keyValue", "keyScale")] == [size(key["value"]), size(key["scale"])]
+    assert _exact(carried["tolerance"]) == percentage(key["tolerance"])
+    assert [_exact(mistake) for mistake in mistakes] == [size(mistake) for mistake in key["mistakes"]]
     field, status = quiz.get_by_label("Your answer"), quiz.get_by_role("status")
     said = {}
-    for case in ANSWERS["cases"]:
+    for case in question["cases"]:
         field.fill(case["typed"])
         quiz.get_by_role("button", name="Check").click()
         said[case["typed"]] = status.text_content()
-    assert said == {case["typed"]: case["says"] for case in ANSWERS["cases"]}
+    assert said == {case["typed"]: case["says"] for case in question["cases"]}
 
 
 def test_a_verdict_marks_the_question_and_a_refusal_does_not(lesson: Page) -> None:
@@ -245,6 +325,35 @@ def test_a_reload_keeps_every_kind_of_progress(lesson: Page) -> None:
     expect(_progress(lesson)).to_have_text("Your progress: 1 of 6 questions and 1 of 3 reps done.")
 
 
+def test_the_home_page_counts_a_lesson_as_its_page_does_in_the_same_words(lesson: Page, base_url: str) -> None:
+    """One definition of progress: a question answered right (a free one marked "got it" beside an answer), a rep
+    ticked; a wrong answer and a refusal count on neither page."""
+    _answer_numeric(lesson, "l8-practice-1", "112 GB")  # right
+    _answer_numeric(lesson, "l8-practice-3", "2.24e10")  # asked about the unit: not a verdict
+    choice = _quiz(lesson, "l8-practice-2")
+    choice.get_by_label("a) Communication bandwidth").check()  # wrong
+    choice.get_by_role("button", name="Check").click()
+    free = _quiz(lesson, "l8-warmup-2")
+    free.get_by_label("Your answer").fill("No: every device keeps a full copy.")
+    free.get_by_text("Show model answer").click()
+    free.get_by_role("button", name="Got it").click()
+    lesson.get_by_label("Pick a published open model").check()
+    on_the_lesson = "Your progress: 2 of 6 questions and 1 of 3 reps done."
+    expect(_progress(lesson)).to_have_text(on_the_lesson)
+    lesson.goto(base_url)
+    expect(lesson.locator("[data-sbn-lesson='8']")).to_have_text(on_the_lesson)
+
+
+def test_a_stored_verdict_is_brought_up_to_date_when_the_page_checks_it_again(lesson: Page) -> None:
+    """A verdict stored before the key or the checker changed is what the home page would count: the lesson
+    page puts the one it gives now in its place."""
+    _store(lesson, {"l8-practice-1": {"v": 1, "answer": "112 GB", "right": False}})
+    lesson.reload()
+    expect(_quiz(lesson, "l8-practice-1").get_by_role("status")).to_contain_text("✓ Correct")
+    stored = json.loads(lesson.evaluate(f"localStorage.getItem('{KEY}l8-practice-1')"))
+    assert stored == {"v": 1, "answer": "112 GB", "right": True}
+
+
 def test_progress_is_stored_per_question_under_the_sites_base_path(lesson: Page, base_url: str) -> None:
     _answer_numeric(lesson, "l8-practice-1", "112 GB")
     lesson.goto(f"{base_url}{LESSON_7}/")
@@ -252,7 +361,7 @@ def test_progress_is_stored_per_question_under_the_sites_base_path(lesson: Page,
     keys = lesson.evaluate(OUR_KEYS)
     assert keys == [f"{KEY}l7-practice-1", f"{KEY}l8-practice-1"]
     stored = json.loads(lesson.evaluate(f"localStorage.getItem('{KEY}l8-practice-1')"))
-    assert stored["answer"] == "112 GB"
+    assert stored == {"v": 1, "answer": "112 GB", "right": True}
 
 
 def test_the_reset_control_clears_this_pages_progress(lesson: Page) -> None:
@@ -308,7 +417,9 @@ def test_a_huge_planted_answer_cannot_slow_the_page(lesson: Page) -> None:
         ("l8-practice-1", {"v": 1, "answer": 112}),
         ("l8-practice-1", {"v": 1, "answer": "112 GB", "chosen": ["a"]}),
         ("l8-practice-2", {"v": 1, "chosen": ["z"]}),
-        ("l8-practice-2", {"v": 1, "chosen": ["b", "b"]}),
+        ("l8-practice-2", {"v": 1, "chosen": ["b"]}),  # a letter, as stored before options were kept by their text
+        ("l8-practice-1", {"v": 1, "answer": "112 GB", "right": "yes"}),
+        ("l8-warmup-1", {"v": 1, "text": "x", "right": True}),
         ("l8-warmup-1", {"v": 1, "text": "x", "mark": "perfect"}),
         ("l8-warmup-1", {"v": 1, "text": "x" * 4001}),
         ("l8-warmup-1", {"v": 2, "text": "from a later version"}),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 
 import markdown
@@ -12,14 +13,25 @@ from bs4 import BeautifulSoup
 from macros.quiz import KeyFigure, QuizError, QuizExtension, StandaloneHost
 from macros.quiz.units import page_json, unit_table
 
-FIGURE = (
-    '<span class="fig" data-fig-id="model-states/example-7b" data-value="112000000000" data-unit="B"'
-    ' title="16 bytes × 7 billion parameters" tabindex="0">112 GB</span>'
-)
-#: What the build says it rendered for that figure: its value, and the display unit it was shown in.
+
+def figure(figure_id: str, text: str) -> str:
+    """A figure's element, as a page without the course's build has it."""
+    return f'<span class="fig" data-fig-id="{figure_id}" data-value="1" data-unit="B" tabindex="0">{text}</span>'
+
+
+FIGURE = figure("model-states/example-7b", "112 GB")
+#: What the build says it rendered for each figure: its value, the display unit it was shown in, and its text.
 FIGURES = {
-    "model-states/example-7b": KeyFigure("112000000000", "B", "1000000000", "GB"),
-    "allreduce-seconds/x": KeyFigure("0.1640625", "s", "0.001", "ms"),
+    "model-states/example-7b": KeyFigure("112000000000", "B", "1000000000", "GB", "112 GB"),
+    "allreduce-seconds/x": KeyFigure("0.1640625", "s", "0.001", "ms", "164 ms"),
+    "one-copy/example-7b/fp16": KeyFigure("14000000000", "B", "1000000000", "GB", "14 GB"),
+    "one-copy/example-7b/fp32": KeyFigure("28000000000", "B", "1000000000", "GB", "28 GB"),
+    "model-states/example-7b/fp32-adam": KeyFigure("112000000000", "B", "1000000000", "GB", "113 GB"),
+    "near/example-7b": KeyFigure("109000000000", "B", "1000000000", "GB", "109 GB"),
+    "near/example-7b-2": KeyFigure("14500000000", "B", "1000000000", "GB", "14.5 GB"),
+    "catalog/example-7b/parameters": KeyFigure("7000000000", "param", "1000000000", "billion", "7 billion"),
+    "catalog/v100-32gb/memory": KeyFigure("34089730048", "B", "1073741824", "GiB", "32 GB (31.7 GiB to programs)"),
+    "catalog/example/powers": KeyFigure("1503238553.6", "param", "1", "parameters", "1.4 × 2³⁰ parameters"),
 }
 ISSUES = "https://github.com/o/r/issues/new"
 
@@ -82,7 +94,9 @@ def test_choice_feedback_for_every_option_sits_behind_a_native_disclosure() -> N
     details = render(quiz("single", CHOICE)).select_one("form > fieldset > details.sbn-quiz__answer")
     assert details.summary.get_text() == "Show answer"
     entries = details.select("[data-option]")
-    assert [(e["data-option"], e["data-correct"]) for e in entries] == [("a", "false"), ("b", "true")]
+    assert [(e["data-letter"], e["data-correct"]) for e in entries] == [("a", "false"), ("b", "true")]
+    values = [label.input["value"] for label in details.find_parent("form").select(".sbn-quiz__options label")]
+    assert [e["data-option"] for e in entries] == values
     assert entries[0].get_text(" ", strip=True) == "a) Not this one. It limits speed, not fit."
     # The verdict and the feedback are apart, so that the script shows the feedback without cutting words.
     assert entries[0].select_one(".sbn-quiz__verdict").get_text() == "a) Not this one."
@@ -131,9 +145,36 @@ def test_a_page_with_numeric_questions_gets_the_units_table_once() -> None:
 
 
 def test_a_key_shown_in_a_unit_no_answer_can_be_written_in_is_refused() -> None:
-    figures = {"model-states/example-7b": KeyFigure("112000000000", "B", "1000000000", "gigaoctets")}
+    figures = {"model-states/example-7b": KeyFigure("112000000000", "B", "1000000000", "gigaoctets", "112 gigaoctets")}
     with pytest.raises(QuizError, match="the key is shown in 'gigaoctets', which the page cannot read in an answer"):
         render(quiz("numeric", NUMERIC, "    tolerance: 5%"), StandaloneHost(figures))
+
+
+def _numeric_key(figure_id: str, tolerance: str) -> str:
+    body = NUMERIC.replace(FIGURE, figure(figure_id, FIGURES[figure_id].text))
+    return render(quiz("numeric", body, f"    tolerance: {tolerance}")).form["data-key-value"]
+
+
+def test_a_key_must_read_back_as_the_page_shows_it() -> None:
+    """ "32 GB (31.7 GiB to programs)" typed as shown reads as 32 GB, 6.1% below the key: refused at 5%."""
+    message = (
+        "the key shows as '32 GB (31.7 GiB to programs)', and an answer typed the same way reads as 32 GB, 6.1% from"
+        " the key,"
+        " beyond the tolerance: show the key so that it reads back (binary=true for a capacity"
+    )
+    with pytest.raises(QuizError, match=re.escape(message)):
+        _numeric_key("catalog/v100-32gb/memory", "5%")
+    assert _numeric_key("catalog/v100-32gb/memory", "8%") == "34089730048"
+
+
+def test_a_key_in_powers_of_two_reads_back() -> None:
+    assert _numeric_key("catalog/example/powers", "1%") == "1503238553.6"
+
+
+def test_the_tolerance_is_written_exactly() -> None:
+    """As the page reads it, in fractions: not rounded to a float's six digits."""
+    form = render(quiz("numeric", NUMERIC, "    tolerance: 2.123456789%")).form
+    assert form["data-tolerance"] == "0.02123456789"
 
 
 def test_a_free_quiz_has_a_textarea_a_model_answer_and_self_marks() -> None:
@@ -268,3 +309,124 @@ def test_a_reporting_host_gets_each_problem_once_and_the_page_shows_it() -> None
     ]
     assert page.select_one(".sbn-build-error").get_text() == host.problems[0][0]
     assert page.form is None
+
+
+# ------------------------------------------------------------- choices' values
+
+
+def _values(source: str) -> dict[str, str]:
+    """Each option's text and the value its input carries."""
+    form = render(source).form
+    return {
+        label.get_text(" ", strip=True)[3:]: label.input["value"] for label in form.select(".sbn-quiz__options label")
+    }
+
+
+def test_an_options_value_comes_from_its_text_not_its_place() -> None:
+    """A reader's stored choice names its option's value: reordering keeps it, rewording drops it."""
+    first, second = CHOICE.split("////\n\n//// option | correct")
+    swapped = (
+        "\nWhich one?\n\n//// option | correct"
+        + second.rstrip()
+        + "\n\n"
+        + first.replace("\nWhich one?\n\n", "")
+        + "////\n"
+    )
+    assert list(_values(quiz("single", swapped))) == ["Every device holds a full copy", "Bandwidth saturates"]
+    assert _values(quiz("single", swapped)) == _values(quiz("single", CHOICE))
+    reworded = _values(quiz("single", CHOICE.replace("full copy", "whole copy")))
+    assert reworded["Bandwidth saturates"] == _values(quiz("single", CHOICE))["Bandwidth saturates"]
+    assert "Every device holds a full copy" not in reworded
+    assert len(set(_values(quiz("single", CHOICE)).values())) == 2
+
+
+def test_an_options_value_reads_a_figure_by_its_text() -> None:
+    source = quiz("single", CHOICE.replace("Bandwidth *saturates*", f"About {FIGURE}"))
+    assert "About 112 GB" in _values(source)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("\u200b", "a zero-width space"),
+        ("&nbsp;", "a no-break space, as a reference"),
+        ("\u00a0\u2060\ufeff", "no-break space, word joiner, byte-order mark"),
+        ("*&nbsp;*", "emphasis around a no-break space"),
+        ("<span></span>", "an empty element"),
+        ("\u2800", "the braille blank"),
+    ],
+)
+def test_an_option_that_shows_nothing_is_refused(text: str, why: str) -> None:
+    with pytest.raises(QuizError, match=r"option a\) shows no text \(only spaces, marks or invisible characters"):
+        render(quiz("single", CHOICE.replace("Bandwidth *saturates*", text)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Every device holds a full copy", "every device  holds a *full* copy", "Every device holds a full&#32;copy"],
+)
+def test_two_options_that_read_the_same_are_refused(text: str) -> None:
+    with pytest.raises(
+        QuizError,
+        match=r"options a\) and b\) read the same, 'every device holds a full copy'|"
+        r"options a\) and b\) read the same, 'Every device holds a full copy'",
+    ):
+        render(quiz("single", CHOICE.replace("Bandwidth *saturates*", text)))
+
+
+# ------------------------------------------------------------- known mistakes
+
+
+def mistake(figure_id: str, why: str = " counts only the fp16 parameters.") -> str:
+    """A `//// mistake` block: the wrong answer, a figure, then `why`."""
+    return f"\n//// mistake\n{figure(figure_id, FIGURES[figure_id].text)}{why}\n////\n"
+
+
+MISTAKE = mistake("one-copy/example-7b/fp16")
+
+
+def test_a_known_mistake_goes_behind_the_answer_with_its_value() -> None:
+    form = render(quiz("numeric", NUMERIC + MISTAKE, "    tolerance: 5%")).form
+    shown = form.select_one("details.sbn-quiz__answer > .sbn-quiz__model + .sbn-quiz__mistake")
+    assert shown["data-mistake-value"] == "14000000000"
+    assert shown.get_text(" ", strip=True) == "14 GB counts only the fp16 parameters."
+    assert not shown.has_attr("data-sbn")
+
+
+@pytest.mark.parametrize(
+    ("mistakes", "message"),
+    [
+        (mistake("catalog/example-7b/parameters"), "the mistake '7 billion' is in 'param', and the key in 'B'"),
+        (
+            MISTAKE.replace(figure("one-copy/example-7b/fp16", "14 GB"), "14 GB"),
+            "a `//// mistake` starts with the wrong answer it explains, a figure macro",
+        ),
+        (
+            mistake("near/example-7b"),
+            "the mistake '109 GB' is within the tolerance of the key: it would count as right",
+        ),
+        (
+            MISTAKE + mistake("near/example-7b-2"),
+            "the mistake '14.5 GB' is within the tolerance of another one: keep one of them",
+        ),
+        (mistake("one-copy/example-7b/fp16", "."), "the mistake '14 GB' needs its explanation after its value"),
+        ("\n//// mistake\n////\n", "//// mistake: write the wrong answer's figure first, then why"),
+        (
+            MISTAKE.replace("//// mistake", "//// mistake | common"),
+            "//// mistake | common: the title after | is not allowed",
+        ),
+    ],
+)
+def test_a_mistake_that_is_not_one_is_refused(mistakes: str, message: str) -> None:
+    with pytest.raises(QuizError, match=re.escape(message)):
+        render(quiz("numeric", NUMERIC + mistakes, "    tolerance: 5%"))
+
+
+def test_two_mistakes_far_apart_are_both_kept() -> None:
+    form = render(quiz("numeric", NUMERIC + MISTAKE + mistake("one-copy/example-7b/fp32"), "    tolerance: 5%")).form
+    assert [m["data-mistake-value"] for m in form.select(".sbn-quiz__mistake")] == ["14000000000", "28000000000"]
+
+
+def test_only_a_numeric_quiz_takes_a_mistake() -> None:
+    with pytest.raises(QuizError, match=re.escape("only a numeric quiz takes `//// mistake` blocks")):
+        render(quiz("single", CHOICE + MISTAKE))

@@ -242,6 +242,30 @@ def test_a_lesson_whose_front_matter_is_wrong_stops_the_build(
             "//// option | correct",
             "the `//// option` before it is not closed: end that one with ////",
         ),
+        (
+            "//// option\nCommunication bandwidth between devices saturates, and a saturated link cannot carry"
+            " a larger model",
+            "//// option\n\u200b&nbsp; ",
+            "id: l8-practice-2",
+            "/// quiz | Practice 2: option a) shows no text (only spaces, marks or invisible characters such as a"
+            " zero-width space or &nbsp;)",
+        ),
+        (
+            "//// option\nThe all-reduce needs buffers in proportion to the model, and they grow with the number"
+            " of devices",
+            "//// option\nEvery device holds its own full copy of the model states, so another device adds a copy,"
+            " not room",
+            "id: l8-practice-2",
+            "/// quiz | Practice 2: options b) and c) read the same, 'Every device holds its own full copy of the model"
+            " states, so another device adds a copy, not room'",
+        ),
+        (
+            '{{ model_states("example-7b") }}: {{ bytes_per_parameter() }} for each',
+            '{{ value("v100-32gb", "memory") }}: {{ bytes_per_parameter() }} for each',
+            "id: l8-practice-1",
+            "/// quiz | Practice 1: the key shows as '32 GB (31.7 GiB to programs)', and an answer typed the same way"
+            " reads as 32 GB, 6.1% from the key, beyond the tolerance: show the key so that it reads back (binary=true",
+        ),
     ],
 )
 def test_a_malformed_quiz_fails_the_build_at_its_line(

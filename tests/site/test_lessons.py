@@ -118,12 +118,14 @@ def _answer_figure_ids(site_dir: Path, lesson: str, quiz_id: str) -> set[str]:
     return {str(fig["data-fig-id"]) for fig in quizzes[quiz_id].select(".sbn-quiz__model .fig")}
 
 
-def test_lesson_8_leaves_room_by_the_papers_decimal_reading_and_by_the_cards_binary_capacity(
+def test_lesson_8_leaves_room_by_the_papers_decimal_reading_the_cards_total_and_what_programs_get(
     site_dir: Path,
 ) -> None:
-    # ZeRO computes with 32 GB as 32 × 10^9 bytes; a "32 GB" V100 holds 32 GiB.
+    # ZeRO computes with 32 GB as 32 × 10^9 bytes; a "32 GB" V100 holds 32 GiB, nvidia-smi's total; programs get
+    # what the driver does not reserve, 32510 MiB in a benchmark under driver 450.
     shown = _answer_figure_ids(site_dir, lesson_page(8), "l8-practice-3")
-    assert {"memory-left/zero-dp-limit", "memory-left/zero-dp-limit/v100-32gb"} <= shown
+    left = {"zero-dp-limit", "zero-dp-limit/v100-32gb-nvidia-smi", "zero-dp-limit/v100-32gb-reported"}
+    assert {f"memory-left/{ids}" for ids in left} <= shown
 
 
 def test_lesson_8_counts_activations_for_the_batch_and_for_one_sequence(site_dir: Path) -> None:

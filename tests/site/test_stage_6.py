@@ -31,6 +31,15 @@ QUOTES = {
         "we see peak performance when the tensor-parallel size is equal to the number of GPUs in a single node",
         # NCCL issue 687 (S. Jeaugey)
         "Ring Allreduce requires data to go through each GPU and enter/exit the node once",
+        # Korthikanti et al. §6.2
+        "an optimization in the backward pass where we overlap all-reduce communication with the linear weight's"
+        " gradient computation",
+        # Korthikanti et al. §4.2.2
+        "we store only the Y",
+        "part on the ith tensor parallel rank and perform an extra all-gather in the backward pass",
+        # Megatron-Core, megatron/core/transformer/transformer_config.py (August 2026)
+        "num_attention_heads ... must be a multiple of tensor_model_parallel_size",
+        "must be a multiple or divisor of tensor_model_parallel_size",
     ],
     12: [
         # GPipe §2.2
@@ -46,6 +55,20 @@ QUOTES = {
         # Narayanan et al. §3.5
         "Activation recomputation is required to train reasonably large models with pipeline parallelism to keep"
         " memory footprint acceptably low",
+        # Narayanan et al., Figure 3 caption, and Appendix
+        "The efficiency of the pipeline schedule does not depend on this factor.",
+        "double the number of FLOPs",
+        # Narayanan et al. §5.4.1
+        "the total number of pipeline stages should thus be limited so that the number of microbatches in the"
+        " pipeline is a reasonable multiple of the number of pipeline stages",
+        # PipeDream (SOSP 2019) §1
+        "In 1F1B's steady state, each worker strictly alternates between forward and backward passes for its stage",
+        # Qi et al., abstract
+        "split the backward computation into two parts, one that computes gradient for the input and another that"
+        " computes for the parameters",
+        # Megatron-Core: finalize_model_grads.py's _allreduce_word_embedding_grads, and the config's delay_wgrad_compute
+        "are shared between the input and output layers",
+        "improve batch-level communication overlapping",
     ],
     13: [
         # Narayanan et al. §3.2, Takeaway #1
@@ -67,6 +90,10 @@ QUOTES = {
         "can be partially hidden by carefully overlapping computation and communication. However, this can become"
         " harder if tensor parallelism is not used or the batch size is not large enough to hide the extra"
         " communication overhead",
+        # Narayanan et al. §5.1
+        "we use the interleaved pipeline schedule with the scatter/gather optimization enabled",
+        # pytorch/pytorch#126166 (FSDP2)
+        "incurs the collective per microbatch backward but saves gradient memory",
     ],
 }
 
@@ -102,8 +129,10 @@ def test_lesson_12_keys_its_bubbles_by_both_denominators(site_dir: Path) -> None
 
 def test_lesson_13_keys_its_layout_by_the_papers_degrees(site_dir: Path) -> None:
     keys = _keys(site_dir, 13)
-    # 16 bytes × 529.6 billion parameters over t·p = 8 × 35 GPUs.
-    assert keys["l13-practice-2"] == Fraction(16 * 529_600_000_000, 280)
+    # The first stage's GPUs: 16 bytes × (a 35th of 529.6 billion parameters less the embeddings, and the embeddings,
+    # (51,200 + 2,048) × 20,480 by Eq. 2), over its t = 8 GPUs.
+    embeddings = 53_248 * 20_480
+    assert keys["l13-practice-2"] == 16 * (Fraction(529_600_000_000 - embeddings, 35) + embeddings) / 8
     # d = 2520 / 280 = 9, m = 2520 / 9 = 280, (35 − 1)/280.
     assert keys["l13-practice-3"] == Fraction(34, 280)
 

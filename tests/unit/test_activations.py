@@ -87,3 +87,43 @@ def test_every_dimension_must_be_positive(name: str) -> None:
 def test_the_layer_count_must_be_positive() -> None:
     with pytest.raises(ValueError, match="layers must be positive"):
         model.activation_bytes_total(2048, 1, 12288, 96, 0)
+
+
+@pytest.mark.parametrize(
+    ("count", "per_token_hidden"),
+    [
+        # ZeRO §3.2, footnote 3: "about 12 × hidden_dim × batch × seq_length × transformer_layers" values, at the
+        # 2 bytes of its own GPT-2 figure ("about 60 GB" for batch 32): 24 bytes.
+        ("zero", 24),
+        # Korthikanti §5: "For GPT-3, a = 96, s = 2048, and h = 12288 and as a result 5as/h = 80"; Equation 1: 34 + 80.
+        ("stored-scores", 34 + 80),
+        # §4.1 without the attention block's 5as²b (softmax output, its dropout mask, dropout output): 11 + 19 + 4.
+        ("fused-attention", 34),
+    ],
+)
+def test_each_count_keeps_its_bytes_per_token_and_hidden_unit(count: str, per_token_hidden: int) -> None:
+    assert model.bytes_per_token_hidden(**{k: GPT3[k] for k in ("sequence", "hidden", "heads")}, count=count) == (
+        per_token_hidden
+    )
+
+
+def test_zeros_count_of_gpt2_at_batch_32_is_its_60_gb() -> None:
+    # ZeRO §3.2: GPT-2 "with sequence length of 1K and batch size of 32 requires about 60 GB of memory":
+    # 24 × 1024 × 32 × 1600 × 48 = 60.4 × 10⁹ bytes.
+    assert model.activation_bytes_counted(1024, 32, 1600, 25, 48, "zero") == 24 * 1024 * 32 * 1600 * 48
+    assert round(model.activation_bytes_counted(1024, 32, 1600, 25, 48, "zero") / 10**10) == 6
+
+
+def test_korthikantis_count_of_gpt2_is_four_and_three_quarter_times_zeros() -> None:
+    # GPT-2 XL: 5 × 25 × 1024 / 1600 = 80, so (34 + 80)/24 = 4.75; with a fused kernel 34/24 = 17/12.
+    stored = model.bytes_per_token_hidden(1024, 1600, 25, "stored-scores")
+    fused = model.bytes_per_token_hidden(1024, 1600, 25, "fused-attention")
+    assert (stored / model.ZERO_BYTES_PER_TOKEN_HIDDEN, fused / model.ZERO_BYTES_PER_TOKEN_HIDDEN) == (
+        Fraction(19, 4),
+        Fraction(17, 12),
+    )
+
+
+def test_an_unknown_count_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match=r"unknown count 'flash'; known: zero, stored-scores, fused-attention"):
+        model.bytes_per_token_hidden(1024, 1600, 25, "flash")

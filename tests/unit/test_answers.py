@@ -1,7 +1,7 @@
 """Numeric answers read as people write them: the units table and the Python twin of the page's checker.
 
 The cases are tests/answers.yml, which the browser tests hold the page's own
-checker to as well; the key is typed there from its arithmetic.
+checker to as well; each key is typed there from its arithmetic.
 """
 
 from __future__ import annotations
@@ -17,27 +17,39 @@ import yaml
 
 from macros.quantities import BINARY_SCALES, SCALES, UNITS, display_quantity
 from macros.quiz.answers import judge, read_answer
-from macros.quiz.units import TABLE_FILE, UnitTableError, page_json, unit_table
+from macros.quiz.units import TABLE_FILE, UnitTableError, page_json, size, unit_table
 from macros.schema import percentage
 
-CASES = yaml.safe_load((Path(__file__).parents[1] / "answers.yml").read_text(encoding="utf-8"))
-KEY = CASES["key"]
+QUESTIONS = yaml.safe_load((Path(__file__).parents[1] / "answers.yml").read_text(encoding="utf-8"))["questions"]
+CASES = [(question, case) for question in QUESTIONS for case in question["cases"]]
 TABLE = unit_table()
 
 
-def test_the_key_is_the_arithmetic_of_the_question() -> None:
-    assert KEY["value"] == 16 * 7 * 10**9 and KEY["scale"] == 10**9
+def test_the_first_key_is_the_arithmetic_of_its_question() -> None:
+    first = QUESTIONS[0]
+    assert first["question"] == "l8-practice-1"
+    assert size(first["key"]["value"]) == 16 * 7 * 10**9 and size(first["key"]["scale"]) == 10**9
 
 
-@pytest.mark.parametrize("case", CASES["cases"], ids=[case["typed"] for case in CASES["cases"]])
-def test_an_answer_is_read_and_judged_as_the_page_does(case: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("question", "case"), CASES, ids=[f"{question['question']}: {case['typed']}" for question, case in CASES]
+)
+def test_an_answer_is_read_and_judged_as_the_page_does(question: dict[str, Any], case: dict[str, Any]) -> None:
+    key = question["key"]
     verdict = judge(
-        case["typed"], Fraction(KEY["value"]), KEY["unit"], Fraction(KEY["scale"]), percentage(KEY["tolerance"]), TABLE
+        case["typed"],
+        size(key["value"]),
+        key["unit"],
+        size(key["scale"]),
+        percentage(key["tolerance"]),
+        TABLE,
+        [size(mistake) for mistake in key["mistakes"]],
     )
     assert verdict.kind == case["verdict"]
     if "value" in case:
         assert verdict.reading.value is not None
-        assert abs(verdict.reading.value - Fraction(str(case["value"]))) <= 1
+        expected = size(case["value"])
+        assert abs(verdict.reading.value - expected) <= expected / 10**9, float(verdict.reading.value)
     assert verdict.unit_name == case.get("unit")
 
 
@@ -84,8 +96,9 @@ def test_the_page_gets_the_same_table_as_json_that_cannot_end_its_script() -> No
     assert "<" not in text and "&" not in text
     data = json.loads(text)
     assert data["hedges"] == list(TABLE.hedges)
-    assert data["units"]["B"]["exact"]["Gb"] == [10**9 / 8, 1]
-    assert data["units"]["B"]["words"]["gib"] == [2**30]
+    assert data["units"]["B"]["exact"]["Gb"] == ["125000000", 1]
+    assert data["units"]["B"]["words"]["gib"] == [str(2**30)]
+    assert data["units"]["s"]["words"]["ms"] == ["0.001"]
     assert data["units"]["B"]["measures"] == "an amount of memory"
     assert set(data["units"]) == set(UNITS)
 

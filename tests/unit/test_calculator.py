@@ -59,10 +59,11 @@ def test_a_count_is_read_with_its_thousands_and_without_what_pasting_adds(typed:
     assert result["problems"] == {} and result["total"] == 16 * parameters
 
 
-def test_fits_compares_with_the_gpus_binary_capacity() -> None:
-    # 16 bytes × 2,147,483,648 parameters is exactly 32 GiB: it fits, one parameter more does not.
-    assert evaluate(CONFIG, {**ZERO, "parameters": "2.147483648", "devices": "1", "stage": "0"})["fits"] is True
-    assert evaluate(CONFIG, {**ZERO, "parameters": "2.147483649", "devices": "1", "stage": "0"})["fits"] is False
+def test_fits_compares_with_the_memory_the_gpu_gives_programs() -> None:
+    # A V100 32 GB gives programs 34,089,730,048 bytes (gpus.yml, deviceQuery under CUDA driver 11.4), less than
+    # its 32 GiB: 16 bytes × 2,130,608,128 parameters is exactly that, and fits; one parameter more does not.
+    assert evaluate(CONFIG, {**ZERO, "parameters": "2.130608128", "devices": "1", "stage": "0"})["fits"] is True
+    assert evaluate(CONFIG, {**ZERO, "parameters": "2.130608129", "devices": "1", "stage": "0"})["fits"] is False
 
 
 @pytest.mark.parametrize(
@@ -113,7 +114,10 @@ def test_the_config_is_the_models_coefficients_and_the_catalogs_entries() -> Non
     assert {s["id"]: set(s["sharded"]) for s in CONFIG["stages"]} == {
         n: set(s.sharded) for n, s in model.STAGES.items()
     }
-    assert {g["id"]: g["memory"] for g in CONFIG["gpus"]}["v100-32gb"] == 32 * 2**30
+    # The memory CUDA gives programs (a V100 32 GB's, deviceQuery under CUDA 11.4); a TPU, whose catalog entry
+    # has none, is not offered.
+    gpus = {g["id"]: g["memory"] for g in CONFIG["gpus"]}
+    assert gpus["v100-32gb"] == 34_089_730_048 and "tpu-v4" not in gpus
 
 
 def test_the_form_labels_every_field_and_carries_its_json_without_typed_figures() -> None:

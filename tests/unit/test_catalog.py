@@ -30,15 +30,41 @@ def test_zero_dp_limit_is_the_papers_in_its_own_decimal_gigabytes() -> None:
     assert catalog().quantity("zero-dp-limit", "memory").value == 32 * 10**9
 
 
-def test_a_gpus_capacity_is_binary_and_displays_as_sold() -> None:
+def test_a_gpus_memory_is_what_cuda_gives_programs_shown_beside_what_it_is_sold_with() -> None:
+    # KSETA 2022's deviceQuery of a Tesla V100-SXM2-32GB: "32510 MBytes (34089730048 bytes)", under the 32 GiB
+    # that nvidia-smi shows (NCAR: "0MiB / 32768MiB"); ZeRO §1 calls it a GPU "with 32 GB memory".
     memory = catalog().quantity("v100-32gb", "memory")
-    assert memory.value == 32 * 2**30 == 34_359_738_368
-    assert memory.display == {"nominal": True}
+    assert (memory.value, memory.source.id) == (34_089_730_048, "kseta-22-cuda")
+    assert memory.value < catalog().quantity("v100-32gb-nvidia-smi", "memory").value == 32 * 2**30
+    assert memory.display == {"nominal": True, "sold": 32 * 10**9}
+    assert catalog().quantity("v100-32gb", "sold").value == 32 * 10**9
 
 
-@pytest.mark.parametrize("text", ["32 GB", "32", "32.5 GiB", "GiB"])
-def test_a_capacity_must_be_whole_binary_units(text: str) -> None:
-    with pytest.raises(ValueError, match="expected a capacity in binary units, like 32 GiB"):
+def test_cudas_total_is_nvidia_smis_total_less_what_the_driver_reserves() -> None:
+    # nvidia-smi -q of the same servers (thamada/nvidia-smi): an RTX 4090 under driver 550.127.05, "Total :
+    # 24564 MiB", "Reserved : 354 MiB"; an A100-SXM4-80GB under 555.42.02, "Total : 81920 MiB", "Reserved :
+    # 763 MiB". nvidia-smi counts whole MiB, so CUDA's exact total lies within a MiB of the difference.
+    for gpu, total, reserved in (("rtx-4090", 24_564, 354), ("a100-80gb", 81_920, 763)):
+        memory = catalog().quantity(gpu, "memory")
+        assert abs(memory.value - (total - reserved) * 2**20) < 2**20, gpu
+
+
+def test_a_gpus_memory_has_its_own_report_and_driver() -> None:
+    # deviceQuery on an AWS p5.48xlarge, driver 570.133.20: "81090 MBytes (85028896768 bytes)", where the same
+    # machine's nvidia-smi shows "81559MiB"; on an AWS p4's A100 40 GB, driver 535: "40339 MBytes (42298834944
+    # bytes)". The A100's peak rates are still its datasheet's.
+    h100 = catalog().quantity("h100-sxm5", "memory")
+    assert (h100.value, h100.source.id) == (85_028_896_768, "zenn-rhel-h100")
+    assert catalog().quantity("h100-sxm5-nvidia-smi", "memory").value == 81_559 * 2**20
+    a100 = catalog().quantity("a100-40gb", "memory")
+    assert (a100.value, a100.source.id) == (42_298_834_944, "bottlerocket-3873")
+    assert "driver 535" in a100.where and "driver 570.133.20" in h100.where
+    assert catalog().quantity("a100-40gb", "peak_bf16_flops").source.id == "nvidia-ampere"
+
+
+@pytest.mark.parametrize("text", ["32 GB", "32", "32.5 GiB", "GiB", "32 bytes"])
+def test_a_capacity_must_be_whole_binary_units_or_bytes(text: str) -> None:
+    with pytest.raises(ValueError, match="expected a capacity in binary units, like 32 GiB, or in bytes"):
         capacity(text)
 
 
@@ -125,6 +151,18 @@ ENTRY = "  name: x\n  source: zero\n  where: x\n"
             r"gpus.yml: gpt2-1.5b: the id is already used in models.yml",
         ),
         ("gpus.yml", f"bad:\n{ENTRY}  memory: 32_000_000_000\n", r"bad.memory: got 32000000000; expected a capacity"),
+        ("gpus.yml", f"bad:\n{ENTRY}  memory: 5 GiB\n", r"gpus.yml: bad: sold and memory go together"),
+        ("gpus.yml", f"bad:\n{ENTRY}  sold: 80 GiB\n", r"bad.sold: got '80 GiB'; expected the capacity a GPU is sold"),
+        (
+            "gpus.yml",
+            f"bad:\n{ENTRY}  sold: 80 GB\n  memory: 5 GiB\n  memory_source: zero\n",
+            r"gpus.yml: bad: memory needs memory_source and memory_where: the report of the total CUDA gives",
+        ),
+        (
+            "gpus.yml",
+            f"bad:\n{ENTRY}  memory_where: x\n",
+            r"gpus.yml: bad: memory_source, memory_where and memory_quote describe a memory; give it",
+        ),
         (
             "workloads.yml",
             f"bad:\n{ENTRY}  model: gpt3\n",

@@ -21,9 +21,23 @@ def test_chen_eq_1_keeps_n_over_k_plus_k() -> None:
     assert model.checkpointed_share(100) == Fraction(1, 5)
 
 
-def test_the_square_root_is_the_best_split() -> None:
-    best = min(range(1, 101), key=lambda k: model.layers_kept(100, k))
-    assert best == model.sqrt_segments(100)
+def test_a_segment_holds_whole_layers() -> None:
+    # 48 layers in 7 segments: six of 7 layers and one of 6, so 7 rebuilt + 7 stored = 14 layers' worth,
+    # 14/48 = 29.17%, where the continuous 48/7 + 7 = 13.86 would give 28.87%.
+    assert (model.largest_segment(48, 7), model.layers_kept(48, 7)) == (7, 14)
+    assert model.checkpointed_share(48) == Fraction(14, 48)
+    # GPT-3's 96 in 10: ten of at most 10 layers, 10 + 10 = 20 of 96, not 9.6 + 10.
+    assert model.checkpointed_share(96) == Fraction(20, 96)
+
+
+def test_the_nearest_square_root_is_a_best_split_into_whole_layers() -> None:
+    not_best = [
+        layers
+        for layers in range(1, 2001)
+        if model.layers_kept(layers, model.sqrt_segments(layers))
+        != min(model.layers_kept(layers, k) for k in range(1, layers + 1))
+    ]
+    assert not_best == []
 
 
 def test_one_more_forward_pass_costs_a_third_more_compute() -> None:

@@ -97,7 +97,9 @@ def test_figures_code_and_quiz_settings_are_not_bare(html: str) -> None:
         ("1,024", "1", "1024"),
         ("76%", "1", "0.76"),
         ("32 GiB", "B", "34359738368"),
-        ("32 GB (32 GiB)", "B", "34359738368"),
+        # What CUDA gives programs of an H100 80GB and of a V100 32 GB, beside the capacity each is sold with.
+        ("80 GB (79.2 GiB to programs)", "B", "85028896768"),
+        ("32 GB (31.7 GiB to programs)", "B", "34089730048"),
         ("3.14 × 10²³ FLOP", "FLOP", "314260018790400000000000"),
         ("5.96 × 10⁻⁸", "1", "0.000000059604644775390625"),
         ("2⁻²⁴", "1", "0.000000059604644775390625"),
@@ -116,7 +118,7 @@ def test_a_faithful_display_rederives(display: str, unit: str, value: str) -> No
         ("61 GB", "B", "60397977600"),
         ("1.5 million parameters", "param", "1500000000"),
         ("164 s", "s", "0.1640625"),
-        ("32 GB (32 GiB)", "B", "32000000000"),
+        ("80 GB (79.3 GiB to programs)", "B", "85028896768"),
         ("32 GB", "B", "34359738368"),
         ("77%", "1", "0.76"),
         ("3.15 × 10²³ FLOP", "FLOP", "314260018790400000000000"),
@@ -133,8 +135,16 @@ def test_a_wrong_display_does_not(display: str, unit: str, value: str) -> None:
 
 @pytest.mark.parametrize(
     ("display", "unit"),
-    [("24 GB/s", "B"), ("32 GB (40 GiB)", "B"), ("76%", "B"), ("3.14 × 10²³ bytes", "FLOP"), ("300 billion", "B")],
+    [
+        ("24 GB/s", "B"),
+        ("80 GB (79.2 GiB)", "B"),
+        ("24 GB (79.2 GiB to programs)", "B"),
+        ("80 GB (79.2 GiB to programs)", "1"),
+        ("76%", "B"),
+        ("3.14 × 10²³ bytes", "FLOP"),
+        ("300 billion", "B"),
+    ],
 )
 def test_a_display_that_is_not_of_the_unit_is_refused(display: str, unit: str) -> None:
-    with pytest.raises(ValueError, match=r"is not a display of a quantity|sells one capacity"):
+    with pytest.raises(ValueError, match=r"is not a display of a quantity|more than the card is sold with"):
         parse_display(display, unit)

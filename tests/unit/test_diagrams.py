@@ -131,6 +131,13 @@ def test_each_frame_counts_a_gpus_bytes_as_zero_does(devices: int, totals: list[
     assert all("against 16Ψ" in frame.description for frame in frames[1:])
 
 
+def test_stage_3_holds_nothing_of_the_other_parts_only_between_steps() -> None:
+    # ZeRO §7.2.2: each part's parameters are gathered in the forward pass, discarded, and gathered again backward.
+    stage_3 = zero_stages_frames(4).frames[3].description
+    assert "Between steps it holds nothing of the other parts" in stage_3
+    assert "gathers each part's fp16 parameters in turn" in stage_3
+
+
 @pytest.mark.parametrize("n", [1, 7, 4.0, True])
 def test_zero_stages_too_few_or_too_many_gpus_for_a_phone_are_refused(n: object) -> None:
     with pytest.raises(DiagramError, match="from 2 to 6"):
@@ -165,6 +172,9 @@ def test_full_shard_gathers_the_unit_twice_and_shard_grad_op_once() -> None:
 def test_hybrid_and_no_shard_say_how_their_gradients_are_reduced() -> None:
     hybrid, no_shard = fsdp_unit_frames(["hybrid-shard", "no-shard"]).frames
     assert "a reduce-scatter then an all-reduce of its gradients" in hybrid.description
+    # FSDP averages the gradients over the data-parallel GPUs (FSDP1's divide factors, FSDP2's ReduceOp.AVG).
+    assert "averaged over every GPU" in hybrid.description
+    assert all("averaged over the GPUs" in f.description for f in fsdp_unit_frames().frames)
     assert _texts(no_shard)[4] == ["whole", "all-reduced"]
     assert "no all-gathers" in no_shard.description
 

@@ -62,6 +62,31 @@ def test_activations_by_tensor_with_full_recomputation_keep_each_layers_input() 
     assert (kept.id, kept.value) == ("activations-by-tensor/zero-gpt2-activations-mb1/full", 2 * 1024 * 1600 * 48)
 
 
+def test_the_activation_counts_sit_side_by_side_for_a_workload() -> None:
+    # GPT-2 at sequence 1,024, batch 32: ZeRO's 24 bytes per token and hidden unit against Korthikanti's
+    # 34 + 5 × 25 × 1024 / 1600 = 114, and 34 with a fused attention kernel.
+    tokens_hidden_layers = 1024 * 32 * 1600 * 48
+    zero = figure("activations_counted", "zero-gpt2-activations", "zero")
+    stored = figure("activations_counted", "zero-gpt2-activations", "stored-scores")
+    fused = figure("activations_counted", "zero-gpt2-activations", "fused-attention")
+    assert (zero.value, stored.value, fused.value) == tuple(n * tokens_hidden_layers for n in (24, 114, 34))
+    assert zero.id == "activations-counted/zero-gpt2-activations/zero"
+    assert zero.printed is not None and zero.printed.value == 60_000_000_000  # ZeRO §3.2's "about 60 GB"
+    ratio = figure("activations_over_zero", "zero-gpt2-activations", "stored-scores")
+    assert (ratio.value, ratio.unit, ratio.id) == (
+        Fraction(19, 4),
+        "1",
+        "activations-over-zero/zero-gpt2-activations/stored-scores",
+    )
+
+
+def test_the_largest_segment_holds_whole_layers() -> None:
+    # GPT-2's 48 layers in √48 ≈ 7 segments: ⌈48/7⌉ = 7 layers in the largest, 7 + 7 of 48 kept.
+    largest = figure("largest_segment", "gpt2-1.5b")
+    assert (largest.id, largest.value) == ("largest-segment/gpt2-1.5b", 7)
+    assert figure("checkpointed_share", "gpt2-1.5b").value == Fraction(14, 48)
+
+
 def test_the_checkpointed_peak_adds_one_recomputed_layer_to_the_stored_inputs() -> None:
     # 2sbhL stored (§5) + sbh(34 + 80) for the layer being recomputed (Equation 1), at micro-batch 1.
     peak = figure("checkpointed_peak", "zero-gpt2-activations-mb1")
@@ -88,15 +113,18 @@ def test_fp32_gradients_double_what_the_ring_sends() -> None:
     assert figure("allreduce_bytes", "gpt2-ring-pcie", "fp32").value == 10_500_000_000
 
 
-def test_memory_left_takes_the_claims_own_memory_or_a_gpus_real_capacity() -> None:
+def test_memory_left_takes_the_claims_own_memory_or_what_a_gpu_gives_programs() -> None:
     assert figure("memory_left", "zero-dp-limit").value == 32 * 10**9 - 16 * 1_400_000_000
-    assert figure("memory_left", "zero-dp-limit", "v100-32gb").value == 32 * 2**30 - 16 * 1_400_000_000
+    # A V100 32 GB: 32 GiB in nvidia-smi's total, 34,089,730,048 bytes to programs (deviceQuery, CUDA 11.4).
+    assert figure("memory_left", "zero-dp-limit", "v100-32gb-nvidia-smi").value == 32 * 2**30 - 16 * 1_400_000_000
+    assert figure("memory_left", "zero-dp-limit", "v100-32gb").value == 34_089_730_048 - 16 * 1_400_000_000
 
 
 def test_memory_left_counts_the_recipe_it_is_given() -> None:
-    # fp32 SGD with momentum keeps 4 + 4 + 4 bytes per parameter; the H100 SXM5 has 80 GiB.
+    # fp32 SGD with momentum keeps 4 + 4 + 4 bytes per parameter; CUDA gives programs 85,028,896,768 bytes of an
+    # H100 80GB (deviceQuery on an AWS p5.48xlarge, driver 570.133.20).
     left = figure("memory_left", "example-7b", "h100-sxm5", "fp32-sgd-momentum")
-    assert left.value == 80 * 2**30 - 12 * 7_000_000_000
+    assert left.value == 85_028_896_768 - 12 * 7_000_000_000
     assert left.id == "memory-left/example-7b/h100-sxm5/fp32-sgd-momentum"
 
 

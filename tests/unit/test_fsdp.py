@@ -10,6 +10,7 @@ from fractions import Fraction
 import pytest
 
 from macros import model
+from macros.kinds import KINDS
 from tests.conftest import catalog
 
 
@@ -129,16 +130,135 @@ def test_the_printed_hybrid_formula_is_not_nothing_on_one_host() -> None:
 
 
 @pytest.mark.parametrize(
-    ("strategy", "expected"),
-    [  # 16 bytes (fp32 parameter 4, fp32 gradient 4, Adam 8) ÷ F, plus 2 bytes when kept after forward.
-        ("full-shard", Fraction(16, 8)),
-        ("shard-grad-op", Fraction(16, 8) + 2),
-        ("hybrid-shard", Fraction(16, 8)),
-        ("no-shard", Fraction(16) + 2),
+    ("strategy", "turn", "end"),
+    [  # At the turn from forward to backward: fp32 parameter 4 and Adam 8, ÷ F, no gradients yet
+        # (zero_grad(set_to_none=True)), plus the whole 2-byte model where every unit is still gathered
+        # (SHARD_GRAD_OP). At the end of the backward: the fp32 gradient 4 too, and no unit gathered
+        # (FSDP1's _should_free_in_backward frees each one after its backward; NO_SHARD's post_reshard
+        # frees its cast copy after each forward and backward).
+        ("full-shard", Fraction(12, 8), Fraction(16, 8)),
+        ("shard-grad-op", Fraction(12, 8) + 2, Fraction(16, 8)),
+        ("hybrid-shard", Fraction(12, 8), Fraction(16, 8)),
+        ("no-shard", Fraction(12), Fraction(16)),
     ],
 )
-def test_state_bytes_per_parameter_on_one_host(strategy: str, expected: Fraction) -> None:
-    assert model.fsdp_state_bytes(1000, strategy, world=8, per_host=8) == 1000 * expected
+def test_state_bytes_per_parameter_on_one_host(strategy: str, turn: Fraction, end: Fraction) -> None:
+    assert model.fsdp_state_bytes(1000, strategy, 8, 8, "turn") == 1000 * turn
+    assert model.fsdp_state_bytes(1000, strategy, 8, 8, "end-of-backward") == 1000 * end
+    assert model.fsdp_state_bytes(1000, strategy, 8, 8) == 1000 * end  # the end of the backward by default
+
+
+def test_no_strategy_holds_the_low_precision_model_at_the_end_of_a_backward_that_reduces() -> None:
+    # Every strategy's end-of-backward states are the sharded 16 bytes, whatever it kept at the turn, for the
+    # step's only micro-batch and for a later one of a step that reduces every micro-batch.
+    for strategy in model.STRATEGIES:
+        factor = model.sharding_factor(strategy, 16, 8)
+        for accumulation in ("none", "synced"):
+            assert model.fsdp_state_bytes(1600, strategy, 16, 8, "end-of-backward", accumulation) == Fraction(
+                16 * 1600, factor
+            )
+
+
+@pytest.mark.parametrize(
+    ("strategy", "synced", "no_sync"),
+    [  # At the turn of a later micro-batch, F = 8. Reduced every micro-batch: the sharded fp32 gradients are
+        # there (FSDP1's _accumulate_sharded_grad, FSDP2's sharded .grad), 16/8, plus SHARD_GRAD_OP's 2 gathered.
+        # Inside FSDP1's no_sync(): "the full model gradients (instead of gradient shards)", unsharded and in
+        # bf16, 2, beside 12/8; SHARD_GRAD_OP's units stay gathered (_should_free_in_backward), 2 more.
+        ("full-shard", Fraction(16, 8), Fraction(12, 8) + 2),
+        ("shard-grad-op", Fraction(16, 8) + 2, Fraction(12, 8) + 2 + 2),
+        ("hybrid-shard", Fraction(16, 8), Fraction(12, 8) + 2),
+        ("no-shard", Fraction(16), Fraction(12) + 2),
+    ],
+)
+def test_a_later_micro_batch_meets_its_turn_with_the_gradients_accumulated_so_far(
+    strategy: str, synced: Fraction, no_sync: Fraction
+) -> None:
+    assert model.fsdp_state_bytes(1000, strategy, 8, 8, "turn", "synced") == 1000 * synced
+    assert model.fsdp_state_bytes(1000, strategy, 8, 8, "turn", "no-sync") == 1000 * no_sync
+    # A backward inside no_sync() reduces nothing and, under FSDP1, frees nothing that the turn held.
+    assert model.fsdp_state_bytes(1000, strategy, 8, 8, "end-of-backward", "no-sync") == 1000 * no_sync
+
+
+def test_accumulating_gradients_inside_no_sync_costs_more_than_reducing_them_beyond_two_gpus() -> None:
+    # The whole model's 2-byte gradients against a 4-byte shard of them: the same at F = 2, more beyond.
+    for world in (2, 8, 64):
+        synced = model.fsdp_state_bytes(64, "full-shard", world, 2, "turn", "synced")
+        no_sync = model.fsdp_state_bytes(64, "full-shard", world, 2, "turn", "no-sync")
+        assert no_sync >= synced and (no_sync > synced) == (world > 2)
+
+
+def test_the_parts_held_are_named() -> None:
+    held = model.fsdp_held_states("shard-grad-op", "turn", "no-sync")
+    assert [name for name, _ in held.sharded] == ["fp32 parameters", "Adam's two states"]
+    assert [name for name, _ in held.whole] == [
+        "low-precision parameters, every unit still gathered",
+        "the whole model's unsharded low-precision gradients",
+    ]
+
+
+def test_an_unknown_moment_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="unknown moment 'peak'; known: turn, end-of-backward"):
+        model.fsdp_state_bytes(1000, "full-shard", 8, 8, "peak")
+
+
+def test_an_unknown_accumulation_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="unknown accumulation 'ddp'; known: none, synced, no-sync"):
+        model.fsdp_state_bytes(1000, "full-shard", 8, 8, "turn", "ddp")
+
+
+def test_the_largest_micro_batch_fits_beside_the_states_at_the_turn() -> None:
+    # FULL_SHARD on 8 GPUs, Ψ = 1,000: 1,500 bytes at the turn, 2,000 at the end of the backward. In 10,000
+    # bytes, sequences of 2,000 bytes: ⌊8,500 / 2,000⌋ = 4 (counted beside the end's 2,000, only 4).
+    assert model.fsdp_largest_micro_batch(10_000, 1000, "full-shard", 8, 8, Fraction(2000)) == 4
+    # SHARD_GRAD_OP keeps 2,000 more at the turn: ⌊6,500 / 2,000⌋ = 3.
+    assert model.fsdp_largest_micro_batch(10_000, 1000, "shard-grad-op", 8, 8, Fraction(2000)) == 3
+
+
+def test_no_micro_batch_fits_where_the_end_of_the_backward_does_not() -> None:
+    # NO_SHARD, Ψ = 1,000: 12,000 bytes at the turn would leave room in 13,000, but the 16,000 at the end do not fit.
+    assert model.fsdp_largest_micro_batch(13_000, 1000, "no-shard", 8, 8, Fraction(100)) == 0
+
+
+def test_accumulating_micro_batches_fit_fewer_sequences_beside_the_gradients_held() -> None:
+    # FULL_SHARD on 8 GPUs, Ψ = 1,000, 9,900 bytes, sequences of 2,000: a step's first turn holds 1,500,
+    # ⌊8,400 / 2,000⌋ = 4; a later one 2,000 when every micro-batch reduces, ⌊7,900 / 2,000⌋ = 3; inside
+    # no_sync() 1,500 + 2,000 of unsharded gradients, ⌊6,400 / 2,000⌋ = 3.
+    fits = [
+        model.fsdp_largest_micro_batch(9_900, 1000, "full-shard", 8, 8, Fraction(2000), accumulation)
+        for accumulation in model.ACCUMULATIONS
+    ]
+    assert fits == [4, 3, 3]
+
+
+def test_no_sync_still_needs_room_for_the_last_micro_batchs_reduced_gradients() -> None:
+    # NO_SHARD, Ψ = 1,000, inside no_sync(): 14,000 bytes at the turn fit in 15,000, but the step's last
+    # micro-batch reduces the gradients into fp32, 16,000 at the end of its backward, which do not.
+    assert model.fsdp_largest_micro_batch(15_000, 1000, "no-shard", 8, 8, Fraction(100), "no-sync") == 0
+
+
+def test_the_kinds_name_the_micro_batchs_place_in_its_step() -> None:
+    states = KINDS["fsdp_states"]
+    first = states.figure(catalog(), "llama2-7b-one-host", "full-shard", "turn")
+    later = states.figure(catalog(), "llama2-7b-one-host", "full-shard", "turn", "synced")
+    assert first.id == "fsdp-states/llama2-7b-one-host/full-shard/turn"
+    assert later.id == "fsdp-states/llama2-7b-one-host/full-shard/turn/synced"
+    assert (first.computed.formula, later.computed.formula) == ("12Ψ/F", "16Ψ/F")
+    assert "later micro-batch, gradients reduced every micro-batch" in later.computed.words
+    no_sync = states.figure(catalog(), "llama2-7b-one-host", "shard-grad-op", "turn", "no-sync")
+    assert no_sync.computed.formula == "12Ψ/F + 2Ψ + 2Ψ"
+    assert "inside FSDP1's no_sync()" in no_sync.computed.words
+
+
+def test_the_batch_kind_counts_beside_the_turn_of_the_micro_batchs_place() -> None:
+    # Llama 2 7B, FULL_SHARD on one host of 8 H100s (81,559 MiB), 34sbhL = 18.25 GB a sequence: 10.1 GB at a
+    # step's first turn leaves room for 4; the 13.5 GB of a later turn, with the sharded gradients, for 3.
+    batch = KINDS["fsdp_batch"]
+    fits = [
+        batch.figure(catalog(), "llama2-7b-one-host", "full-shard", "h100-sxm5", "selective", accumulation).value
+        for accumulation in model.ACCUMULATIONS
+    ]
+    assert fits == [4, 3, 3]
 
 
 def test_fsdp_and_zero_3_shard_the_same_sixteen_bytes_differently() -> None:

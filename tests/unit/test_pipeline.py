@@ -41,6 +41,8 @@ def test_a_backward_pass_twice_as_long_leaves_the_bubble_share_alone(schedule: s
     runs = pipeline.schedule(schedule, 4, 8, forward=1, backward=2)
     assert pipeline.bubble_share(runs) == Fraction(3, 8)
     assert max(run.end for run in runs) == (8 + 4 - 1) * 3
+    figure = KINDS["pipeline_bubble"].figure(catalog(), 4, 8, schedule, "ideal", 2)
+    assert (figure.id, figure.value) == (f"pipeline-bubble/4/8/{schedule}/ideal/2", Fraction(3, 8))
 
 
 def test_gpipe_runs_every_forward_pass_before_any_backward_pass() -> None:

@@ -30,8 +30,12 @@ from macros.quantities import (
         (2**30, "B", {"scale": "B"}, "1,073,741,824 B"),
         (32 * 2**30, "B", {}, "34.4 GB"),
         (32 * 2**30, "B", {"binary": True}, "32 GiB"),
-        (32 * 2**30, "B", {"nominal": True}, "32 GB (32 GiB)"),
-        (80 * 2**30, "B", {"nominal": True}, "80 GB (80 GiB)"),
+        # What CUDA gives programs of an H100 80GB (deviceQuery, driver 570) and of an RTX 4090 (driver 550),
+        # in GiB, after the capacity each is sold with.
+        (85_028_896_768, "B", {"nominal": True, "sold": 80 * 10**9}, "80 GB (79.2 GiB to programs)"),
+        (25_386_352_640, "B", {"nominal": True, "sold": 24 * 10**9}, "24 GB (23.6 GiB to programs)"),
+        (85_028_896_768, "B", {"nominal": True, "sold": 80 * 10**9, "digits": 4}, "80 GB (79.19 GiB to programs)"),
+        (85_028_896_768, "B", {"nominal": False, "sold": 80 * 10**9}, "85 GB"),
         (32_000_000_000, "B/s", {}, "32 GB/s"),
         (Fraction(21, 128), "s", {}, "164 ms"),
         (Fraction(21, 128), "s", {"scale": "s"}, "0.164 s"),
@@ -112,9 +116,15 @@ def test_bad_options_say_what_is_allowed(call: dict[str, object], message: str) 
         format_quantity(10, **call)  # type: ignore[arg-type]
 
 
-def test_a_capacity_as_sold_must_be_whole_binary_units() -> None:
-    with pytest.raises(ValueError, match="nominal= shows a capacity of whole KiB, MiB, GiB or TiB"):
+def test_only_a_gpus_memory_shows_as_sold() -> None:
+    with pytest.raises(ValueError, match="only a GPU's memory carries the capacity it is sold with"):
         format_quantity(32 * 10**9, "B", nominal=True)
+
+
+@pytest.mark.parametrize("sold", [0, -1, 80.5, "80 GB", True])
+def test_the_capacity_sold_is_a_whole_number_of_bytes(sold: object) -> None:
+    with pytest.raises(ValueError, match="sold is a capacity in bytes, a positive whole number"):
+        check_display_options({"sold": sold})
 
 
 @pytest.mark.parametrize(

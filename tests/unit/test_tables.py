@@ -85,7 +85,7 @@ def test_cells_that_fit_a_gpu_are_marked_and_the_mark_explained() -> None:
         '{{ table("model_states", rows={"entry": ["gpt2-1.5b", "example-7b"]}, columns={"state": ["all"]},'
         ' caption="Fit", fits="v100-32gb") }}'
     )
-    # 24 GB fits in 32 GiB (34.4 GB); 112 GB does not.
+    # 24 GB fits in the 34.1 GB a V100 32 GB gives programs; 112 GB does not.
     assert [("sbn-table__fits" in (cell.get("class") or [])) for cell in html.select("tbody td")] == [True, False]
     assert html.select_one("caption .sbn-table__legend").get_text() == (
         "✓ marks a cell that fits in the memory of one NVIDIA V100 32 GB."

@@ -182,3 +182,102 @@ def test_the_tensor_kinds_refuse_a_degree_that_does_not_divide_the_heads(tmp_pat
         )
     with pytest.raises(ValueError, match="25 attention heads do not split 8 ways"):
         KINDS["tensor_bytes"].figure(load_catalog(copy), "gpt2-tp8")
+
+
+def test_selective_recomputation_saves_less_against_tensor_parallelism_alone() -> None:
+    # Table 2, GPT-3 at t = 8 (5as/h = 80): tensor parallel sbh(10 + 24/8 + 80/8) = 23sbh, with selective
+    # recomputation sbh(10 + 24/8) = 13sbh, a saving of 10/23; with sequence parallelism too, (80/8)/(114/8) = 80/114.
+    figure = KINDS["selective_saving"].figure(catalog(), "gpt3-activations", "tensor")
+    assert (figure.id, figure.value) == ("selective-saving/gpt3-activations/tensor", Fraction(10, 23))
+    assert KINDS["selective_saving"].figure(catalog(), "gpt3-activations", "tensor-sequence").value == Fraction(80, 114)
+    assert KINDS["selective_saving"].figure(catalog(), "gpt3-activations").value == Fraction(80, 114)
+    with pytest.raises(KeyError, match="none, tensor, tensor-sequence"):
+        KINDS["selective_saving"].figure(catalog(), "gpt3-activations", "full-recompute")
+
+
+def test_the_backward_all_reduces_hide_behind_a_wide_layers_weight_gradients() -> None:
+    # GPT-3 (h = 12288), one sequence, t = 8 on A100 NVLink: an all-reduce of 2048 × 12288 values sends 2 × 7/8 of
+    # them at 2 bytes over 300 GB/s; the query-key-value weights' gradient, 2 × 2048 × 12288 × 3 × 12288/8 FLOPs at
+    # 312 TFLOP/s, takes longer, so only the forward pass's two all-reduces are exposed.
+    one = Fraction(2 * 7 * 2048 * 12288 * 2, 8 * 300 * 10**9)
+    assert tensor.weight_gradient_flops(1, 2048, 12288, 8, 3) == 2 * 2048 * 12288 * 3 * 12288 // 8
+    assert tensor.exposed_allreduce_seconds(one, 1, 2048, 12288, 8, 312 * 10**12) == 2 * one
+    assert tensor.exposed_allreduce_seconds(one, 1, 2048, 12288, 8, 312 * 10**12, "recompute") == 4 * one
+
+
+def test_over_the_network_the_backward_all_reduces_mostly_stay_exposed() -> None:
+    # The 8.3B model's layer (b = 8, s = 1024, h = 3072, t = 8), each GPU in another server: one all-reduce is
+    # 2 × 7/8 × 8 × 1024 × 3072 × 2 bytes over 25 GB/s; its weight-gradient GEMMs, 2 × 8192 × 3072 × 3 × 3072/8 and
+    # 2 × 8192 × 3072 × 4 × 3072/8 FLOPs at 312 TFLOP/s, hide only their own length of the backward pair.
+    one = Fraction(2 * 7 * 8 * 1024 * 3072 * 2, 8 * 25 * 10**9)
+    gemms = [Fraction(2 * 8192 * 3072 * width * 3072, 8 * 312 * 10**12) for width in (3, 4)]
+    figure = KINDS["tensor_seconds"].figure(catalog(), "megatron-8.3b-tp", "infiniband-hdr", "layer", 1, "exposed")
+    assert figure.id == "tensor-seconds/megatron-8.3b-tp/infiniband-hdr/layer/1/exposed"
+    assert figure.value == 4 * one - sum(gemms)
+    whole = KINDS["tensor_seconds"].figure(catalog(), "megatron-8.3b-tp", "infiniband-hdr", "model", 1, "exposed")
+    assert whole.value == 72 * figure.value
+    with pytest.raises(ValueError, match="names no GPU"):
+        KINDS["tensor_seconds"].figure(catalog(), "gpt3-activations", "nvlink-a100", "layer", 1, "exposed")
+
+
+def test_the_forward_pair_is_the_least_a_layer_waits_and_the_peak_the_most() -> None:
+    # The 8.3B model's layer (b = 8, s = 1024, h = 3072, t = 8) over A100 NVLink: one all-reduce is
+    # 2 × 7/8 × 8 × 1024 × 3072 × 2 bytes over 300 GB/s, 294 µs. At 312 TFLOP/s the weight-gradient GEMMs,
+    # 2 × 8192 × 3072 × 3 × 3072/8 and 2 × 8192 × 3072 × 4 × 3072/8 FLOPs, take 186 and 248 µs, shorter, so the GPU
+    # waits for part of the backward pair too; at 60% of that peak they take 310 and 413 µs, longer than the
+    # all-reduce, and it waits for the forward pair alone: less than at the peak, never less than the forward pair.
+    one = Fraction(2 * 7 * 8 * 1024 * 3072 * 2, 8 * 300 * 10**9)
+    peak = 312 * 10**12
+    gemms = [Fraction(2 * 8192 * 3072 * width * 3072, 8 * peak) for width in (3, 4)]
+    at_peak = tensor.exposed_allreduce_seconds(one, 8, 1024, 3072, 8, peak)
+    below = tensor.exposed_allreduce_seconds(one, 8, 1024, 3072, 8, Fraction(6, 10) * peak)
+    assert tensor.forward_allreduce_seconds(one) == 2 * one
+    assert tensor.forward_allreduce_seconds(one, "recompute") == 4 * one
+    assert at_peak == 4 * one - sum(gemms)
+    assert below == 2 * one < at_peak
+    # The step is still bounded below by the peak: below it, the layer's compute, 3 × (24bsh² + 4bs²h)/t FLOPs,
+    # grows by more than the GEMMs hide.
+    compute = Fraction(3 * (24 * 8 * 1024 * 3072**2 + 4 * 8 * 1024**2 * 3072), 8)
+    assert compute / (Fraction(6, 10) * peak) + below > compute / peak + at_peak
+    figure = KINDS["tensor_seconds"].figure(catalog(), "megatron-8.3b-tp", "nvlink-a100", "layer", 1, "forward")
+    assert (figure.id, figure.value) == ("tensor-seconds/megatron-8.3b-tp/nvlink-a100/layer/1/forward", 2 * one)
+    whole = KINDS["tensor_seconds"].figure(catalog(), "megatron-8.3b-tp", "nvlink-a100", "model", 1, "forward")
+    assert whole.value == 72 * 2 * one
+    with pytest.raises(KeyError, match="all, forward, exposed"):
+        KINDS["tensor_seconds"].figure(catalog(), "megatron-8.3b-tp", "nvlink-a100", "layer", 1, "backward")
+
+
+def test_with_recomputation_a_layer_sends_six_all_reduces() -> None:
+    # Megatron-LM §4.2 checkpoints every layer: the 8.3B model's 72 layers × 12 × 8 × 1024 × 3072 × 7/8 × 2 bytes.
+    figure = KINDS["tensor_bytes"].figure(catalog(), "megatron-8.3b-tp", "model", "recompute")
+    assert figure.value == 72 * 12 * 8 * 1024 * 3072 * Fraction(7, 8) * 2
+
+
+def test_sequence_parallelism_sends_a_quarter_more_with_its_backward_all_gathers() -> None:
+    # Korthikanti et al. §4.2.2: four all-gathers and four reduce-scatters in place of four all-reduces (the same
+    # bytes), and "an extra all-gather in the backward pass" of each block's input: 10 against 8 × (t − 1)/t bsh.
+    assert tensor.sequence_parallel_bytes_per_layer(1, 2048, 12288, 8, 2) == 10 * Fraction(7, 8) * 2048 * 12288 * 2
+    sent = KINDS["sequence_parallel_bytes"].figure(catalog(), "gpt3-activations").value
+    assert Fraction(sent) / Fraction(KINDS["tensor_bytes"].figure(catalog(), "gpt3-activations").value) == Fraction(
+        5, 4
+    )
+    with pytest.raises(ValueError, match="at least 2 devices"):
+        tensor.sequence_parallel_bytes_per_layer(1, 2048, 12288, 1, 2)
+
+
+def test_the_rounding_of_39_teraflops_and_30_percent_bounds_the_peak() -> None:
+    # §5.1.1's "39 TeraFLOPS" and "30%" lie within 38.5 to 39.5 and 29.5% to 30.5%: the peak lies between
+    # 38.5/0.305 and 39.5/0.295 teraFLOP/s, above the V100's 125 even at its lowest.
+    low = KINDS["implied_peak"].figure(catalog(), "megatron-baseline", "low")
+    high = KINDS["implied_peak"].figure(catalog(), "megatron-baseline", "high")
+    assert (low.value, high.value) == (Fraction(385, 305) * 10**14, Fraction(395, 295) * 10**14)
+    assert low.value > 125 * 10**12
+    with pytest.raises(KeyError, match="unknown bound"):
+        tensor.implied_peak_bound(39, Fraction(3, 10), 1, Fraction(1, 100), "middle")
+
+
+def test_an_h100_servers_nvlink_is_nine_times_its_adapter_and_an_a100s_twelve() -> None:
+    # NVIDIA: 900 GB/s bidirectional NVLink per H100 against one 400 Gb/s ConnectX-7 port per GPU (DGX H100);
+    # 12 links × 25 GB/s each way on an A100 against one 200 Gb/s HDR adapter per GPU (Narayanan et al. §5).
+    assert KINDS["link_ratio"].figure(catalog(), "nvlink-h100", "connectx7-400g").value == 9
+    assert KINDS["link_ratio"].figure(catalog(), "nvlink-a100", "infiniband-hdr").value == 12

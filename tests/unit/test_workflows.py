@@ -137,8 +137,9 @@ def test_the_workflows_name_the_label_that_tools_checks() -> None:
 
 
 def test_the_deployed_build_installs_the_pinned_pip() -> None:
-    # The Makefile's install of pip runs in the build that deploy.yml publishes.
+    # The Makefile's install of pip runs in the build that deploy.yml publishes: every venv takes the one pin.
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    installs = [line for line in makefile.splitlines() if re.search(r"pip install .*\bpip\b", line)]
-    assert len(installs) == 1 and "--upgrade" not in installs[0], installs
-    assert re.search(r"\bpip==[0-9]+(\.[0-9]+)+$", installs[0]), installs[0]
+    pins = re.findall(r"^PIP_PIN := (.*)$", makefile, flags=re.MULTILINE)
+    assert len(pins) == 1 and re.fullmatch(r"pip==[0-9]+(\.[0-9]+)+", pins[0]), pins
+    installs = [line for line in makefile.splitlines() if re.search(r"pip install .*(\bpip\b|PIP_PIN)", line)]
+    assert installs and all(line.endswith("pip install --quiet $(PIP_PIN)") for line in installs), installs

@@ -224,10 +224,11 @@
     const total = body.insertRow();
     total.append(element("th", { scope: "row" }, "Total"), element("td", {}, bytesText(result.total)));
     const gpu = config.gpus.find((g) => g.id === form.elements.gpu.value);
-    const gib = result.capacity / 2 ** 30;
+    // What CUDA gives programs is rarely whole GiB: three digits, as the lessons show it.
+    const gib = Number((result.capacity / 2 ** 30).toPrecision(3));
     const verdict = result.fits
-      ? `Fits: ${bytesText(result.total)} of the ${gib} GiB (${bytesText(result.capacity)}) of one ${gpu.name}, leaving ${bytesText(result.capacity - result.total)}.`
-      : `Does not fit: ${bytesText(result.total)} is more than the ${gib} GiB (${bytesText(result.capacity)}) of one ${gpu.name}, by ${bytesText(result.total - result.capacity)}.`;
+      ? `Fits: ${bytesText(result.total)} of the ${gib} GiB (${bytesText(result.capacity)}) that one ${gpu.name} gives programs, leaving ${bytesText(result.capacity - result.total)}.`
+      : `Does not fit: ${bytesText(result.total)} is more than the ${gib} GiB (${bytesText(result.capacity)}) that one ${gpu.name} gives programs, by ${bytesText(result.total - result.capacity)}.`;
     const bar = element("div", { class: "sbn-calculator__bar", "aria-hidden": "true" });
     const whole = Math.max(result.total, result.capacity);
     roles.forEach((role, index) => {

@@ -35,16 +35,20 @@
 
   const isText = (value, max) => typeof value === "string" && value.length <= max;
 
-  // Whether a stored state has the shape of `item`'s answers, and nothing else.
+  // Whether a stored state has the shape of `item`'s answers, and nothing else. A checked answer keeps the
+  // verdict it got (`right`), which the home page counts (syllabus.js); a choice is kept by its option's value,
+  // which the build derives from the option's text (macros/quiz/choices.py), so reordering the options keeps it
+  // and rewording one drops it.
   function fits(item, state) {
-    const keys = Object.keys(state).filter((name) => name !== "v").sort().join();
+    const keys = Object.keys(state).filter((name) => name !== "v" && name !== "right").sort().join();
     const kind = item.dataset.quizKind;
     if (!kind) return keys === "done" && typeof state.done === "boolean";
+    if ("right" in state && (kind === "free" || typeof state.right !== "boolean")) return false;
     if (kind === "numeric") return keys === "answer" && isText(state.answer, MAX_ANSWER);
     if (kind === "free") return /^(mark)?,?(text)?$/.test(keys) && (!("text" in state) || isText(state.text, MAX_TEXT)) && (!state.mark || /^(got-it|not-yet)$/.test(state.mark));
-    const letters = $$("input", item).map((input) => input.value);
+    const values = $$("input", item).map((input) => input.value);
     const chosen = state.chosen;
-    return keys === "chosen" && Array.isArray(chosen) && chosen.every((c, i) => letters.includes(c) && chosen.indexOf(c) === i);
+    return keys === "chosen" && Array.isArray(chosen) && chosen.every((c, i) => values.includes(c) && chosen.indexOf(c) === i);
   }
 
   function load(item) {
@@ -82,98 +86,12 @@
   }
 
   // ---------------------------------------------------------- numeric answers
-  // The steps of macros/quiz/answers.py, with the units table the page carries
-  // (macros/quiz/units.yml); the tests hold both to tests/answers.yml. The number's
-  // pattern is anchored and unambiguous, and answers are short: no answer can stall.
+  // Read by answers.js, which only the pages that ask a numeric question load, from their
+  // content: until it has run, a stored answer waits without a verdict, and it says when it
+  // is there ("sbn:answers"), also on each instant navigation to such a page.
 
-  const NUMBER = /^([0-9]{1,3}(?:,[0-9]{3})+(?![0-9,])|[0-9]+(?:[ \u00a0\u2009\u202f][0-9]{3}(?![0-9]))*|)(\.[0-9]+)?(?:[eE]([+-]?[0-9]+))?(?:\s*[×xX*·]\s*10(?:(?:\^|\*\*)([-−]?[0-9]+)|(⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?/;
-  const SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹⁻";
-  let table;
-
-  const lookup = (unit, word) => own(unit.exact, word) || own(unit.words, word.toLowerCase());
-
-  // A unit as written: [size, counts bits] for a word, a multiplier, or either before a word of size 1.
-  function unitWord(written, unit) {
-    const scale = (word) => own(table.multipliers, word.toLowerCase());
-    const found = lookup(unit, written) || (scale(written) && [scale(written)]);
-    const cut = written.lastIndexOf(" ");
-    if (found || cut < 0) return found;
-    const [head, noun] = [written.slice(0, cut), lookup(unit, written.slice(cut + 1))];
-    const first = lookup(unit, head);
-    if (!noun || (!scale(head) && (!first || noun[0] !== 1))) return null;
-    return [(scale(head) || first[0]) * noun[0], noun[1]];
-  }
-
-  function readAnswer(typed, unitName, scale) {
-    let text = typed.trim();
-    if (text.length > MAX_ANSWER) return { problem: "unreadable" };
-    for (let round = 0; round < 3; round++) {
-      const hedge = table.hedges.find((h) => text.toLowerCase().startsWith(h));
-      if (!hedge || (/[a-z]$/.test(hedge) && /^[a-z]/i.test(text.slice(hedge.length)))) break;
-      text = text.slice(hedge.length).trimStart();
-    }
-    text = text.replace(/[\s.!]+$/, "");
-    const negative = /^[-−–]/.test(text);
-    text = text.replace(/^[-−–+]\s*/, "");
-    const [number, whole, fraction = "", exponent = "0", power, superscript] = NUMBER.exec(text);
-    const rest = text.slice(number.length).trimStart();
-    if (!whole && !fraction) return { problem: "unreadable" };
-    if (/^,[0-9]/.test(rest)) return { problem: "ambiguous", number: /^[0-9,.]+/.exec(text)[0] };
-    const ten = power ?? [...(superscript ?? "0")].map((c) => "0123456789-"[SUPERSCRIPT.indexOf(c)]).join("");
-    const amount = Number(`${whole.replace(/\D/g, "") || 0}${fraction}e${exponent}`) * 10 ** Number(ten.replace("−", "-"));
-    if (negative && amount) return { problem: "negative" };
-    let written = rest.replace(/-/g, " ").split(/\s+/).filter(Boolean).join(" ").replace(/ ?\/ ?/g, "/");
-    written = written.replace(/ per (second|sec|s)$/i, "/s");
-    const read = { value: amount * scale, amount, number: number.trim(), word: written };
-    if (!written) return read;
-    const word = unitWord(written, table.units[unitName]);
-    if (word) return { ...read, value: amount * word[0], bits: word[1] };
-    const other = Object.keys(table.units).find((name) => name !== unitName && unitWord(written, table.units[name]));
-    return { problem: other ? "wrong-unit" : "unknown-unit", word: written, other };
-  }
-
-  // How far off, as the page says it: one decimal, more only where one would read as within the tolerance.
-  function percent(off, share) {
-    let shown;
-    for (let places = 1; places < 4 && !(shown > share * 100); places++) shown = Number((off * 100).toFixed(places));
-    return shown;
-  }
-
-  const plain = (value) => Number(value.toPrecision(3)).toLocaleString("en-US");
-
-  // A verdict (answered) or a refusal to give one (not answered, nothing stored as tried).
   const refuse = (text) => ({ ok: false, answered: false, text });
-  const wrong = (text) => ({ ok: false, answered: true, text: `✗ ${text}` });
-
-  function checkNumeric(form, answer) {
-    const { keyValue, keyUnit, keyScale, keySymbol, tolerance, tolerancePercent } = form.dataset;
-    try {
-      table ??= JSON.parse(document.getElementById("sbn-units").dataset.json);
-    } catch (error) {
-      return refuse("This page cannot check answers; open the answer to compare.");
-    }
-    const [target, scale, share, unit] = [Number(keyValue), Number(keyScale), Number(tolerance), table.units[keyUnit]];
-    const read = readAnswer(answer, keyUnit, scale);
-    switch (read.problem) {
-      case "unreadable":
-        return refuse(`Write a number, with its unit, such as 3 ${keySymbol || unit.example.split(" ")[0]}.`);
-      case "ambiguous":
-        return refuse(`Is “${read.number}” a decimal? Write it with a point, as in ${read.number.replace(",", ".")}: a comma only groups thousands, by three.`);
-      case "negative":
-        return refuse(`${unit.measures[0].toUpperCase()}${unit.measures.slice(1)} is never negative: write it without the minus sign.`);
-      case "wrong-unit":
-        return wrong(`Wrong unit: “${read.word}” is ${table.units[read.other].measures}, and this answer is ${unit.measures}.`);
-      case "unknown-unit":
-        return wrong(`Unknown unit “${read.word}”: try ${unit.example}.`);
-    }
-    const off = target ? Math.abs(read.value - target) / target : Number(read.value !== 0);
-    const bits = read.bits ? ` (“${read.word}” ${table.bits}: ${read.number} ${read.word} is ${plain(read.value / scale)} ${keySymbol}.)` : "";
-    if (off <= share + 1e-9) return { ok: true, answered: true, text: `✓ Correct: within ${tolerancePercent}% of the key.${bits}` };
-    const meant = !read.word && unit.names.find(([size]) => size !== scale && Math.abs(read.amount * size - target) <= share * target);
-    if (meant) return refuse(`Did you mean ${meant[1]}? A bare number counts as ${keySymbol} here; write the unit, as in ${read.number} ${meant[1]}.`);
-    const how = read.value >= 10 * target ? `about ${plain(read.value / target)} times too high` : `${read.value > target ? "too high" : "too low"}, by ${percent(off, share)}%`;
-    return wrong(`Not quite: ${how}. Try again, or open the answer.${bits}`);
-  }
+  const checkNumeric = (form, answer) => window.sbnAnswers?.check(form, answer) ?? null;
 
   // ------------------------------------------------------ choices, rendering
 
@@ -181,11 +99,11 @@
     if (!chosen.length) return refuse("Pick an option first.");
     const entries = $$("[data-option]", form);
     const right = entries.filter((entry) => entry.dataset.correct === "true").map((entry) => entry.dataset.option);
-    const ok = chosen.length === right.length && chosen.every((letter) => right.includes(letter));
-    // Each chosen option's feedback: its answer entry's text after the verdict.
-    const feedback = chosen.map((letter) => {
-      const why = entries.find((entry) => entry.dataset.option === letter)?.querySelector(".sbn-quiz__why");
-      return why ? `${letter}) ${why.textContent.trim()}` : "";
+    const ok = chosen.length === right.length && chosen.every((value) => right.includes(value));
+    // Each chosen option's feedback, in the options' order: its answer entry's text after the verdict.
+    const feedback = entries.filter((entry) => chosen.includes(entry.dataset.option)).map((entry) => {
+      const why = entry.querySelector(".sbn-quiz__why");
+      return why ? `${entry.dataset.letter}) ${why.textContent.trim()}` : "";
     });
     return { ok, answered: true, text: [ok ? "✓ Right." : "✗ Not quite.", ...feedback].join(" ") };
   }
@@ -216,12 +134,16 @@
     }
     if (kind === "numeric") item.elements.answer.value = state?.answer ?? "";
     else for (const input of $$("input", item)) input.checked = Boolean(state?.chosen.includes(input.value));
-    showResult(item, state && check(item, state));
+    const result = state && check(item, state);
+    showResult(item, result);
+    // A verdict stored before the key or the checker changed is brought up to date, for the home page's count.
+    if (result && state.right !== result.ok) save(item, { ...state, right: result.ok });
   }
 
   const items = () => $$("form[data-quiz-id], input[data-rep-id]");
 
-  // Questions answered right (or a free one marked "got it" beside an answer), and reps done.
+  // Questions answered right (or a free one marked "got it" beside an answer), and reps done: the home page
+  // counts the same from what is stored, in the same words (syllabus.js).
   function updateProgress() {
     const line = document.querySelector("[data-sbn-progress]");
     if (!line) return;
@@ -366,10 +288,15 @@
     if (!form) return;
     event.preventDefault();
     const state = form.dataset.quizKind === "numeric" ? { answer: form.elements.answer.value.slice(0, MAX_ANSWER) } : { chosen: $$("input:checked", form).map((input) => input.value) };
-    const result = check(form, state);
+    const result = check(form, state) ?? refuse("This page's answer checker has not loaded yet: try again in a moment, or open the answer.");
     showResult(form, result);
-    if (result.answered || state.answer) save(form, state);
+    if (result.answered || state.answer) save(form, { ...state, right: result.ok });
     else if (state.answer === "") forget(form);
+    updateProgress();
+  });
+
+  on("sbn:answers", () => {
+    $$('form[data-quiz-kind="numeric"]').forEach(restore);
     updateProgress();
   });
 

@@ -2,10 +2,11 @@
 //
 // Loaded by the syllabus's page only, from its content, where Material's instant
 // navigation runs it again on each visit (overrides/main.html). It reads, never
-// writes, what course.js keeps: "sbn:<site path>:<id>" holding JSON with v: 1. A
-// question counts once course.js would show it answered (a checked answer, a
-// choice, a self-mark), a rep once ticked. Each lesson's ids come from the build
-// (#sbn-syllabus); without this script the progress stays hidden.
+// writes, what course.js keeps: "sbn:<site path>:<id>" holding JSON with v: 1. It
+// counts as the lesson page does, in the same words: a question once answered right
+// (the verdict course.js stored with the answer; a free one marked "got it" beside an
+// answer), a rep once ticked. Each lesson's ids come from the build (#sbn-syllabus);
+// without this script the progress stays hidden.
 
 (() => {
   "use strict";
@@ -30,18 +31,16 @@
     }
   }
 
-  const answered = (state) =>
-    Boolean(state && (typeof state.answer === "string" || (Array.isArray(state.chosen) && state.chosen.length) || state.mark));
+  const done = (state) =>
+    Boolean(state && (state.right === true || (state.mark === "got-it" && typeof state.text === "string" && state.text.trim())));
 
   for (const element of document.querySelectorAll("[data-sbn-lesson]")) {
     const items = lessons[element.dataset.sbnLesson];
     if (!items) continue;
-    const questions = items.questions.filter((id) => answered(load(id))).length;
-    const parts = [`${questions} of ${items.questions.length} answered`];
-    if (items.reps.length) {
-      parts.push(`${items.reps.filter((id) => load(id)?.done === true).length} of ${items.reps.length} reps done`);
-    }
-    element.textContent = `Your progress: ${parts.join(", ")}`;
+    // The words of course.js's updateProgress, so that a lesson reads the same here and on its page.
+    const questions = `Your progress: ${items.questions.filter((id) => done(load(id))).length} of ${items.questions.length} questions`;
+    const ticked = items.reps.filter((id) => load(id)?.done === true).length;
+    element.textContent = items.reps.length ? `${questions} and ${ticked} of ${items.reps.length} reps done.` : `${questions} done.`;
     element.hidden = false;
   }
 })();
