@@ -72,8 +72,15 @@ audit: $(STAMP) $(NODE_STAMP)
 
 ## lesson: the skeleton of a new lesson, listed in the nav
 # make lesson NUMBER=14 STAGE=6 MISSION=5 TITLE="Sequence parallelism" PREREQUISITES="11"
+# Each value reaches the tool as typed: make does not expand it ($(value ...)), and the shell reads it from
+# the environment inside double quotes, so a $, a backquote or a quote in a title is only a character.
+LESSON_FIELDS := NUMBER STAGE MISSION TITLE PREREQUISITES
+# Nor exported as they are: make expands a variable it exports, running a $(shell ...) in it.
+unexport $(LESSON_FIELDS)
+$(foreach field,$(LESSON_FIELDS),$(eval lesson: export SBN_LESSON_$(field) = $$(value $(field))))
 lesson: $(STAMP)
-	$(BIN)/python -m tools.new_lesson "$(NUMBER)" "$(STAGE)" "$(MISSION)" "$(TITLE)" --prerequisites $(PREREQUISITES)
+	$(BIN)/python -m tools.new_lesson --prerequisites "$$SBN_LESSON_PREREQUISITES" -- \
+		"$$SBN_LESSON_NUMBER" "$$SBN_LESSON_STAGE" "$$SBN_LESSON_MISSION" "$$SBN_LESSON_TITLE"
 
 ## bench: median time of several full builds
 bench: $(STAMP)

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from markdown import Extension, Markdown
-from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
+from markdown.util import AMP_SUBSTITUTE, HTML_PLACEHOLDER_RE
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
@@ -32,7 +32,8 @@ from . import course, glossary, issues, lessons, reading, schedules
 from .assets import strip_site_assets
 from .calculator import FIELDS as CALCULATOR_FIELDS
 from .calculator import calculator_config, calculator_html
-from .calls import CallError, render_calls
+from .calculator import evaluate as evaluate_calculator
+from .calls import Call, CallError, render_calls
 from .catalog import Catalog, CatalogError, load_catalog
 from .charts import ChartError, figure_chart
 from .compiled_templates import CompiledTemplates
@@ -40,12 +41,14 @@ from .config import ConfigError, CourseConfig, course_config
 from .diagrams import DIAGRAMS, DiagramError, frames_html
 from .figures import Figure, FigureLog, render_html, tooltip, value_text
 from .kinds import KINDS, FigureKind, FigureKindError, check_printed
-from .markup import PLAIN_FIELDS, markup_in, script_json, source_citation, without_markup
+from .markup import PLAIN_FIELDS, link_html, markup_in, script_json, source_html, without_markup
 from .quantities import Display, check_display_options, display_quantity, with_defaults
 from .quiz import KeyFigure, QuizExtension
+from .scripts import ScriptFound, script_in
 from .search import defer_search_docs
 from .tables import TableError, figure_table
-from .typed_figures import typed_figures
+from .typed_figures import TypedFigure, find_in_text, lines_of, typed_figures
+from .unrendered import unrendered
 
 if TYPE_CHECKING:
     import jinja2
@@ -67,6 +70,9 @@ _PLACEHOLDER = re.compile(r"\s*(\x02wzxhzdk:\d+\x03)")
 _FIGURE_DATA = f"{_TOKEN_OPEN}figures{_TOKEN_CLOSE}"
 #: Where the syllabus keeps a lesson's reading time (`course.READING_ELEMENT`), as the page is written.
 _READING_PLACE = re.compile(r'<span class="sbn-lesson-reading" data-sbn-reading="(\d+)"></span>')
+
+#: What of a piece of Markdown is an address, not text: a link's target, an autolink, a tag.
+_MARKDOWN_ADDRESS = re.compile(r"\]\([^)]*\)|<[^>]*>")
 
 #: The last data each course (by its folder) loaded without a problem, for `Build._data`.
 _LAST_GOOD: dict[tuple[str, str], Any] = {}
@@ -107,6 +113,15 @@ class PageState:
     counters: dict[str, int] = field(default_factory=dict)
     #: The scripts and style sheets of ours the page has loaded so far (its first picture loads them).
     scripts: set[str] = field(default_factory=set)
+    #: The stash placeholders that stand for HTML the build made (figures, pictures, links from data, boxes):
+    #: the page's own text is the rest, read for typed figures without them.
+    ours: set[str] = field(default_factory=set)
+    #: The problems reported on the page, as reported (a box that repeats one is not read again).
+    reported: set[str] = field(default_factory=set)
+    #: Typed figures already reported at the line of the macro call whose output holds them.
+    inserted: set[str] = field(default_factory=set)
+    #: The page's Markdown as the author wrote it, after the front matter: where a typed figure's line is found.
+    markdown: str = ""
 
     def ident(self, what: str) -> str:
         """An element id for the page's next `what` (chart, diagram, calculator): `sbn-chart-1`, ..."""
@@ -133,6 +148,25 @@ class PageState:
             if text in line:
                 return number
         return None
+
+    def lines_holding(self, *texts: str) -> list[int]:
+        """The lines of the page's source that hold every one of `texts` (none when one is empty), in order."""
+        if not all(texts):
+            return []
+        return [
+            number for number, line in enumerate(self.source.splitlines(), start=1) if all(t in line for t in texts)
+        ]
+
+    def script_line(self, script: ScriptFound, occurrence: int) -> int | None:
+        """The line `script` was typed on: its `occurrence`-th line (from 0) holding its attribute's name and
+        value, or else its value, or else its name; None when the source spells it otherwise (with character
+        references, or through a macro)."""
+        lines = (
+            self.lines_holding(script.name, script.value)
+            or self.lines_holding(script.value)
+            or self.lines_holding(script.name)
+        )
+        return lines[min(occurrence, len(lines) - 1)] if lines else None
 
 
 class Build:
@@ -211,8 +245,9 @@ class Build:
     def _keep_compiled_templates(
         self, jinja_env: jinja2.Environment, /, *, config: MkDocsConfig, files: Files
     ) -> jinja2.Environment:
-        """Give the theme's environment a bytecode cache (`macros.compiled_templates`) under `.cache/templates`."""
-        cache = CompiledTemplates.for_environment(jinja_env, self.config.template_cache)
+        """Give the theme's environment a bytecode cache (`macros.compiled_templates`) in the user's cache folder."""
+        root = self.config.template_cache
+        cache = CompiledTemplates.for_environment(jinja_env, root) if root is not None else None
         if cache is not None:
             jinja_env.bytecode_cache = cache
         return jinja_env
@@ -269,6 +304,8 @@ class Build:
         """Log a problem with the current page once, naming its file and line; return a box that shows it."""
         where = f"docs/{self.page.src_path}" if self.page else "docs"
         text = f"{where}:{line}: {message}" if line else f"{where}: {message}"
+        if self.page is not None:
+            self.page.reported.update((message, text))
         if text not in self.problems:
             self.problems.append(text)
             log.error(text)
@@ -292,6 +329,14 @@ class Build:
         )
         for name in ("title", "description"):
             value = page.meta.get(name)
+            # A lesson's are checked with its front matter (`macros.lessons`), before any page is built.
+            typed = find_in_text(value) if isinstance(value, str) and self.page.lesson is None else []
+            if typed:
+                self.report(
+                    f"the front matter's {name} types {', '.join(map(repr, typed))}; titles and descriptions show"
+                    " no figures, since they cannot carry a computed one: say it in words",
+                    self.page.line_of(f"{name}:"),
+                )
             if isinstance(value, str) and markup_in(value):
                 found = ", ".join(map(repr, markup_in(value)))
                 self.report(f"the front matter's {name} holds {found}; {PLAIN_FIELDS}", self.page.line_of(f"{name}:"))
@@ -305,22 +350,79 @@ class Build:
                 self.report(error.detail, error.line)
             page.meta["issue_url"] = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {lesson.title}"})
             page.meta["sbn_next"] = self.next_steps(lesson)
-        self.env.markdown = render_calls(markdown, self.env.macros, self._report_call, self.page.first_line)
+        self.page.markdown = markdown
+        self.env.markdown = render_calls(
+            markdown, self.env.macros, self._report_call, self.page.first_line, self._check_output
+        )
 
     def _report_call(self, line: int, message: str) -> str:
-        return self.report(message, line)
+        box = self.report(message, line)
+        return self.page.token(box) if self.page else box
 
-    def check_html(self, html: str) -> str:
-        """After a page is converted: report every typed figure in it, with the line it was typed on."""
-        for found in typed_figures(html):
-            line = self.page.line_of(found.text) if self.page else None
-            origin = "" if line else " (it is not typed in this file: it comes from data a macro inserted)"
+    def _check_output(self, call: Call, output: str) -> None:
+        """Report the typed figures in what a macro call returned (a label, a caption, a value from the catalog
+        or the glossary), at the call's line: the page's own text is checked without it."""
+        if self.page is None:
+            return
+        found: list[TypedFigure] = []
+        for number in _TOKEN.findall(output):
+            html, key = self.page.html[int(number)]
+            if key is None:  # a lone figure is what it says
+                found += typed_figures(html)
+        # Markdown made from data (the front door's), read without its links' addresses.
+        words = _MARKDOWN_ADDRESS.sub(" ", _TOKEN.sub(" ", output))
+        found += [TypedFigure(text, "the text") for text in find_in_text(words)]
+        for typed in found:
+            self.page.inserted.add(typed.text)
             self.report(
-                f"{found.text!r} in {found.where} is a typed figure{origin}: compute it with a figure macro, such as"
+                f"{call.text}: {typed.text!r} in {typed.where} of what it shows is a typed figure; it comes from"
+                " the call's own arguments (a label, a caption) or from the data it shows (the catalog, the"
+                " glossary): compute it with a figure macro, or leave the number out of that text",
+                call.line,
+            )
+
+    def check_page(self, md: Markdown, root: etree.Element) -> None:
+        """Once a page's Markdown is a tree: report anything in it that would run script, Markdown it left as
+        typed, and every typed figure of the page's own text, each at the line it was typed on.
+
+        The page's own text is its HTML without what the build put in it (figures, pictures, links made
+        from data, boxes), which is checked where each call was made: no class or tag of the author's
+        hides a number, and no number the build showed is taken for the author's.
+        """
+        page = self.page
+        if page is None:
+            return
+        serialized = md.serializer(root)
+        occurrences: dict[ScriptFound, int] = {}
+        for script in script_in(_restored(md, serialized, page.ours, with_built=True)):
+            occurrence = occurrences[script] = occurrences.get(script, -1) + 1
+            self.report(
+                f"the page's content holds {script.what}, which would run script in a reader's browser: a page is"
+                " text, figures and the course's own pictures; remove it (no event handler, <script>, embedded"
+                " document, javascript: or data: address: link to an https:// page, or to a file in docs/ by its path)",
+                page.script_line(script, occurrence),
+            )
+        seen: dict[str, int] = {}
+        own = _restored(md, serialized, page.ours, with_built=False)
+        for syntax in unrendered(own):
+            lines = lines_of(page.markdown, syntax.text, page.first_line)
+            self.report(
+                f"{syntax.text!r} is {syntax.what}: the site's Markdown does not read it (mkdocs.yml's"
+                f" markdown_extensions), so the page shows it as typed; {syntax.fix}",
+                lines[0] if lines else None,
+            )
+        for found in typed_figures(own, figures=False, reported=page.reported):
+            lines = lines_of(page.markdown, found.text, page.first_line)
+            if not lines and found.text in page.inserted:
+                continue  # a macro's output, reported at its call's line
+            occurrence = seen[found.text] = seen.get(found.text, -1) + 1
+            line = lines[min(occurrence, len(lines) - 1)] if lines else None
+            hidden = "" if lines else " (written with markup or character references inside it: search the page)"
+            self.report(
+                f"{found.text!r} in {found.where} is a typed figure{hidden}: compute it with a figure macro, such as"
                 ' {{ value("gpt2-1.5b", "parameters") }}, or add the input to the catalog',
                 line,
             )
-        return html
 
     # ------------------------------------------------- the quiz extension's host
 
@@ -505,14 +607,30 @@ class Build:
         unknown = sorted(set(defaults) - set(fields))
         if unknown:
             raise CallError(f"the calculator has no field {', '.join(unknown)}; its fields are {', '.join(fields)}")
+        # The list of models offers the lesson's own first model, whatever its shape (`calculator._models`).
+        config = calculator_config(self.catalog, str(defaults.get("model", "")) or None)
+        written = {name: str(value) for name, value in defaults.items()}
+        # A first value is one a reader could have entered: the calculator's own rules for the fields given.
+        problems = {
+            name: problem
+            for name, problem in evaluate_calculator(config, written).get("problems", {}).items()
+            if name in written and not isinstance(defaults[name], bool)
+        }
+        problems |= {name: "a value, not true or false" for name, value in defaults.items() if isinstance(value, bool)}
+        if problems:
+            said = "; ".join(
+                f"{name}={defaults[name]!r}: {problem.rstrip('.')}" for name, problem in sorted(problems.items())
+            )
+            choices = {"model": config["models"], "recipe": config["recipes"], "gpu": config["gpus"]}
+            known = "; ".join(
+                f"{name} is one of {', '.join(str(item['id']) for item in choices[name])}"
+                for name in sorted(problems)
+                if name in choices
+            )
+            raise CallError(f"{said}{f' ({known})' if known else ''}")
         if self.page is not None:
             self.add_question(id)
-        html = calculator_html(
-            calculator_config(self.catalog, str(defaults.get("model", "")) or None),
-            id,
-            {name: str(value) for name, value in defaults.items()},
-            self._script("calculator.js"),
-        )
+        html = calculator_html(config, id, written, self._script("calculator.js"))
         return self._picture(html)
 
     def _picture(self, html: str) -> str:
@@ -562,7 +680,12 @@ class Build:
         if self.page is None or link is False or (link is None and entry.id in self.page.linked_terms):
             return name
         self.page.linked_terms.add(entry.id)
-        return glossary.term_link(entry, name, self.page.src_path, self.config.glossary_page)
+        files = self.env.variables["files"]
+        glossary_file = files.get_file_from_path(self.config.glossary_page)
+        if glossary_file is None:
+            raise CallError(f"there is no glossary page docs/{self.config.glossary_page} (extra.course.glossary_page)")
+        address = get_relative_url(glossary_file.url, self.page.url)
+        return self.page.token(glossary.term_link(entry, name, address))
 
     def glossary_page(self) -> str:
         """The glossary page's entries, as Markdown, each with a link that reports a problem with it."""
@@ -576,21 +699,24 @@ class Build:
             }
             return self.issue_url(issues.LESSON_FORM, fields, any_page=True)
 
-        return glossary.glossary_markdown(self.glossary, self.term_usages, self.lessons, page, report)
+        if self.page is None:
+            return glossary.glossary_markdown(self.glossary, self.term_usages, self.lessons, page, report)
+        return glossary.glossary_markdown(self.glossary, self.term_usages, self.lessons, page, report, self.page.token)
 
     def source_link(self, source_id: str) -> str:
-        """A Markdown link to a catalog source: its title, authors' citation and URL."""
+        """A link to a catalog source: its title, authors' citation and URL."""
         try:
-            return source_citation(self.catalog.sources[source_id])
+            html = source_html(self.catalog.sources[source_id])
         except (KeyError, TypeError):
             raise CallError(f"unknown source {source_id!r}; known: {', '.join(self.catalog.sources)}") from None
+        return self.page.token(html) if self.page else html
 
     def issue_link(self, text: str) -> str:
         """A Markdown link that opens an issue about this page."""
         url = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {self.page.title}"}) if self.page else None
         if url is None:
             raise CallError("works on lesson pages only")
-        return f"[{text}](<{url}>)"
+        return self.page.token(link_html(text, url)) if self.page else link_html(text, url)
 
     # ---------------------------------------------------------------- whole site
 
@@ -660,6 +786,8 @@ class _StashHtml(Preprocessor):
         page = self.build.page
         # The course's own problems open every page, until they are fixed.
         boxes = [self.md.htmlStash.store(_box(problem, "div")) for problem in self.build.site_problems]
+        if page is not None:
+            page.ours.update(boxes)
         lines = [*boxes, "", *lines] if boxes else lines
         if page is None or not page.html:
             return lines
@@ -667,6 +795,7 @@ class _StashHtml(Preprocessor):
         def stash(match: re.Match[str]) -> str:
             html, key = page.html[int(match.group(1))]
             placeholder = self.md.htmlStash.store(html)
+            page.ours.add(placeholder)
             if key is not None:
                 page.placeholders[placeholder] = key
             return placeholder
@@ -674,15 +803,45 @@ class _StashHtml(Preprocessor):
         return [_TOKEN.sub(stash, line) if _TOKEN_OPEN in line else line for line in lines]
 
 
-class _HtmlCheck(Postprocessor):
-    """Runs the build's check of a page's finished HTML."""
+class _PageCheck(Treeprocessor):
+    """Runs the build's checks of a page once its tree is whole (`Build.check_page`).
+
+    A tree processor, not a postprocessor: the toc extension runs postprocessors on every heading's text too.
+    """
 
     def __init__(self, md: Markdown, build: Build) -> None:
         super().__init__(md)
         self.build = build
 
-    def run(self, text: str) -> str:
-        return self.build.check_html(text)
+    def run(self, root: etree.Element) -> None:
+        self.build.check_page(self.md, root)
+
+
+#: What stands for the build's own HTML in a page's own text: a character no author types (private use), which
+#: parts a number from a unit on either side of it and is no syntax of any kind.
+_BUILT = "\ue003"
+
+
+def _restored(md: Markdown, html: str, built: set[str], *, with_built: bool) -> str:
+    """`html` with the stash's placeholders put back as Markdown puts them back; without `with_built`, each of
+    `built` (the build's own HTML) put back as `_BUILT`, and the author's as they are."""
+    stash = md.htmlStash.rawHtmlBlocks
+
+    def piece(match: re.Match[str]) -> str:
+        if not with_built and match.group(0) in built:
+            return _BUILT
+        index = int(match.group(1))
+        if index >= len(stash):
+            return match.group(0)
+        raw = stash[index]
+        return raw if isinstance(raw, str) else md.serializer(raw)
+
+    for _ in range(8):  # a stashed piece may hold another's placeholder (md_in_html's blocks do)
+        restored = HTML_PLACEHOLDER_RE.sub(piece, html)
+        if restored == html:
+            break
+        html = restored
+    return html.replace(AMP_SUBSTITUTE, "&")
 
 
 class _CollectItems(Treeprocessor):
@@ -733,5 +892,6 @@ class _ChecksExtension(Extension):
         # Once the blocks are parsed into elements; no later processor adds or removes a quiz.
         md.treeprocessors.register(_CollectItems(md, self.build), "sbn-collect-items", 1)
         # After the raw HTML is put back (30), before anything else of ours.
-        md.postprocessors.register(_HtmlCheck(md, self.build), "sbn-typed-figures", 5)
+        # Once every other tree processor (inline, toc, attr_list) has run, before our own at 1.
+        md.treeprocessors.register(_PageCheck(md, self.build), "sbn-page-check", 2)
         md.treeprocessors.register(_FigureData(md, self.build), "sbn-figure-data", 1)

@@ -9,16 +9,29 @@ place of a Jinja pass over the whole page, which costs a template compilation
 per page and numbers lines from the end of the front matter. Anything else in
 double braces, a Jinja statement, or a call inside a code span is an error: it
 would reach the reader as raw template syntax or raw HTML.
+
+A call is checked before its macro runs: its literals are finite numbers of a
+bounded size, and its arguments fit the macro's signature and the types its
+parameters declare (`schema.check_argument`). Whatever a macro still raises on
+an argument it did not foresee is reported at the call's line like any other
+problem, never as a traceback.
 """
 
 from __future__ import annotations
 
 import ast
+import inspect
+import logging
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from .schema import check_argument
+
+log = logging.getLogger("mkdocs.plugins.macros.calls")
 
 #: `{{ ... }}`, `{% ... %}` and `{# ... #}`, on one line or several.
 _TEMPLATE = re.compile(r"\{\{(?P<call>.*?)\}\}|\{%(?P<statement>.*?)%\}|\{#(?P<comment>.*?)#\}", re.DOTALL)
@@ -29,6 +42,9 @@ _FENCE = re.compile(
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
 #: Jinja's lower-case constants, which authors write as in YAML.
 _CONSTANTS = {"true": True, "false": False, "none": None, "True": True, "False": False, "None": None}
+#: The largest number a call may write: larger than any count or size of training, small enough that
+#: arithmetic on it stays instant (a literal `1e999` is infinity; `10**5000` digits take time to print).
+LARGEST = 10**30
 
 
 class CallError(ValueError):
@@ -57,11 +73,15 @@ def _literal(node: ast.expr, text: str) -> Any:
     if isinstance(node, ast.Dict):
         return {_literal(k, text): _literal(v, text) for k, v in zip(node.keys, node.values, strict=True) if k}
     try:
-        return ast.literal_eval(node)
+        value = ast.literal_eval(node)
     except ValueError:
         raise CallError(
             f'{text}: arguments are written as literals ("text", 3, true, [1, 2]), not {ast.unparse(node)}'
         ) from None
+    number = isinstance(value, int | float | complex) and not isinstance(value, bool)
+    if number and (isinstance(value, complex) or not math.isfinite(value) or abs(value) > float(LARGEST)):
+        raise CallError(f"{text}: a number in a call is finite and at most 10^30 in size, not {value!r}")
+    return value
 
 
 @lru_cache(maxsize=4096)
@@ -103,15 +123,67 @@ def _code_ranges(markdown: str) -> list[tuple[int, int]]:
 
 #: What rendering does with a problem: report it (file, line, message) and return what to show in its place.
 Report = Callable[[int, str], str]
+#: What rendering hands on about each call that rendered: the call, and what its macro returned.
+Inspect = Callable[[Call, str], None]
 
 
-def render_calls(markdown: str, macros: Mapping[str, Callable[..., str]], report: Report, first_line: int = 1) -> str:
+@lru_cache(maxsize=1024)
+def _signature(macro: Callable[..., str]) -> inspect.Signature | None:
+    """The macro's signature, with its annotations read; None where it has none to read."""
+    try:
+        return inspect.signature(macro, eval_str=True)
+    except (TypeError, ValueError, NameError):
+        return None
+
+
+def usage(name: str, signature: inspect.Signature) -> str:
+    """How to call a macro, as a page writes it: `term(name, link=None)`."""
+    written = []
+    for parameter in signature.parameters.values():
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            written.append("arguments…")
+        elif parameter.kind is parameter.VAR_KEYWORD:
+            written.append("options…")
+        else:
+            default = parameter.default
+            written.append(parameter.name if default is parameter.empty else f"{parameter.name}={default!r}")
+    return f"{name}({', '.join(written)})"
+
+
+def check_call(macro: Callable[..., str], call: Call) -> None:
+    """Raise `CallError` unless `call`'s arguments fit the macro's signature and its parameters' types.
+
+    >>> def term(name: str, link: bool | None = None) -> str: ...
+    >>> check_call(term, Call('{{ term("x", link="no") }}', 1, "term", ("x",), {"link": "no"}))
+    Traceback (most recent call last):
+    ...
+    macros.calls.CallError: link is true or false or none, got 'no'; call it as term(name, link=None)
+    """
+    signature = _signature(macro)
+    if signature is None:
+        return
+    try:
+        bound = signature.bind(*call.args, **call.kwargs)
+        for name, value in bound.arguments.items():
+            check_argument(name, value, signature.parameters[name].annotation)
+    except (TypeError, ValueError) as error:
+        raise CallError(f"{error}; call it as {usage(call.name, signature)}") from None
+
+
+def render_calls(
+    markdown: str,
+    macros: Mapping[str, Callable[..., str]],
+    report: Report,
+    first_line: int = 1,
+    inspect_call: Inspect | None = None,
+) -> str:
     """`markdown` with every macro call replaced by what its macro returns.
 
     `first_line` is the file's line number of the Markdown's first line (after
     the front matter). A call that cannot be read or made, a template
     statement, or a call inside code is passed to `report` with its line, and
-    replaced by what `report` returns.
+    replaced by what `report` returns; `inspect_call`, if given, sees every call
+    that rendered, with what its macro returned.
     """
     code = _code_ranges(markdown)
     parts: list[str] = []
@@ -138,8 +210,20 @@ def render_calls(markdown: str, macros: Mapping[str, Callable[..., str]], report
             parts.append(report(line, f"{call.text}: there is no macro {call.name!r}; the macros are {known}"))
             continue
         try:
-            parts.append(macro(*call.args, **call.kwargs))
+            check_call(macro, call)
+            output = macro(*call.args, **call.kwargs)
         except CallError as error:
             parts.append(report(line, f"{call.text}: {error}"))
+            continue
+        except Exception as error:  # an argument the macro did not foresee: still the author's line, no traceback
+            log.debug("%s raised", call.text, exc_info=True)
+            signature = _signature(macro)
+            how = f"; call it as {usage(call.name, signature)}" if signature else ""
+            detail = f"{type(error).__name__}: {error}"[:300]
+            parts.append(report(line, f"{call.text}: an argument is not one the macro takes ({detail}){how}"))
+            continue
+        if inspect_call is not None:
+            inspect_call(call, output)
+        parts.append(output)
     parts.append(markdown[position:])
     return "".join(parts)

@@ -101,6 +101,10 @@ def _values(name: str, spec: Any, kind: FigureKind) -> tuple[str, list[Any]]:
     return parameter, values
 
 
+#: The most values one axis of a chart takes; beyond it a chart is unreadable, and a range is refused, never cut.
+MAX_POINTS = 200
+
+
 def _range(name: str, spec: Mapping[str, Any]) -> list[Any]:
     """The values of a range: from `from` to `to`, adding `step` or multiplying by `times`."""
     keys = set(spec)
@@ -110,12 +114,19 @@ def _range(name: str, spec: Mapping[str, Any]) -> list[Any]:
             f'{name}=: a range is {{"from": 1, "to": 1024, "times": 2}} or {{"from": 1, "to": 8, "step": 1}}'
         )
     first, last = spec["from"], spec["to"]
+    too_many = (
+        f"{name}=: the range {dict(spec)} has more than {MAX_POINTS} values, the most a chart plots: take a larger step"
+    )
     if "step" in spec and spec["step"] > 0 and last >= first:
-        count = math.floor((last - first) / spec["step"] + 1e-9)
-        return [first + i * spec["step"] for i in range(count + 1)][:200]
+        steps = (last - first) / spec["step"]  # counted before any value is made: a range can be a billion long
+        if not math.isfinite(steps) or steps + 1 > MAX_POINTS + 1e-9:
+            raise ChartError(too_many)
+        return [first + i * spec["step"] for i in range(math.floor(steps + 1e-9) + 1)]
     if "times" in spec and spec["times"] > 1 and 0 < first <= last:
         values = [first]
-        while values[-1] * spec["times"] <= last and len(values) < 200:
+        while values[-1] * spec["times"] <= last:
+            if len(values) == MAX_POINTS:
+                raise ChartError(too_many)
             values.append(values[-1] * spec["times"])
         return values
     raise ChartError(f"{name}=: the range {dict(spec)} is empty; it must climb from `from` to `to`")

@@ -6,6 +6,12 @@ of a small course's `mkdocs build`. `CompiledTemplates` is a Jinja bytecode cach
 that keeps them in memory, for the builds of one process (`mkdocs serve`'s
 rebuilds, the tests' copies of the course), and in a folder, for the next process.
 
+Compiled code runs in the build, so the folder is never one that a commit can
+fill: it is the user's own cache folder (`cache_root`: `$XDG_CACHE_HOME`, else
+`~/.cache`), never a folder inside the checkout (where a pull request could add
+a file, whatever `.gitignore` says), and a file is read only from a folder that
+belongs to the user and that no one else can write (`_trusted`).
+
 Jinja keys each template by its name and file, and checks the source it was
 compiled from before using it, so an edited template is compiled anew. What
 Jinja does not check is the environment it was compiled in (its extensions,
@@ -21,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -90,6 +97,36 @@ def fingerprint(env: jinja2.Environment) -> str:
     return hashlib.sha256("\n".join(facts).encode()).hexdigest()[:16]
 
 
+#: The cache's folder under the user's cache folder.
+CACHE_FOLDER = Path("scale-by-the-numbers", "templates")
+
+
+def cache_root(project_dir: Path) -> Path | None:
+    """Where the course in `project_dir` keeps compiled templates: `CACHE_FOLDER` in the user's cache folder
+    (`$XDG_CACHE_HOME` if it is an absolute path, else `~/.cache`; `%LOCALAPPDATA%` on Windows); None, for no
+    folder at all, where there is no such folder or it is inside the project, where a commit can put files."""
+    base = os.environ.get("LOCALAPPDATA" if os.name == "nt" else "XDG_CACHE_HOME", "")
+    try:
+        root = (Path(base) if Path(base).is_absolute() else Path.home() / ".cache").resolve() / CACHE_FOLDER
+    except (RuntimeError, OSError):  # no home folder
+        return None
+    project = project_dir.resolve()
+    return None if root == project or project in root.parents else root
+
+
+def _trusted(path: Path, kind: int) -> bool:
+    """Whether `path` is a file or folder (`kind`, a `stat.S_IF*`) of its own, not a link, that belongs to the
+    user running the build and that no one else may write."""
+    try:
+        status = path.lstat()
+    except OSError:
+        return False
+    if stat.S_IFMT(status.st_mode) != kind:
+        return False
+    getuid = getattr(os, "getuid", None)  # POSIX; elsewhere the user's own folder is all there is to go by
+    return getuid is None or (status.st_uid == getuid() and not status.st_mode & 0o022)
+
+
 class CompiledTemplates(BytecodeCache):
     """A Jinja bytecode cache for one environment, in memory and in a folder of `root` named by the
     environment's fingerprint (created when first written).
@@ -114,8 +151,11 @@ class CompiledTemplates(BytecodeCache):
         """Fill `bucket` with the code kept for its template, if any; Jinja drops code of another source."""
         code = _MEMORY.get((self.fingerprint, bucket.key))
         if code is None:
+            path = self.folder / bucket.key
+            if not (_trusted(self.folder, stat.S_IFDIR) and _trusted(path, stat.S_IFREG)):
+                return
             try:
-                code = (self.folder / bucket.key).read_bytes()
+                code = path.read_bytes()
             except OSError:
                 return
         try:
@@ -132,7 +172,7 @@ class CompiledTemplates(BytecodeCache):
         _MEMORY[(self.fingerprint, bucket.key)] = code
         # A folder that cannot be written (read-only, full) leaves the next process to compile again.
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".tmp-")
         except OSError as error:
             log.debug("compiled templates not kept on disk: %s", error)

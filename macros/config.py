@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .compiled_templates import cache_root
 from .schema import SchemaError, check_record, optional, text, web_url
 
 
@@ -38,9 +39,10 @@ class CourseConfig:
     site_url: str
 
     @property
-    def template_cache(self) -> Path:
-        """Where the theme's compiled templates are kept between builds (`macros.compiled_templates`)."""
-        return self.project_dir / ".cache" / "templates"
+    def template_cache(self) -> Path | None:
+        """Where the theme's compiled templates are kept between builds, outside the project
+        (`macros.compiled_templates.cache_root`); None where there is nowhere safe to keep them."""
+        return cache_root(self.project_dir)
 
     def relative(self, path: Path) -> str:
         """`path` as the repository names it, such as `macros/catalog/models.yml`, for messages."""

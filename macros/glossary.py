@@ -4,10 +4,17 @@ The glossary file (`extra.course.glossary` in mkdocs.yml) holds each term with
 its definition, aliases, related terms and the source that defines it. This
 module loads and checks it, finds the term an author names, finds which pages
 use which terms, and writes the glossary page's Markdown: an A to Z list of
-jumps, then every entry with a link that reports a problem with it. A
-definition is Markdown for emphasis only: its `<` and `&` show as written, so
-no definition becomes markup on the glossary page or in a tooltip, and a link
-or an image in one is refused. It never imports MkDocs.
+jumps, then every entry with a link that reports a problem with it.
+
+A definition is Markdown for emphasis only. Each is rendered on its own, with
+Python-Markdown and no extension, its `<` and `&` shown as written, and what it
+renders to may hold paragraphs, emphasis and code and nothing else (no link,
+image, heading, list, attribute or line break): a definition is data, so none
+becomes markup on the glossary page or in a tooltip, and none can combine with
+another (a link's reference in one, its target in the next). Every value from
+the file enters the glossary page, and a term's link on any page, as HTML made
+here and handed to the page as a figure's element is (`Stash`), so the page's
+own Markdown never reads it. It never imports MkDocs.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ import markdown
 
 from .catalog import Source
 from .lessons import LessonIndex, relative_link
-from .markup import link_title, markdown_text, source_citation
+from .markup import link_html, source_html
 from .schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, reference, slug, text, unknown
 from .typed_figures import find_in_text
 
@@ -45,7 +52,7 @@ class Entry:
     id: str
     term: str
     aliases: tuple[str, ...]
-    #: Markdown whose `<`, `>` and `&` are escaped: emphasis renders, HTML and entities show as typed.
+    #: The definition as HTML: its Markdown rendered alone, with emphasis and code only (`definition_html`).
     definition: str
     related: tuple[str, ...]
     #: The definition as plain text, for a tooltip: its Markdown rendered, then its tags dropped.
@@ -75,23 +82,63 @@ class Glossary:
         return self.entries[entry_id]
 
 
+#: The elements a definition may render to, without attributes: words in paragraphs, with emphasis and code.
+DEFINITION_ELEMENTS = frozenset({"p", "em", "strong", "code"})
+
+
 class _Text(HTMLParser):
-    """The text of an HTML fragment, entities decoded once, tags dropped."""
+    """The text of an HTML fragment, entities decoded once, tags dropped; and each element it holds, in order."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
+        self.elements: list[tuple[str, list[tuple[str, str | None]]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, attrs))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, attrs))
 
     def handle_data(self, data: str) -> None:
         self.parts.append(data)
 
 
-def plain_text(markdown_source: str, renderer: markdown.Markdown) -> str:
-    """What a reader reads of a piece of Markdown, as one line of plain text (never HTML)."""
+def _read(fragment: str) -> _Text:
     parser = _Text()
-    parser.feed(renderer.reset().convert(markdown_source))
+    parser.feed(fragment)
     parser.close()
-    return " ".join("".join(parser.parts).split())
+    return parser
+
+
+def plain_text(fragment: str) -> str:
+    """What a reader reads of an HTML fragment, as one line of plain text (never HTML)."""
+    return " ".join("".join(_read(fragment).parts).split())
+
+
+def definition_html(definition: str, renderer: markdown.Markdown) -> str:
+    """A definition's Markdown rendered on its own, by `renderer` (Python-Markdown without extensions), as HTML.
+
+    Its `<` and `&` are escaped first, so HTML and character references show as typed.
+
+    Raises:
+        ValueError: it renders to an element other than `DEFINITION_ELEMENTS`, or one with an attribute;
+            the message names it.
+    """
+    rendered: str = renderer.reset().convert(html.escape(definition, quote=False))
+    # A reference's target ("[x]: address") renders as nothing here, and would make a link of another
+    # definition's "[text][x]" on a page that held both.
+    if getattr(renderer, "references", None):
+        raise ValueError("holds a link's reference ([name]: address); a definition is words only")
+    for tag, attributes in _read(rendered).elements:
+        if tag in ("a", "img"):
+            raise ValueError("holds a link or an image; a definition is words only")
+        if tag not in DEFINITION_ELEMENTS or attributes:
+            raise ValueError(
+                f"renders as a <{tag}>; a definition is words only, with *emphasis* and `code`:"
+                " no heading, list, rule, code block or line break"
+            )
+    return rendered
 
 
 def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = None) -> Glossary:
@@ -136,16 +183,17 @@ def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = 
                 f"{where}.definition: types {', '.join(map(repr, typed))}; a definition holds no figure"
                 " (it shows as a tooltip, where none can be computed): say it in words"
             )
-        definition = html.escape(clean["definition"], quote=False)
-        if re.search(r"<(a|img)\b", renderer.reset().convert(definition)):
-            raise GlossaryError(f"{where}.definition: holds a link or an image; a definition is words only")
+        try:
+            definition = definition_html(clean["definition"], renderer)
+        except ValueError as error:
+            raise GlossaryError(f"{where}.definition: {error}") from None
         entries[entry_id] = Entry(
             id=entry_id,
             term=clean["term"],
             aliases=clean["aliases"],
             definition=definition,
             related=clean["related"],
-            tooltip=plain_text(definition, renderer),
+            tooltip=plain_text(definition),
             source=sources[clean["source"]] if clean["source"] else None,
             where=clean["where"],
         )
@@ -173,14 +221,21 @@ def usages(docs_dir: Path, glossary: Glossary) -> dict[str, list[str]]:
     return {entry_id: sorted(pages) for entry_id, pages in used.items()}
 
 
-def term_link(entry: Entry, shown_as: str, page: str, glossary_page: str) -> str:
-    """A Markdown link from `page` to the entry's anchor on the glossary page, its definition as title."""
-    target = relative_link(page, glossary_page)
-    return f'[{markdown_text(shown_as)}]({target}#{entry.id} "{link_title(entry.tooltip)}"){{ .sbn-term }}'
+def term_link(entry: Entry, shown_as: str, glossary_address: str) -> str:
+    """A link, as HTML, to the entry's anchor on the glossary page (at `glossary_address`, as the linking page
+    reaches it), its definition as title."""
+    return link_html(shown_as, f"{glossary_address}#{entry.id}", title=entry.tooltip, **{"class": "sbn-term"})
 
 
 #: What an entry's report link is, given the entry: an address, or None where the page has none.
 ReportUrl = Callable[[Entry], "str | None"]
+#: How a page takes a piece of HTML made from data: it returns what stands for it in the page's Markdown,
+#: which Markdown puts back as it is (the build's token for it), never reading it as Markdown.
+Stash = Callable[[str], str]
+
+
+def _as_is(fragment: str) -> str:
+    return fragment
 
 
 def jump_list(entries: list[Entry]) -> str:
@@ -205,29 +260,40 @@ def jump_list(entries: list[Entry]) -> str:
 
 
 def glossary_markdown(
-    glossary: Glossary, used: Mapping[str, list[str]], lessons: LessonIndex, page: str, report: ReportUrl | None = None
+    glossary: Glossary,
+    used: Mapping[str, list[str]],
+    lessons: LessonIndex,
+    page: str,
+    report: ReportUrl | None = None,
+    stash: Stash = _as_is,
 ) -> str:
     """The glossary page: an A to Z jump list, then every entry alphabetically, with its aliases, related terms,
-    source, users and report link."""
+    source, users and report link.
+
+    The page's structure is Markdown (headings with their anchors, links to the pages that use a term, which
+    MkDocs checks); everything from the glossary file and the catalog is HTML, handed to `stash`.
+    """
     titles = {"index.md": "Home"} | {lesson.src_path: f"Lesson {lesson.number}" for lesson in lessons.lessons.values()}
     entries = sorted(glossary.entries.values(), key=lambda e: e.term.casefold())
-    parts = [jump_list(entries)]
+    parts = [stash(jump_list(entries))]
     for entry in entries:
-        lines = [f"## {markdown_text(entry.term)} {{#{entry.id}}}", ""]
+        lines = [f"## {stash(html.escape(entry.term, quote=False))} {{#{entry.id}}}", ""]
         if entry.aliases:
-            lines += [f"*Also written:* {markdown_text(', '.join(entry.aliases))}", ""]
-        lines += [entry.definition, ""]
+            lines += [f"*Also written:* {stash(html.escape(', '.join(entry.aliases), quote=False))}", ""]
+        lines += [stash(entry.definition), ""]
         if entry.related:
-            links = ", ".join(f"[{markdown_text(glossary.entries[r].term)}](#{r})" for r in entry.related)
-            lines.append(f"*Related:* {links}  ")
+            links = ", ".join(link_html(glossary.entries[r].term, f"#{r}") for r in entry.related)
+            lines.append(f"*Related:* {stash(links)}  ")
         if entry.source is not None and entry.where is not None:
-            lines.append(f"*Source:* {source_citation(entry.source)}, {markdown_text(entry.where)}  ")
+            citation = f"{source_html(entry.source)}, {html.escape(entry.where, quote=False)}"
+            lines.append(f"*Source:* {stash(citation)}  ")
         pages = used.get(entry.id, [])
         if pages:
             links = ", ".join(f"[{titles.get(p, p)}]({relative_link(page, p)})" for p in pages)
             lines.append(f"*Used in:* {links}  ")
         url = report(entry) if report else None
         if url:
-            lines.append(f"[Report a problem with this entry](<{url}>){{ .sbn-glossary-report }}")
+            report_link = link_html("Report a problem with this entry", url, **{"class": "sbn-glossary-report"})
+            lines.append(stash(report_link))
         parts.append("\n".join(lines).rstrip())
     return "\n\n".join(parts)

@@ -97,7 +97,7 @@ def read_front_matter(text: str, src_path: str = "") -> dict[str, Any]:
     if not match:
         return {}
     try:
-        data = load_yaml(match.group(1), f"{src_path} (front matter)") or {}
+        data = load_yaml(match.group(1), f"{src_path} (front matter)", data_file=False) or {}
     except SchemaError as error:
         raise LessonError(str(error)) from None
     if not isinstance(data, dict):

@@ -11,6 +11,7 @@ import logging
 import os
 import shutil
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -93,6 +94,16 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def soup(path: Path) -> BeautifulSoup:
     """The parsed HTML of a built file, parsed once per test run."""
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+@contextmanager
+def script_refusal_off() -> Iterator[None]:
+    """Loading as it would be without the refusal of script in data files (`macros.schema.load_yaml`), to show
+    that the defence behind it holds alone: every value of a data file reaches a page as text."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("macros.schema._refuse_script", lambda *args: None)
+        patch.setattr("macros.build._CACHE", {})  # what it loads is forgotten with it, not handed to later builds
+        yield
 
 
 def copy_course(destination: Path) -> Path:

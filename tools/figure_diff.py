@@ -16,15 +16,22 @@ escaped for the table it sits in.
 
 Run it as `python -m tools.figure_diff BASE PR [--site-url URL]`: it prints the report, or
 nothing when no figure changed, and exits 0 either way; 2 when a file is not a figures log.
+
+A pull request's `figures.json` comes from a build no one reviewed, so it is bounded before it
+is read: its size (`MAX_BYTES`), how deeply its lists and objects nest (`MAX_DEPTH`), and the
+digits of every number and exact value (`MAX_DIGITS`, with no exponent: "1e99999999" is a
+hundred million digits once exact). Beyond a bound the file is refused, at once.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
+import reprlib
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -48,6 +55,16 @@ _REQUIRED: Mapping[str, type | tuple[type, ...]] = {
 _RELATIVE_URL = re.compile(r"(?:[A-Za-z0-9_~-][A-Za-z0-9._~/-]*)?")
 #: A text longer than this is cut in the report, so one odd record cannot flood a comment.
 _MAX_TEXT = 120
+#: The largest figures log read: the course's is about 1 MB, and a preview's whole build at most 50 MB.
+MAX_BYTES = 50 * 10**6
+#: How deeply a log's lists and objects may nest: FigureLog writes 4 levels (records, inputs, an input).
+MAX_DEPTH = 16
+#: The most digits a number or an exact value may have: the course's longest value has 74.
+MAX_DIGITS = 200
+#: An exact value as FigureLog writes one: whole, decimal or a fraction, in digits only.
+_EXACT = re.compile(rf"-?\d{{1,{MAX_DIGITS}}}(?:\.\d{{1,{MAX_DIGITS}}}|/\d{{1,{MAX_DIGITS}}})?")
+#: What of a JSON text opens or closes a list or an object, and its strings, which may hold brackets of their own.
+_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
 @dataclass(frozen=True)
@@ -101,13 +118,24 @@ def parse_records(records: object, origin: str) -> dict[Key, Shown]:
                 raise ValueError(f"{where}: missing field {field!r}")
             value = record[field]
             if not isinstance(value, kind) or isinstance(value, bool):
-                raise ValueError(f"{where}: field {field!r} has the wrong type: {value!r}")
+                raise ValueError(f"{where}: field {field!r} has the wrong type: {_quoted(value)}")
         try:
             _value(record)
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(f"{where}: field 'value' is not an exact number: {record['value']!r}") from None
+        except (ValueError, ZeroDivisionError) as error:
+            raise ValueError(
+                f"{where}: field 'value' is not an exact number: {_quoted(record['value'])} ({error})"
+            ) from None
         grouped.setdefault((record["page"], record["id"]), []).append(record)
     return {key: _shown(key, group) for key, group in grouped.items()}
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 60
+
+
+def _quoted(value: object) -> str:
+    """A value from the file, for a message: cut short, however long it is."""
+    return _REPR.repr(value)
 
 
 def _shown(key: Key, group: Sequence[Mapping[str, object]]) -> Shown:
@@ -126,15 +154,61 @@ def _shown(key: Key, group: Sequence[Mapping[str, object]]) -> Shown:
 def _value(record: Mapping[str, object]) -> Value:
     value = record["value"]
     assert isinstance(value, str | int | float)  # checked by parse_records
-    return Fraction(repr(value) if isinstance(value, float) else value)
+    if isinstance(value, float):  # an older log's: finite, its exponent a float's, so its exact value small
+        return Fraction(repr(value))
+    if isinstance(value, str) and not _EXACT.fullmatch(value):  # before Fraction() spends its time on "1e99999999"
+        raise ValueError(f"at most {MAX_DIGITS} digits, whole, decimal or a fraction, without an exponent")
+    return Fraction(value)
+
+
+def _depth(text: str) -> int:
+    """How deeply the lists and objects of a JSON text nest, counted without parsing it (so without recursion)."""
+    depth = deepest = 0
+    for match in _STRUCTURE.finditer(text):
+        token = match.group(0)
+        if token in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in "]}":
+            depth -= 1
+    return deepest
+
+
+def _json_number(kind: str) -> Callable[[str], object]:
+    """A JSON number reader that refuses one of more than `MAX_DIGITS` digits, or one a float cannot hold."""
+
+    def read(text: str) -> object:
+        if len(text) > MAX_DIGITS:
+            raise ValueError(f"a number of at most {MAX_DIGITS} digits, not {text[:40]}…")
+        if kind == "int":
+            return int(text)
+        number = float(text)
+        if not math.isfinite(number):
+            raise ValueError(f"a finite number, not {text}")
+        return number
+
+    return read
+
+
+def _constant(name: str) -> object:
+    raise ValueError(f"{name} is not a number a figures log holds")
 
 
 def load_figures(path: Path) -> dict[Key, Shown]:
-    """Read a `figures.json` file and group its records; `ValueError` if it is not one."""
+    """Read a `figures.json` file and group its records; `ValueError` if it is not one, or is beyond a bound."""
     try:
-        records = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path}: cannot read a figures log: {error}") from error
+        with path.open("rb") as file:
+            data = file.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
+            raise ValueError(f"larger than {MAX_BYTES:,} bytes")
+        text = data.decode("utf-8")
+        if _depth(text) > MAX_DEPTH:
+            raise ValueError(f"its lists and objects nest more than {MAX_DEPTH} deep")
+        records = json.loads(
+            text, parse_int=_json_number("int"), parse_float=_json_number("float"), parse_constant=_constant
+        )
+    except (OSError, ValueError, RecursionError) as error:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise ValueError(f"{path}: cannot read a figures log: {error}") from None
     return parse_records(records, str(path))
 
 

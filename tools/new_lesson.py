@@ -3,13 +3,16 @@
     python -m tools.new_lesson NUMBER STAGE MISSION "Title in words" [--prerequisites 7 8]
     make lesson NUMBER=9 STAGE=5 MISSION=4 TITLE="What ZeRO shards" PREREQUISITES="8"
 
+(`make lesson` hands each value over as typed: the Makefile says how.)
+
 It writes `docs/stage-STAGE/lesson-NN-title-in-words.md` with its front matter,
 the mission link quoting bullet MISSION of `course.yml`, the seed's sections in
 order, a free warm-up question, a numeric and a single-choice practice question
 and a checklist of reps, each with ids that carry the lesson's number; and it
 adds the page under its stage in `mkdocs.yml`'s nav (a new stage section when
 the stage has none yet). The skeleton builds; its placeholder text says what
-to write. It refuses a number or a file that exists already.
+to write. It refuses a number or a file that exists already, and a title the
+build would refuse (more than one line, markup, template syntax, a typed figure).
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from pathlib import Path
 
 from macros.catalog import load_catalog
 from macros.lessons import index_lessons, ordinal_word
+from macros.markup import PLAIN_FIELDS, markup_in
+from macros.schema import text
+from macros.typed_figures import find_in_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,6 +36,33 @@ ROOT = Path(__file__).resolve().parent.parent
 def slug(title: str) -> str:
     """The words of a title as a file name: "What ZeRO shards" is `what-zero-shards`."""
     return "-".join(re.findall(r"[a-z0-9]+", title.lower()))
+
+
+def title_problems(title: str) -> list[str]:
+    """What is wrong with a lesson's title, which becomes its front matter's title and its heading: nothing, or
+    each of the build's own objections to it."""
+    try:
+        text(title)
+    except ValueError as error:
+        return [f"the title: {error}"]
+    problems = []
+    if "\n" in title or "\r" in title:
+        problems.append("the title is one line")
+    if markup_in(title):
+        problems.append(f"the title holds {', '.join(map(repr, markup_in(title)))}; {PLAIN_FIELDS}")
+    if re.search(r"\{[{%#]", title):
+        problems.append("the title holds {{, {% or {#, which would be a macro call in its heading: leave it out")
+    if find_in_text(title):
+        problems.append(f"the title types {', '.join(map(repr, find_in_text(title)))}; a title shows no figure")
+    return problems
+
+
+def numbers(value: str) -> list[int]:
+    """The lesson numbers in one argument, separated by spaces or commas: "8", "7 8", "7,8"."""
+    try:
+        return [int(part) for part in re.split(r"[\s,]+", value.strip()) if part]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r}: lesson numbers, such as 7 8") from None
 
 
 def skeleton(number: int, stage: int, mission: int, bullet: str, title: str, prerequisites: Sequence[int]) -> str:
@@ -140,7 +173,9 @@ def add_to_nav(config: str, stage: int, stage_title: str, page: str) -> str:
     later = [i for number, i in stages if number > stage]
     glossary = next(i for i, line in enumerate(lines) if line.startswith("  - Glossary:"))
     at = later[0] if later else glossary
-    lines[at:at] = [f'  - "Stage {stage}: {stage_title}":\n', f"      - {page}\n"]
+    # JSON's quoted string is YAML's too: a stage's title may hold a quote or a colon.
+    section = json.dumps(f"Stage {stage}: {stage_title}", ensure_ascii=False)
+    lines[at:at] = [f"  - {section}:\n", f"      - {page}\n"]
     return "".join(lines)
 
 
@@ -151,13 +186,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("stage", type=int)
     parser.add_argument("mission", type=int, help="the number of the mission bullet it serves")
     parser.add_argument("title", help="the title in words, without 'Lesson N.'")
-    parser.add_argument("--prerequisites", type=int, nargs="*", default=[])
+    parser.add_argument("--prerequisites", type=numbers, nargs="*", default=[], help="lesson numbers, such as 7 8")
     parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
     arguments = parser.parse_args(argv)
+    arguments.prerequisites = [number for group in arguments.prerequisites for number in group]
     root: Path = arguments.root
     catalog = load_catalog(root / "macros" / "catalog")
     lessons = index_lessons(root / "docs").lessons
-    problems = []
+    problems = title_problems(arguments.title)
     if arguments.number in lessons:
         problems.append(f"Lesson {arguments.number} exists already: docs/{lessons[arguments.number].src_path}")
     if arguments.stage not in catalog.stages:

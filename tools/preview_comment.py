@@ -38,7 +38,7 @@ from types import MappingProxyType
 from urllib.parse import urlsplit
 
 from tools.preview_trust import LABEL, check_repository, check_sha, items
-from tools.previews import MAX_BYTES, MAX_TOTAL_BYTES, folder
+from tools.previews import MAX_BYTES, MAX_FILES, MAX_TOTAL_BYTES, MAX_TOTAL_FILES, folder
 
 #: The hidden first line that marks the comment as this workflow's.
 MARKER = "<!-- sbn-preview -->"
@@ -58,13 +58,13 @@ NO_PREVIEW: Mapping[str, str] = MappingProxyType(
             " [the CI run]({run}): download it, unpack it and open its `index.html`."
         ),
         "too-large": (
-            f"**No preview: this build is larger than {MAX_BYTES // 10**6} MB.** The built site is the `site`"
-            " artifact of [the workflow run]({run})."
+            f"**No preview: this build is larger than {MAX_BYTES // 10**6} MB, or has more than {MAX_FILES:,}"
+            " files and folders.** The built site is the `site` artifact of [the workflow run]({run})."
         ),
         "full": (
-            f"**No preview: the open pull requests' previews already fill the {MAX_TOTAL_BYTES // 10**6} MB that"
-            " previews may take.** Push again once some have closed; the built site is the `site` artifact of"
-            " [the workflow run]({run})."
+            f"**No preview: the open pull requests' previews already fill the {MAX_TOTAL_BYTES // 10**6} MB (or"
+            f" the {MAX_TOTAL_FILES:,} files) that previews may take.** Push again once some have closed; the built"
+            " site is the `site` artifact of [the workflow run]({run})."
         ),
     }
 )

@@ -17,8 +17,10 @@ that branch; no workflow ever runs anything from it.
   after its own listing, which comes back with that pull request's next push.
 - A build is copied as regular files and folders only: no symbolic link, and nothing whose
   name starts with a dot (`.git`, `.github/`, `.gitattributes`, `.nojekyll`). A preview
-  over `MAX_BYTES`, or one that would take all the previews over `MAX_TOTAL_BYTES`, is
-  refused, and so is its older version; the other previews are never dropped to make room.
+  over `MAX_BYTES` or `MAX_FILES`, or one that would take all the previews over
+  `MAX_TOTAL_BYTES` or `MAX_TOTAL_FILES`, is refused, and so is its older version; the other
+  previews are never dropped to make room. (Files are counted as well as bytes: a build of
+  twenty thousand empty files takes no bytes, and a commit and a Pages deploy of its own.)
 
     python -m tools.previews REMOTE stage NUMBER SITE_DIR --pulls FILE --course OWNER/NAME
     python -m tools.previews REMOTE prune --pulls FILE --course OWNER/NAME [--drop NUMBER]
@@ -55,6 +57,10 @@ BRANCH = "gh-pages"
 MAX_BYTES = 50 * 10**6
 #: All previews together stay under this; GitHub Pages publishes at most 1 GB.
 MAX_TOTAL_BYTES = 500 * 10**6
+#: A preview with more files and folders than this is refused; the course's build has about 80.
+MAX_FILES = 2_000
+#: All previews together hold at most this many files and folders.
+MAX_TOTAL_FILES = 20_000
 #: How often to try a push that a concurrent update rejected.
 ATTEMPTS = 5
 #: What `stage` did: published, the same build already there, no longer eligible (closed, or
@@ -87,35 +93,43 @@ def folder(number: int) -> str:
     return f"pr-{check_number(number)}"
 
 
-def copy_site(source: Path, target: Path, limit: int = MAX_BYTES) -> int:
+def copy_site(source: Path, target: Path, limit: int = MAX_BYTES, files: int = MAX_FILES) -> int:
     """Copy a built site's regular files and folders from `source` into `target`; return the bytes copied.
 
     Symbolic links, other special files and every name that starts with a dot (`.git`,
     `.github/`, `.gitattributes`) are left out. Raises `TooLarge` when the files add up to
-    more than `limit` bytes.
+    more than `limit` bytes, or the files and folders to more than `files`.
     """
-    copied = 0
-    target.mkdir(parents=True, exist_ok=True)
-    for entry in sorted(source.iterdir()):
-        if entry.name.startswith(".") or entry.is_symlink():
-            continue
-        if entry.is_dir():
-            copied += copy_site(entry, target / entry.name, limit - copied)
-        elif entry.is_file():
-            copied += entry.stat().st_size
-            if copied > limit:
+    counted = [0, 0]  # bytes, then files and folders, of the whole copy
+
+    def copy(source: Path, target: Path) -> None:
+        target.mkdir(parents=True, exist_ok=True)
+        for entry in sorted(source.iterdir()):
+            if entry.name.startswith(".") or entry.is_symlink() or not (entry.is_dir() or entry.is_file()):
+                continue
+            counted[1] += 1
+            if counted[1] > files:
+                raise TooLarge(f"{source}: the site has more than {files:,} files and folders")
+            if entry.is_dir():
+                copy(entry, target / entry.name)
+                continue
+            counted[0] += entry.stat().st_size
+            if counted[0] > limit:
                 raise TooLarge(f"{source}: the site is larger than {limit:,} bytes")
             shutil.copyfile(entry, target / entry.name)
-    return copied
+
+    copy(source, target)
+    return counted[0]
 
 
-def size(tree: Path) -> int:
-    """The bytes of the files under `tree`, leaving out its `.git`."""
-    total = 0
+def size(tree: Path) -> tuple[int, int]:
+    """The bytes of the files under `tree`, and how many files and folders it holds, leaving out its `.git`."""
+    total = entries = 0
     for root, folders, files in os.walk(tree):
         folders[:] = [name for name in folders if name != ".git"]
         total += sum((Path(root) / name).stat().st_size for name in files)
-    return total
+        entries += len(folders) + len(files)
+    return total, entries
 
 
 def deploy_key_environment(key: str, directory: Path) -> dict[str, str]:
@@ -241,13 +255,16 @@ def stage(
     keep: Collection[int],
     limit: int = MAX_BYTES,
     total_limit: int = MAX_TOTAL_BYTES,
+    files: int = MAX_FILES,
+    total_files: int = MAX_TOTAL_FILES,
 ) -> Status:
     """Publish the build in `site` as `pr-NUMBER/`, replacing its older version, and drop every folder not in `keep`.
 
     `keep` is the set of pull requests that may have a preview now (`preview_trust.eligible`);
-    a NUMBER not in it is not published ("ineligible"). A build over `limit` bytes, or one
-    that takes the previews over `total_limit`, is not published either, and its older
-    version is dropped, so that no preview outlives the commit it was built from.
+    a NUMBER not in it is not published ("ineligible"). A build over `limit` bytes or `files`
+    files and folders, or one that takes the previews over `total_limit` or `total_files`, is
+    not published either, and its older version is dropped, so that no preview outlives the
+    commit it was built from.
     """
     name = folder(number)
     status: Status = "published"
@@ -261,11 +278,12 @@ def stage(
             status = "ineligible"
             return
         try:
-            copy_site(site, tree / name, limit)
+            copy_site(site, tree / name, limit, files)
         except TooLarge:
             status = "too-large"
         else:
-            if size(tree) > total_limit:
+            total, entries = size(tree)
+            if total > total_limit or entries > total_files:
                 status = "full"
         if status != "published":
             shutil.rmtree(tree / name)

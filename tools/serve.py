@@ -13,6 +13,13 @@ port (`resolve` in Material's integrations/sitemap/index.ts); the built sitemap 
 `mkdocs serve` writes its sitemap with its own address for the same reason.
 
 Run it as `python -m tools.serve SITE_DIR [--port N]` (port 0: one the OS picks).
+
+It answers on loopback only, but a page it serves can make the browser send anything, so it
+holds to what a static host does: nothing outside the site folder, however a link inside it
+points (a symbolic link out of the folder is a 404); the `Host` header in the sitemap only when
+it is a host name and port, escaped as XML; a request line of at most `MAX_PATH` characters;
+an idle connection closed after `timeout` seconds, and at most `MAX_CONNECTIONS` at once; and a
+connection the browser resets, which it does as it navigates, is not an error worth a traceback.
 """
 
 from __future__ import annotations
@@ -21,21 +28,29 @@ import argparse
 import gzip
 import io
 import posixpath
+import re
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from functools import lru_cache, partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO, cast
 from urllib.parse import unquote, urlsplit
+from xml.sax.saxutils import escape as xml_escape
 
 #: What GitHub Pages compresses (by media type); images and fonts it sends as they are.
 COMPRESSED_TYPES = ("text/", "application/javascript", "application/json", "application/xml", "image/svg+xml")
 #: GitHub Pages lets a browser keep a file for ten minutes.
 CACHE_CONTROL = "max-age=600"
+#: The longest address served; the site's longest is about a hundred characters.
+MAX_PATH = 2048
+#: How many connections are served at once; Chromium opens six per host.
+MAX_CONNECTIONS = 64
+#: A request's Host header as the sitemap may carry it: a host name or an IPv4 or IPv6 address, and a port.
+_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?")
 
 
 @lru_cache(maxsize=512)
@@ -50,10 +65,27 @@ class SiteHandler(SimpleHTTPRequestHandler):
     """Serves a built site under `site_path`, as a static host does; nothing outside that path."""
 
     protocol_version = "HTTP/1.1"  # keep-alive, as a browser has with a real host
+    #: Seconds a connection may wait for its next request, or for the rest of one, before it is closed.
+    timeout = 10
     #: The path the site lives under, such as "/course/"; set per server by `site_server`.
     site_path = "/"
     #: The site's own address in its sitemap (site_url), replaced by this server's.
     site_url = ""
+
+    def parse_request(self) -> bool:
+        if not super().parse_request():
+            return False
+        if len(self.path) > MAX_PATH:
+            self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG, f"an address is at most {MAX_PATH} characters")
+            return False
+        return True
+
+    def _inside(self, target: Path) -> bool:
+        """Whether `target`, every link followed, is inside the site's folder (a link out of it is not)."""
+        try:
+            return target.resolve().is_relative_to(Path(self.directory).resolve())
+        except (OSError, RuntimeError):  # a loop of links
+            return False
 
     def translate_path(self, path: str) -> str:
         path = urlsplit(path).path
@@ -66,12 +98,12 @@ class SiteHandler(SimpleHTTPRequestHandler):
     def send_head(self) -> io.BytesIO | BinaryIO | None:
         """The response's status and headers; its body as a file-like object, or None."""
         target = Path(self.translate_path(self.path))
-        if target.is_dir():
+        if target.is_dir() and self._inside(target):
             if not urlsplit(self.path).path.endswith("/"):
                 return super().send_head()  # the redirect to the folder's address, with its slash
             target = target / "index.html"
         status = HTTPStatus.OK
-        if not target.is_file():
+        if not self._inside(target) or not target.is_file():
             status, target = HTTPStatus.NOT_FOUND, Path(self.directory) / "404.html"
             if not target.is_file():
                 self.send_error(HTTPStatus.NOT_FOUND)
@@ -79,7 +111,10 @@ class SiteHandler(SimpleHTTPRequestHandler):
         media_type = self.guess_type(str(target))
         gzipped = media_type.startswith(COMPRESSED_TYPES) and "gzip" in self.headers.get("Accept-Encoding", "")
         if target.name == "sitemap.xml" and self.site_url:
-            here = f"http://{self.headers.get('Host', 'localhost')}{self.site_path}"
+            host = self.headers.get("Host", "")
+            if not _HOST.fullmatch(host):  # the browser's own is a host and a port; anything else is not used
+                host = f"127.0.0.1:{cast(ThreadingHTTPServer, self.server).server_port}"
+            here = xml_escape(f"http://{host}{self.site_path}")
             body = target.read_bytes().replace(self.site_url.encode(), here.encode())
             body = gzip.compress(body, mtime=0) if gzipped else body
         elif gzipped:
@@ -102,13 +137,45 @@ class SiteHandler(SimpleHTTPRequestHandler):
         pass
 
 
+class SiteServer(ThreadingHTTPServer):
+    """A server of a thread per connection, at most `MAX_CONNECTIONS` of them, quiet when a client goes away."""
+
+    daemon_threads = True
+    #: Connections the kernel holds until they are accepted (listen's backlog; socketserver's is 5). A browser
+    #: opens several at once, and a SYN beyond the backlog is dropped and retried a second later.
+    request_queue_size = MAX_CONNECTIONS
+
+    def __init__(self, address: tuple[str, int], handler: Callable[..., SiteHandler]) -> None:
+        super().__init__(address, handler)
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):  # full: the browser retries, a flood waits for nothing
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A browser resets a connection it no longer needs (a page left, a download cut short): that is how
+        # browsing goes, not an error of the server's. Anything else is one, and prints as one.
+        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            return
+        super().handle_error(request, client_address)
+
+
 @contextmanager
 def site_server(site_dir: Path, site_url: str, port: int = 0) -> Iterator[str]:
     """Serve `site_dir` on 127.0.0.1 under site_url's path, in a thread; yield its address, such as
     `http://127.0.0.1:PORT/course/`, and stop when the block ends."""
     site_path = urlsplit(site_url).path or "/"
     handler = type("Handler", (SiteHandler,), {"site_path": site_path, "site_url": site_url})
-    server = ThreadingHTTPServer(("127.0.0.1", port), partial(handler, directory=str(site_dir)))
+    server = SiteServer(("127.0.0.1", port), partial(handler, directory=str(site_dir)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..catalog import Catalog
 from ..figures import Computed, Figure
+from ..schema import check_argument
 
 
 class FigureKindError(ValueError):
@@ -37,8 +38,8 @@ class FigureKind:
 
     @cached_property
     def parameters(self) -> tuple[inspect.Parameter, ...]:
-        """The function's parameters after the catalog."""
-        return tuple(inspect.signature(self.compute).parameters.values())[1:]
+        """The function's parameters after the catalog, their annotations read."""
+        return tuple(inspect.signature(self.compute, eval_str=True).parameters.values())[1:]
 
     @property
     def usage(self) -> str:
@@ -55,6 +56,11 @@ class FigureKind:
         required = sum(1 for p in self.parameters if p.default is p.empty)
         if not required <= len(arguments) <= len(self.parameters):
             raise FigureKindError(f"call it as {self.usage}, then display options")
+        for value, parameter in zip(arguments, self.parameters, strict=False):
+            try:
+                check_argument(parameter.name, value, parameter.annotation)
+            except ValueError as error:
+                raise FigureKindError(f"{error}; call it as {self.usage}, then display options") from None
         full = list(arguments) + [p.default for p in self.parameters[len(arguments) :]]
         # Trailing defaults do not name a different figure: leave them out of the id.
         while len(full) > required and full[-1] == self.parameters[len(full) - 1].default:

@@ -49,6 +49,14 @@ class Run(NamedTuple):
     end: int
 
 
+#: The most passes in one direction (stages × microbatches) a schedule is simulated for, and the longest a pass
+#: may take in time slots: the largest run the course follows has 88,200 (105 stages × 840 microbatches, Lesson
+#: 13's half-trillion-parameter run), which takes about a second, once per build; at the limit, about two; a
+#: schedule of a billion would take the build's memory and hours.
+MAX_PASSES = 131_072
+MAX_SLOTS = 100
+
+
 def _check(schedule_name: str, stages: int, microbatches: int) -> None:
     if schedule_name not in SCHEDULES:
         raise KeyError(f"unknown schedule {schedule_name!r}; known: {', '.join(SCHEDULES)}")
@@ -56,6 +64,11 @@ def _check(schedule_name: str, stages: int, microbatches: int) -> None:
     _check_count("microbatches", microbatches)
     if isinstance(stages, float) or isinstance(microbatches, float):
         raise TypeError("stages and microbatches are whole numbers")
+    if stages * microbatches > MAX_PASSES:
+        raise ValueError(
+            f"a schedule of {stages:,} stages × {microbatches:,} microbatches has more than {MAX_PASSES:,} passes"
+            " per direction, the most one is simulated for"
+        )
 
 
 def stage_order(schedule_name: str, stages: int, microbatches: int, stage: int) -> list[tuple[str, int]]:
@@ -97,6 +110,8 @@ def schedule(
     _check(schedule_name, stages, microbatches)
     _check_count("forward", forward)
     _check_count("backward", backward)
+    if forward > MAX_SLOTS or backward > MAX_SLOTS:
+        raise ValueError(f"a pass takes at most {MAX_SLOTS} time slots; got forward={forward}, backward={backward}")
     orders = [stage_order(schedule_name, stages, microbatches, i) for i in range(stages)]
     # When each pass ends, by phase, stage and microbatch (None until it has run).
     ends: dict[str, list[list[int | None]]] = {

@@ -4,7 +4,8 @@ Authors and reviewers read the catalog and the glossary as data. A copy of the
 course gets a script payload in every text field that reaches a page (a model's
 name and its `where`, a source's title and citation, a glossary term, alias and
 definition), in each form a reader of the YAML would take for text: a tag, a
-quote that ends an attribute, an entity-encoded tag. It must build, and then in
+quote that ends an attribute, an entity-encoded tag. The build refuses them
+at their line; built without that refusal, the defence behind it is tested: in
 Chromium, through hovers, focus, taps, instant navigation and search, no script
 of theirs may run and no element of theirs may exist. (A lesson's title and
 description, and a source's address, are refused by the build instead: see
@@ -20,7 +21,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.conftest import PHONE, lesson_url, serve
-from tests.conftest import build_copy
+from tests.conftest import build_copy, script_refusal_off
 
 TAG = "<img src=x onerror=window.__pwned=1>"
 BREAKOUT = '"><script>window.__pwned=1</script>'
@@ -61,7 +62,9 @@ INJECTED = """() => [
 def payload_site(course_copy: Path, edit: Callable[[Path, str, str], None]) -> Iterator[str]:
     for file, old, new in EDITS:
         edit(course_copy / file, old, new)
-    built = build_copy(course_copy)
+    assert not build_copy(course_copy).ok  # refused at the first payload's line (tests/site/test_bad_input.py)
+    with script_refusal_off():  # and were it not, none of them runs
+        built = build_copy(course_copy)
     assert built.ok, built.output
     with serve(built.site) as url:
         yield url

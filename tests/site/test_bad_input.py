@@ -70,7 +70,7 @@ WRONG_CALLS = [
         '{{ model_states("gpt2-1.6b") }}',
         "{{ model_states(\"gpt2-1.6b\") }}: unknown catalog entry 'gpt2-1.6b'. Did you mean 'gpt2-1.5b'",
     ),
-    ("{{ model_states(7000000000) }}", 'expected a catalog id in quotes, such as "gpt2-1.5b", got 7000000000'),
+    ("{{ model_states(7000000000) }}", "entry is text in quotes, got 7000000000; call it as model_states(entry"),
     ('{{ model_states("gpt2-1.5b", digits="two") }}', "digits must be a whole number from 1 to 6, got 'two'"),
     ('{{ model_states("gpt2-1.5b", scale="GiB") }}', "unknown display unit 'GiB'; use one of: PB, TB, GB, MB, kB, B"),
     ('{{ value("gpt2-1.5b", "params") }}', "unknown quantity of 'gpt2-1.5b' 'params'. Did you mean 'parameters'?"),
@@ -99,6 +99,38 @@ def test_a_wrong_macro_call_fails_the_build_at_its_line(
     fails_with(built, f"{LESSON_8}:{line_of(path, call)}", message)
 
 
+#: Calls that crashed the build with a traceback, or rendered a wrong page without a word (found by calling
+#: every macro with hostile arguments), and what the build now says at their line.
+UNFORESEEN_CALLS = [
+    ('{{ zero_max_model("zero-32gb", "dp", 1e999, 64) }}', "a number in a call is finite and at most 10^30"),
+    ('{{ zero_max_model("zero-32gb", "dp", 64.5, 64) }}', "mp is a whole number, got 64.5"),
+    ('{{ source("zero", "extra") }}', "too many positional arguments; call it as source(source_id)"),
+    ("{{ glossary(digits=2) }}", "got an unexpected keyword argument 'digits'; call it as glossary()"),
+    ('{{ term("zero", link="no") }}', "link is true or false or none, got 'no'"),
+    ('{{ chart([], x={"recipe": ["mixed-adam"]}) }}', "kind is text in quotes, got []"),
+    ('{{ calculator("l8-other", devices=-1) }}', "devices=-1: Type a whole number, such as 8"),
+    ('{{ calculator("l8-another", gpu="v100") }}', "gpu='v100': Pick one from the list (gpu is one of v100-32gb"),
+    (
+        '{{ table("zero_states", rows={"dp": [1]}, columns={"stage": ["os"]}, fixed={"entry": "zero-7.5b"}, names=3,'
+        ' caption="x") }}',
+        "an argument is not one the macro takes (AttributeError",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def unforeseen_calls(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    return _lesson_8_with([call for call, _ in UNFORESEEN_CALLS], tmp_path_factory)
+
+
+@pytest.mark.parametrize(("call", "message"), UNFORESEEN_CALLS)
+def test_a_call_no_macro_foresaw_fails_at_its_line_without_a_traceback(
+    unforeseen_calls: tuple[Path, Built], call: str, message: str
+) -> None:
+    path, built = unforeseen_calls
+    fails_with(built, f"{LESSON_8}:{line_of(path, call)}", message)
+
+
 #: A typed figure in the words an author might use, and where the check finds it.
 TYPED_FIGURES = [
     ("(99 GB with buffers)", "99 GB", "the text"),
@@ -121,6 +153,78 @@ def test_a_typed_figure_fails_the_build_at_its_line(
 ) -> None:
     path, built = typed_figures
     fails_with(built, f"{LESSON_8}:{line_of(path, line)}", f"{typed!r} in {where} is a typed figure")
+
+
+#: Script an author might type in a page, as Markdown or as HTML, and what the build says at its line. The first
+#: link's address comes again on a later line: each place is told at its own line.
+AUTHORED_SCRIPTS = [
+    ("A [link](javascript:window.__pwned=1) to click.", "a javascript: address in the href of a <a>"),
+    (
+        'An *emphasis*{: tabindex="0" autofocus onfocus="window.__pwned=2" } that runs.',
+        "an onfocus attribute on a <em>",
+    ),
+    ('<p onmouseover="window.__pwned=3">A paragraph of HTML.</p>', "an onmouseover attribute on a <p>"),
+    ('<a href="data:text/html,&lt;script&gt;x&lt;/script&gt;">A data link</a>', "a data: address in the href of a <a>"),
+    ("![A picture](data:image/svg+xml;base64,PHN2Zz4=)", "a data: address in the src of a <img>"),
+    ("See [the reference][pwned].", None),
+    ("[pwned]: javascript:window.__pwned=4", "a javascript: address in the href of a <a>"),
+    ("The same [link again](javascript:window.__pwned=1).", "a javascript: address in the href of a <a>"),
+    ("<script>window.__pwned=5</script>", "a <script> that is not one of the course's (inline)"),
+]
+
+
+@pytest.fixture(scope="module")
+def authored_scripts(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    return _lesson_8_with([line for line, _ in AUTHORED_SCRIPTS], tmp_path_factory)
+
+
+@pytest.mark.parametrize(("line", "what"), [case for case in AUTHORED_SCRIPTS if case[1]])
+def test_script_in_a_page_fails_the_build_at_its_line(
+    authored_scripts: tuple[Path, Built], line: str, what: str
+) -> None:
+    path, built = authored_scripts
+    message = f"the page's content holds {what}, which would run script in a reader's browser"
+    fails_with(built, f"{LESSON_8}:{line_of(path, line)}", message)
+    assert all("remove it (no event handler" in said for said in built.messages if message in said)
+
+
+#: Script in a data file's text, which a page would show as words: the file, the text there, its replacement,
+#: and what the build says at its line.
+DATA_SCRIPTS = [
+    (
+        "glossary/terms.yml",
+        "Keeping only some of the activations",
+        'Keeping *only*{: tabindex="0" autofocus onfocus="window.__pwned=1" } some of the activations',
+        "activation-checkpointing.definition: holds an onfocus attribute in an attribute list",
+    ),
+    (
+        "glossary/terms.yml",
+        "Keeping only some of the activations",
+        "Keeping [only](javascript:window.__pwned=1) some of the activations",
+        "activation-checkpointing.definition: holds a javascript: address",
+    ),
+    (
+        "macros/catalog/models.yml",
+        "name: GPT-2 1.5B",
+        "name: 'GPT-2 1.5B <img src=x onerror=window.__pwned=1>'",
+        "gpt2-1.5b.name: holds an onerror attribute on a <img>",
+    ),
+    (
+        "macros/catalog/sources.yml",
+        "url: https://arxiv.org/abs/1910.02054v3",
+        "url: 'data:text/html,pwned'",
+        "zero.url: holds a data: address",
+    ),
+]
+
+
+@pytest.mark.parametrize(("file", "old", "new", "message"), DATA_SCRIPTS)
+def test_script_in_a_data_file_fails_the_build_at_its_line(
+    course_copy: Path, edit: Edit, file: str, old: str, new: str, message: str
+) -> None:
+    edit(course_copy / file, old, new)
+    where = file.removeprefix("macros/")  # as the build names the catalog's files
+    fails_with(build_copy(course_copy), f"{where}:{line_of(course_copy / file, new)}", message)
 
 
 def test_a_lesson_added_later_is_checked_like_the_first(course_copy: Path) -> None:
@@ -328,18 +432,28 @@ def test_a_page_title_or_description_with_markup_fails_at_its_line(
     fails_with(built, f"docs/index.md:{line_of(path, field + ':')}", f"the front matter's {field} holds")
 
 
-@pytest.mark.parametrize("url", ["javascript:window.__pwned=1", "data:text/html,<script>x</script>", "//evil.example"])
-def test_a_source_address_that_is_not_http_stops_the_build(course_copy: Path, edit: Edit, url: str) -> None:
-    edit(course_copy / "macros/catalog/sources.yml", "url: https://arxiv.org/abs/1910.02054v3", f"url: '{url}'")
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("javascript:window.__pwned=1", "holds a javascript: address"),
+        ("data:text/html,<script>x</script>", "holds a <script> that is not one of the course's"),
+        ("//evil.example", "expected an address starting with https://"),
+        ("https://arxiv.org/abs/1910.02054\\x01", "expected an address starting with https://"),
+    ],
+)
+def test_a_source_address_that_is_not_http_stops_the_build(
+    course_copy: Path, edit: Edit, url: str, message: str
+) -> None:
+    edit(course_copy / "macros/catalog/sources.yml", "url: https://arxiv.org/abs/1910.02054v3", f'url: "{url}"')
     built = build_copy(course_copy)
-    assert not built.ok and any("expected an address starting with https://" in m for m in built.messages), built.output
+    assert not built.ok and any(message in m for m in built.messages), built.output
 
 
 def test_a_glossary_definition_with_a_link_stops_the_build(course_copy: Path, edit: Edit) -> None:
     edit(
         course_copy / "glossary/terms.yml",
         "Keeping only some of the activations",
-        "Keeping [only](javascript:window.__pwned=1) some of the activations",
+        "Keeping [only](https://example.org) some of the activations",
     )
     built = build_copy(course_copy)
     assert not built.ok

@@ -29,7 +29,7 @@ def test_every_term_links_to_its_entry_with_its_definition(site_dir: Path, gloss
         assert target.path.endswith("glossary/"), link
         entry = GLOSSARY.entries[target.fragment]
         assert glossary_page.find(id=entry.id) is not None
-        assert link["title"] == entry.tooltip.replace('"', "”")
+        assert link["title"] == entry.tooltip
 
 
 def test_every_lesson_marks_its_terms(site_dir: Path, lesson: str) -> None:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from macros.catalog import load_catalog
 from macros.lessons import SECTIONS
 from tests.checks import heading_text, lesson_body
-from tests.conftest import build_copy, soup
+from tests.conftest import ROOT, build_copy, soup
 from tools.new_lesson import add_to_nav, main
 
 
@@ -64,3 +66,54 @@ NAV = """nav:
 )
 def test_the_nav_gets_the_page_under_its_stage_in_order(stage: int, expected: str) -> None:
     assert expected in add_to_nav(NAV, stage, "T", f"stage-{stage}/new.md")
+
+
+#: What an author might type as a lesson's title, each a class of character make or the shell would read.
+HOSTILE_TITLE = (
+    "Costs in `touch {marker}-tick` and $(touch {marker}-sub) and $$HOME and $5 per hour, \"quoted\" 'too' \\"
+)
+
+
+def test_make_lesson_hands_each_value_over_as_typed(tmp_path: Path) -> None:
+    """Through make's and the shell's expansion, a title once ran its backquotes, lost its $5 and expanded $$HOME."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python").write_text("#!/bin/sh\nprintf '%s\\0' \"$@\"\n", encoding="utf-8")
+    (fake / "python").chmod(0o755)
+    marker = tmp_path / "ran"
+    title = HOSTILE_TITLE.format(marker=marker) + f" $(shell touch {marker}-make)"
+    prerequisites = f"7 8; touch {marker}-list *"
+    variables = ["NUMBER=14", "STAGE=6", "MISSION=5", f"TITLE={title}", f"PREREQUISITES={prerequisites}"]
+    done = subprocess.run(
+        ["make", "-s", "-C", str(ROOT), "lesson", f"BIN={fake}", "STAMP=Makefile", *variables],
+        capture_output=True,
+        check=True,
+    )
+    arguments = done.stdout.decode().split("\0")[:-1]
+    assert arguments == ["-m", "tools.new_lesson", "--prerequisites", prerequisites, "--", "14", "6", "5", title]
+    assert list(tmp_path.glob("ran*")) == []
+
+
+def test_a_stage_title_with_a_quote_or_a_colon_keeps_mkdocs_yml_valid() -> None:
+    title = 'Say "hi": then \\ leave'
+    written = yaml.safe_load(add_to_nav(NAV, 5, title, "stage-5/new.md"))
+    assert {"Stage 5: " + title: ["stage-5/new.md"]} in written["nav"]
+
+
+@pytest.mark.parametrize(
+    ("title", "message"),
+    [
+        ("Two\nlines", "the title is one line"),
+        ('A "quoted" <b>title</b>', "the title holds '\"', '<', '>'"),
+        ('Use {{ source("zero") }}', "the title holds {{, {% or {#"),
+        ("Why 8 GPUs are enough", "the title types '8 GPUs'"),
+        ("Bell\x07", "expected text without control characters"),
+    ],
+)
+def test_a_title_the_build_would_refuse_is_refused_and_nothing_written(
+    course_copy: Path, capsys: pytest.CaptureFixture[str], title: str, message: str
+) -> None:
+    before = (course_copy / "mkdocs.yml").read_text()
+    assert main(["--root", str(course_copy), "--", "99", "4", "4", title]) == 2
+    assert message in capsys.readouterr().err
+    assert (course_copy / "mkdocs.yml").read_text() == before

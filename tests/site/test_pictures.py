@@ -103,7 +103,11 @@ def test_a_diagram_too_wide_for_a_phone_fails_at_its_line(course_copy: Path, edi
 
 
 def test_a_catalog_name_with_a_unit_in_a_chart_label_fails_as_a_typed_figure(course_copy: Path, edit: Edit) -> None:
+    """Without its label, the chart names GPT-2 by its catalog name, "GPT-2 1.5B": told at the chart's call."""
     path = course_copy / LESSON_8
     edit(path, '"gpt2-1.5b": "GPT-2", ', "")
-    built = build_copy(course_copy)
-    assert not built.ok and "'1.5B' in the text is a typed figure (it is not typed in this file" in built.output
+    fails_with(
+        build_copy(course_copy),
+        f"{LESSON_8}:{line_of(path, 'chart(' + chr(34) + 'device_states')}",
+        "'1.5B' in the text of what it shows is a typed figure; it comes from the call's own arguments",
+    )

@@ -135,7 +135,9 @@ def test_a_build_keeps_the_themes_compiled_templates_for_the_next(
     monkeypatch.setattr(compiled_templates, "_MEMORY", {})  # as in a new process: nothing compiled yet
     assert build_copy(course_copy).ok
     config = load_config(str(course_copy / "mkdocs.yml"))
-    cache = CompiledTemplates.for_environment(config.theme.get_env(), course_config(config).template_cache)
+    root = course_config(config).template_cache
+    assert root is not None and course_copy.resolve() not in root.parents
+    cache = CompiledTemplates.for_environment(config.theme.get_env(), root)
     assert cache is not None
     base = Path(material.__file__).parent / "templates" / "base.html"
     assert (cache.folder / cache.get_cache_key("base.html", str(base))).is_file()

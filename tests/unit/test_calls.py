@@ -69,3 +69,77 @@ def test_text_without_calls_is_left_alone() -> None:
         "# Title\n\nNo calls, {braces} and }} alone.\n",
         [],
     )
+
+
+@pytest.mark.parametrize(
+    ("argument", "shown"),
+    [
+        ("1e999", "inf"),
+        ("-1e999", "-inf"),
+        ("1e31", "1e+31"),
+        ("10_000_000_000_000_000_000_000_000_000_000", "1"),
+        ("2j", "2j"),
+    ],
+)
+def test_a_number_too_large_to_be_a_size_is_refused(argument: str, shown: str) -> None:
+    _, problems = render(f'{{{{ value("gpt2", {argument}) }}}}')
+    assert (
+        len(problems) == 1 and "a number in a call is finite and at most 10^30 in size, not " + shown in problems[0][1]
+    )
+
+
+def _typed_macros() -> dict[str, object]:
+    def term(name: str, link: bool | None = None) -> str:
+        return f"<{name} {link}>"
+
+    def count(devices: int, share: float = 1.0) -> str:
+        return f"<{devices} {share}>"
+
+    def broken(entry: str) -> str:
+        return {"a": "ok"}[entry].upper().nope  # type: ignore[attr-defined,no-any-return]
+
+    return {"term": term, "count": count, "broken": broken}
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ('term("x", link="no")', "link is true or false or none, got 'no'; call it as term(name, link=None)"),
+        ('term("x", link=0)', "link is true or false or none, got 0"),
+        ("term(3)", "name is text in quotes, got 3"),
+        ('term("x", "y", "z")', "too many positional arguments; call it as term(name, link=None)"),
+        ('term("x", digits=2)', "got an unexpected keyword argument 'digits'; call it as term(name, link=None)"),
+        ("term()", "missing a required argument: 'name'"),
+        ("count(8.5)", "devices is a whole number, got 8.5; call it as count(devices, share=1.0)"),
+        ("count(true)", "devices is a whole number, got True"),
+        ('count(8, share="half")', "share is a number, got 'half'"),
+        (
+            'broken("a")',
+            "an argument is not one the macro takes (AttributeError: 'str' object has no attribute 'nope')",
+        ),
+        ('broken("b")', "an argument is not one the macro takes (KeyError: 'b'); call it as broken(entry)"),
+    ],
+)
+def test_a_call_the_macro_cannot_take_is_reported_at_its_line_never_as_a_traceback(call: str, message: str) -> None:
+    problems: list[tuple[int, str]] = []
+
+    def report(line: int, text: str) -> str:
+        problems.append((line, text))
+        return "[problem]"
+
+    text = render_calls(f"one\n\n{{{{ {call} }}}}\n", _typed_macros(), report, 4)  # type: ignore[arg-type]
+    assert text == "one\n\n[problem]\n"
+    assert len(problems) == 1 and problems[0][0] == 6 and message in problems[0][1], problems
+
+
+def test_a_call_that_fits_is_made_and_handed_on_with_what_it_returned() -> None:
+    seen: list[tuple[str, int, str]] = []
+    text = render_calls(
+        'a {{ term("x", link=true) }} b {{ count(8, 0.5) }}',
+        _typed_macros(),  # type: ignore[arg-type]
+        lambda line, message: "[problem]",
+        1,
+        lambda call, output: seen.append((call.name, call.line, output)),
+    )
+    assert text == "a <x True> b <8 0.5>"
+    assert seen == [("term", 1, "<x True>"), ("count", 1, "<8 0.5>")]

@@ -177,8 +177,13 @@ ENTRY = "  name: x\n  source: zero\n  where: x\n"
         ),
         (
             "sources.yml",
+            "bad:\n  title: t\n  authors: a\n  cite: c\n  year: 2020\n  url: //evil.example/x\n",
+            r"bad.url: got '//evil.example/x'; expected an address starting with https://",
+        ),
+        (
+            "sources.yml",
             "bad:\n  title: t\n  authors: a\n  cite: c\n  year: 2020\n  url: javascript:alert(1)\n",
-            r"bad.url: got 'javascript:alert\(1\)'; expected an address starting with https://",
+            r"sources.yml:\d+: bad.url: holds a javascript: address, which would run script",
         ),
         ("models.yml", "Bad Id:\n  name: x\n", r"the id 'Bad Id' should be lower-case words"),
         ("models.yml", "bad: [1, 2\n", r"models.yml:\d+: not valid YAML"),

@@ -11,7 +11,7 @@ import pytest
 from jinja2.bccache import bc_magic
 
 from macros import compiled_templates
-from macros.compiled_templates import CompiledTemplates, fingerprint
+from macros.compiled_templates import CACHE_FOLDER, CompiledTemplates, cache_root, fingerprint
 
 
 @pytest.fixture(autouse=True)
@@ -183,3 +183,68 @@ def test_what_is_written_is_only_the_compiled_templates(theme: Path, tmp_path: P
     cache = tmp_path / "cache"
     _render(_environment(theme, cache))
     assert [path.name.startswith(".tmp-") for path in cache.rglob("*") if path.is_file()] == [False]
+
+
+def test_the_cache_is_the_users_own_folder_never_the_projects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compiled code runs in the build: a folder a commit can fill (the checkout) is never read."""
+    project = tmp_path / "course"
+    project.mkdir()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_root(project) == (tmp_path / "xdg").resolve() / CACHE_FOLDER
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # not a cache folder by the XDG rules: ~/.cache
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache_root(project) == (tmp_path / "home").resolve() / ".cache" / CACHE_FOLDER
+    for inside in (project, project / ".cache", project / "docs" / "x"):
+        monkeypatch.setenv("XDG_CACHE_HOME", str(inside))
+        assert cache_root(project) is None
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(project))
+    assert cache_root(project) is None
+
+
+def _kept(theme: Path, cache: Path) -> Path:
+    """The one file the first build kept in `cache`, as a new process finds it."""
+    _render(_environment(theme, cache))
+    (stored,) = (path for path in cache.rglob("*") if path.is_file())
+    return stored
+
+
+@pytest.mark.parametrize(
+    "untrust",
+    [
+        lambda stored: stored.parent.chmod(0o777),
+        lambda stored: stored.parent.chmod(0o770),
+        lambda stored: stored.chmod(0o666),
+        lambda stored: stored.chmod(0o620),
+    ],
+    ids=["folder-world-writable", "folder-group-writable", "file-world-writable", "file-group-writable"],
+)
+def test_a_file_others_may_write_is_never_read(
+    theme: Path,
+    tmp_path: Path,
+    compiled: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    untrust: Callable[[Path], None],
+) -> None:
+    untrust(_kept(theme, tmp_path / "cache"))
+    monkeypatch.setattr(compiled_templates, "_MEMORY", {})
+    assert _render(_environment(theme, tmp_path / "cache")) == "<h1>Lesson 8</h1>"
+    assert compiled == ["main.html", "main.html"]
+
+
+def test_a_link_or_another_users_file_is_never_read(
+    theme: Path, tmp_path: Path, compiled: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stored = _kept(theme, tmp_path / "cache")
+    elsewhere = tmp_path / "planted"
+    stored.rename(elsewhere)
+    stored.symlink_to(elsewhere)
+    monkeypatch.setattr(compiled_templates, "_MEMORY", {})
+    _render(_environment(theme, tmp_path / "cache"))
+    stored.unlink()
+    elsewhere.rename(stored)
+    owner = stored.stat().st_uid
+    monkeypatch.setattr(compiled_templates.os, "getuid", lambda: owner + 1)
+    monkeypatch.setattr(compiled_templates, "_MEMORY", {})
+    _render(_environment(theme, tmp_path / "cache"))
+    assert compiled == ["main.html", "main.html", "main.html"]

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tools.figure_diff import diff_figures, main, parse_records, render_markdown
+from tools import figure_diff
+from tools.figure_diff import diff_figures, load_figures, main, parse_records, render_markdown
 
 PAGE = "stage-4/lesson-08-why-data-parallelism-alone-runs-out-of-memory.md"
 URL = "stage-4/lesson-08-why-data-parallelism-alone-runs-out-of-memory/"
@@ -174,3 +177,45 @@ def test_the_command_exits_2_naming_a_file_that_is_not_a_figures_log(
         main([str(base), str(broken)])
     assert exit_info.value.code == 2
     assert f"{broken}: cannot read a figures log" in capsys.readouterr().err
+
+
+#: A figures log a fork's build could upload, beyond a bound, and what the diff says of it, at once.
+HOSTILE_LOGS = [
+    ('[{"page":"p","url":"u","id":"x","value":"1e99999999","unit":"B","display":"d"}]', "without an exponent"),
+    ('[{"page":"p","url":"u","id":"x","value":"1e5000","unit":"B","display":"d"}]', "without an exponent"),
+    ('[{"page":"p","url":"u","id":"x","value":"' + "9" * 5000 + '","unit":"B","display":"d"}]', "at most 200 digits"),
+    ('[{"page":"p","url":"u","id":"x","value":"1/' + "7" * 5000 + '","unit":"B","display":"d"}]', "at most 200 digits"),
+    ('[{"page":"p","url":"u","id":"x","value":' + "9" * 100_000 + ',"unit":"B","display":"d"}]', "at most 200 digits"),
+    ('[{"page":"p","url":"u","id":"x","value":NaN,"unit":"B","display":"d"}]', "NaN is not a number"),
+    ('[{"page":"p","url":"u","id":"x","value":1e999,"unit":"B","display":"d"}]', "a finite number, not 1e999"),
+    ("[" * 100_000 + "]" * 100_000, "nest more than 16 deep"),
+    ('{"a":' * 50_000 + "1" + "}" * 50_000, "nest more than 16 deep"),
+    (
+        '[{"page":"p","url":"u","id":"x","value":"1","unit":"B","display":"d","x":' + "[" * 20 + "]" * 20 + "}]",
+        "16 deep",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), HOSTILE_LOGS)
+def test_a_hostile_log_is_refused_at_once_with_its_bound(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "figures.json"
+    path.write_text(text, encoding="utf-8")
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=re.escape(message)) as raised:
+        load_figures(path)
+    assert time.perf_counter() - start < 1 and len(str(raised.value)) < 400
+
+
+def test_a_log_larger_than_any_build_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(figure_diff, "MAX_BYTES", 1000)
+    path = tmp_path / "figures.json"
+    path.write_text(json.dumps(BASE * 10), encoding="utf-8")
+    with pytest.raises(ValueError, match="larger than 1,000 bytes"):
+        load_figures(path)
+
+
+def test_brackets_inside_strings_are_not_nesting(tmp_path: Path) -> None:
+    path = tmp_path / "figures.json"
+    path.write_text(json.dumps([record("x", 1, '[[[[[[[[[[[[[[[[[[[[ {{{{{{{{{{{{{{{{{{ \\"[[[[')]), encoding="utf-8")
+    assert list(load_figures(path)) == [(PAGE, "x")]

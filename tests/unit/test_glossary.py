@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
-import markdown
 import pytest
 from bs4 import BeautifulSoup
 
 from macros.glossary import Entry, GlossaryError, glossary_markdown, jump_list, load_glossary, term_link, usages
 from macros.lessons import LessonIndex
-from tests.conftest import catalog
+from tests.conftest import catalog, script_refusal_off
 
 SOURCES = catalog().sources
 GOOD = """
@@ -28,6 +28,13 @@ ring-all-reduce:
   definition: An all-reduce that passes chunks around a ring.
   related: [all-reduce]
 """
+
+
+def ring_defined(definition: str) -> str:
+    """The good glossary with the ring all-reduce defined as `definition` (as a JSON string, which YAML reads)."""
+    return GOOD.replace(
+        "definition: An all-reduce that passes chunks around a ring.", f"definition: {json.dumps(definition)}"
+    )
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -60,30 +67,80 @@ def test_the_tooltip_keeps_underscores_in_code(tmp_path: Path) -> None:
     assert entry.tooltip == "Skipped inside no_sync(), all of it."
 
 
-def test_a_term_links_to_its_anchor_relative_to_the_page(tmp_path: Path) -> None:
+def test_a_term_links_to_its_anchor_with_its_definition_as_title(tmp_path: Path) -> None:
     entry = load_glossary(write(tmp_path, GOOD), SOURCES).lookup("all-reduce")
-    link = term_link(entry, "all-reduces", "stage-4/lesson-07.md", "glossary.md")
-    assert link == f'[all-reduces](../glossary.md#all-reduce "{entry.tooltip}"){{ .sbn-term }}'
+    link = BeautifulSoup(term_link(entry, "all-reduces", "../glossary/"), "html.parser").a
+    assert (link["href"], link["title"], link["class"], link.get_text()) == (
+        "../glossary/#all-reduce",
+        entry.tooltip,
+        ["sbn-term"],
+        "all-reduces",
+    )
 
 
 def test_a_definition_is_data_its_markup_never_runs(tmp_path: Path) -> None:
-    """A definition shows as it is written: its tags and character references are text, its emphasis renders."""
-    written = '&lt;img src=x onerror=alert(1)&gt; "quoted" <b>x</b> *so*'
-    text = GOOD.replace("the *sum* of all devices' data.", written)
-    glossary = load_glossary(write(tmp_path, text), SOURCES)
-    entry = glossary.lookup("all-reduce")
-    assert (
-        entry.tooltip
-        == 'A collective in which every device ends with &lt;img src=x onerror=alert(1)&gt; "quoted" <b>x</b> so'
-    )
-    # A double quote cannot end the link's title; Markdown decodes the title once, back to the tooltip.
-    link = term_link(entry, "all-reduce", "index.md", "glossary.md")
-    assert '"quoted"' not in link
-    html = markdown.markdown(link, extensions=["attr_list"])
-    assert BeautifulSoup(html, "html.parser").a["title"] == entry.tooltip.replace('"', "”")
-    page = BeautifulSoup(markdown.markdown(glossary_markdown(glossary, {}, LessonIndex({}), "g.md")), "html.parser")
-    assert page.find("b") is None and "so" in [em.get_text() for em in page.find_all("em")]
-    assert written.replace("*so*", "so") in page.get_text()
+    """A definition shows as it is written: its tags and character references are text, its emphasis renders;
+    so even a script the loader would refuse (`test_script_in_a_definition_is_refused_at_its_line`)."""
+    written = '&lt;img src=x onerror=alert(1)&gt; "quoted" <b>x</b> *so* f("x") g(\'y\')'
+    with script_refusal_off():
+        glossary = load_glossary(write(tmp_path, ring_defined(written)), SOURCES)
+    entry = glossary.entries["ring-all-reduce"]
+    shown = '&lt;img src=x onerror=alert(1)&gt; "quoted" <b>x</b> so f("x") g(\'y\')'
+    assert entry.tooltip == shown
+    # The link's title is the tooltip exactly, quotes and all: it is HTML, never read as Markdown.
+    assert BeautifulSoup(term_link(entry, "all-reduce", "glossary/"), "html.parser").a["title"] == entry.tooltip
+    page = BeautifulSoup(glossary_markdown(glossary, {}, LessonIndex({}), "g.md"), "html.parser")
+    assert page.find("b") is None and page.find("img") is None
+    assert "so" in [em.get_text() for em in page.find_all("em")]
+    assert shown in page.get_text()
+
+
+#: Definitions that, read by the glossary page's Markdown, would have made markup of their own; rendered alone
+#: with plain Markdown, each is text (what a reader sees, the Markdown markers of emphasis aside).
+INERT_DEFINITIONS = [
+    ('*this*{: tabindex="0" autofocus onfocus="alert(1)" }', 'this{: tabindex="0" autofocus onfocus="alert(1)" }'),
+    ('!!! danger "Pwned"', '!!! danger "Pwned"'),
+    ("/// quiz | x", "/// quiz | x"),
+    ('<div markdown="1">*x*</div>', '<div markdown="1">x</div>'),
+    ("*[HTML]: Hyper Text", "*[HTML]: Hyper Text"),
+    ("see [here][x] and <https://example.org>", "see [here][x] and <https://example.org>"),
+    ("{{ term('x') }} and {% if %}", "{{ term('x') }} and {% if %}"),
+]
+
+
+@pytest.mark.parametrize(("written", "shown"), INERT_DEFINITIONS)
+def test_a_definition_renders_alone_as_words(tmp_path: Path, written: str, shown: str) -> None:
+    with script_refusal_off():  # the onfocus one is refused first; this is the defence behind that
+        entry = load_glossary(write(tmp_path, ring_defined(written)), SOURCES).entries["ring-all-reduce"]
+    fragment = BeautifulSoup(entry.definition, "html.parser")
+    assert {tag.name for tag in fragment.find_all(True)} <= {"p", "em", "strong", "code"}
+    assert all(not tag.attrs for tag in fragment.find_all(True))
+    assert entry.tooltip == shown
+
+
+#: Definitions that would run script were they read as markup, and what the loader says at their line.
+SCRIPT_DEFINITIONS = [
+    ('*this*{: tabindex="0" autofocus onfocus="alert(1)" }', "an onfocus attribute in an attribute list"),
+    ('<img src=x onerror="alert(1)">', "an onerror attribute on a <img>"),
+    ("&lt;svg onload=alert(1)&gt;", "an onload attribute on a <svg>"),
+    ('<a href="javascript:alert(1)">x</a>', "a javascript: address in the href of a <a>"),
+    ("see [here](JavaScript:alert(1))", "a javascript: address"),
+    ("[x]: java\tscript:alert(1)", "a javascript: address"),
+    ("![x](data:image/svg+xml;base64,PHN2Zz4=)", "a data: address"),
+    ("<script>alert(1)</script>", "a <script> that is not one of the course's (inline)"),
+]
+
+
+@pytest.mark.parametrize(("written", "what"), SCRIPT_DEFINITIONS)
+def test_script_in_a_definition_is_refused_at_its_line(tmp_path: Path, written: str, what: str) -> None:
+    text = ring_defined(written)
+    rows = text.splitlines()
+    entry = rows.index("ring-all-reduce:") + 1
+    line = next(n for n, row in enumerate(rows, start=1) if n > entry and row.startswith("  definition: "))
+    with pytest.raises(GlossaryError) as refused:
+        load_glossary(write(tmp_path, text), SOURCES)
+    assert str(refused.value).startswith(f"terms.yml:{line}: ring-all-reduce.definition: holds {what}, which would run")
+    assert "write words only" in str(refused.value)
 
 
 @pytest.mark.parametrize(
@@ -113,10 +170,24 @@ def test_a_definition_is_data_its_markup_never_runs(tmp_path: Path) -> None:
             r"all-reduce.definition: types '24 GB'; a definition holds no figure",
         ),
         (
-            GOOD.replace("the *sum*", "the [sum](javascript:alert(1))"),
+            GOOD.replace("the *sum*", "the [sum](https://example.org)"),
             r"all-reduce\.definition: holds a link or an image; a definition is words only",
         ),
+        (
+            GOOD.replace("the *sum*", "the [sum](javascript:alert(1))"),
+            r"terms.yml:\d+: all-reduce\.definition: holds a javascript: address, which would run script",
+        ),
         (GOOD.replace("the *sum*", "the ![sum](x.png)"), r"all-reduce\.definition: holds a link or an image"),
+        # A reference's target alone: with another definition's "[text][x]" on one page, a link.
+        (ring_defined("[x]: https://example.org"), r"ring-all-reduce\.definition: holds a link's reference"),
+        (ring_defined("[x]: javascript:alert(1)"), r"ring-all-reduce\.definition: holds a javascript: address"),
+        (ring_defined("# A heading"), r"ring-all-reduce\.definition: renders as a <h1>"),
+        (ring_defined("Title\n=====\n\nwords"), r"renders as a <h1>"),
+        (ring_defined("- a list"), r"renders as a <ul>"),
+        (ring_defined("1. a list"), r"renders as a <ol>"),
+        (ring_defined("A\n\n---\n\nrule"), r"renders as a <hr>"),
+        (ring_defined("A  \nbreak"), r"renders as a <br>"),
+        (ring_defined("A\n\n    code\n\nblock"), r"renders as a <pre>"),
         (
             GOOD.replace("ring-all-reduce:\n", "Ring_All_Reduce:\n"),
             "expected lower-case words and digits joined by hyphens",
@@ -146,9 +217,26 @@ def test_the_page_lists_entries_alphabetically_with_anchors_related_source_and_u
     page = glossary_markdown(glossary, {"all-reduce": ["index.md"]}, LessonIndex({}), "glossary.md")
     assert page.index("## all-reduce {#all-reduce}") < page.index("## ring all-reduce {#ring-all-reduce}")
     assert "*Also written:* all-reduces, allreduce" in page
-    assert "*Related:* [ring all-reduce](#ring-all-reduce)" in page
-    assert "*Source:* “[Performance reported by NCCL tests](<https://github.com" in page
+    assert '*Related:* <a href="#ring-all-reduce">ring all-reduce</a>' in page
+    assert '*Source:* “<a href="https://github.com' in page
     assert "*Used in:* [Home](index.md)" in page
+
+
+def test_every_value_from_the_file_reaches_the_page_through_the_stash(tmp_path: Path) -> None:
+    """The page's own Markdown never reads data: with a stash that keeps each piece, no term, alias, definition,
+    citation or address is left in the Markdown."""
+    glossary = load_glossary(write(tmp_path, GOOD), SOURCES)
+    kept: list[str] = []
+
+    def stash(fragment: str) -> str:
+        kept.append(fragment)
+        return f"@{len(kept) - 1}@"
+
+    page = glossary_markdown(
+        glossary, {"all-reduce": ["index.md"]}, LessonIndex({}), "g.md", lambda e: f"https://x/?{e.id}", stash
+    )
+    for value in ("all-reduces", "sum", "Performance reported by NCCL", "Bus bandwidth", "https://x/", "ring all-"):
+        assert value not in page and any(value in fragment for fragment in kept), value
 
 
 def test_the_page_opens_with_a_jump_to_each_letters_first_entry(tmp_path: Path) -> None:
@@ -167,5 +255,8 @@ def test_a_term_starting_with_a_digit_jumps_from_before_a() -> None:
 def test_each_entry_gets_its_report_link(tmp_path: Path) -> None:
     glossary = load_glossary(write(tmp_path, GOOD), SOURCES)
     page = glossary_markdown(glossary, {}, LessonIndex({}), "g.md", lambda entry: f"https://x/new?t={entry.id}")
-    assert "[Report a problem with this entry](<https://x/new?t=all-reduce>){ .sbn-glossary-report }" in page
-    assert "[Report a problem with this entry](<https://x/new?t=ring-all-reduce>)" in page
+    links = BeautifulSoup(page, "html.parser").select("a.sbn-glossary-report")
+    assert [(a["href"], a.get_text()) for a in links] == [
+        ("https://x/new?t=all-reduce", "Report a problem with this entry"),
+        ("https://x/new?t=ring-all-reduce", "Report a problem with this entry"),
+    ]

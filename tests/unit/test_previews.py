@@ -191,14 +191,14 @@ def test_a_push_rejected_by_a_concurrent_update_is_redone_on_the_new_tip(
 
 
 def test_a_preview_that_would_take_the_total_over_its_cap_is_refused(tmp_path: Path, remote: str) -> None:
-    one = previews.size(built_site(tmp_path / "measure"))
+    one, _ = previews.size(built_site(tmp_path / "measure"))
     cap = sum(len(text) for text in ROOT_FILES.values()) + 2 * one + one // 2  # room for two and a half
     for number in (1, 2):
         site = built_site(tmp_path / f"site-{number}")
         assert stage(remote, number, site, tmp_path / "work", {1, 2, 3}, total_limit=cap) == "published"
     assert stage(remote, 3, built_site(tmp_path / "three"), tmp_path / "work", {1, 2, 3}, total_limit=cap) == "full"
     assert previews_on_branch(remote) == {"pr-1", "pr-2"}
-    assert previews.size(tmp_path / "work") <= cap
+    assert previews.size(tmp_path / "work")[0] <= cap
 
 
 def test_a_build_over_the_limit_is_refused_and_its_older_preview_dropped(tmp_path: Path, remote: str) -> None:
@@ -212,6 +212,30 @@ def test_a_build_over_the_limit_is_refused_and_its_older_preview_dropped(tmp_pat
 def test_copying_a_build_over_the_size_limit_is_refused(tmp_path: Path) -> None:
     with pytest.raises(TooLarge, match="larger than 10 bytes"):
         copy_site(built_site(tmp_path / "site"), tmp_path / "copy", limit=10)
+
+
+def test_a_build_of_more_files_than_the_limit_is_refused_though_it_takes_no_bytes(tmp_path: Path) -> None:
+    """20,000 empty files once published: each file is counted, and so is each folder."""
+    site = built_site(tmp_path / "site")
+    for number in range(previews.MAX_FILES):
+        (site / f"empty-{number}.html").touch()
+    with pytest.raises(TooLarge, match=f"more than {previews.MAX_FILES:,} files and folders"):
+        copy_site(site, tmp_path / "copy")
+    nested = built_site(tmp_path / "nested")
+    (nested / "/".join(["d"] * 40)).mkdir(parents=True)
+    with pytest.raises(TooLarge, match="more than 30 files and folders"):
+        copy_site(nested, tmp_path / "copy-nested", files=30)
+
+
+def test_a_preview_that_would_take_the_total_over_its_file_cap_is_refused(tmp_path: Path, remote: str) -> None:
+    _, one = previews.size(built_site(tmp_path / "measure"))
+    cap = len(ROOT_FILES) + 2 * (one + 1) + 1  # room for two, each with its pr-N folder
+    for number in (1, 2):
+        assert stage(
+            remote, number, built_site(tmp_path / f"s{number}"), tmp_path / "w", {1, 2, 3}, total_files=cap
+        ) == ("published")
+    assert stage(remote, 3, built_site(tmp_path / "s3"), tmp_path / "w", {1, 2, 3}, total_files=cap) == "full"
+    assert previews_on_branch(remote) == {"pr-1", "pr-2"}
 
 
 # Issue 9, item 4: what a build may carry onto the branch, and the credentials.

@@ -104,3 +104,111 @@ def test_yaml_refuses_a_nested_key_given_twice() -> None:
 def test_invalid_yaml_names_the_file_and_line() -> None:
     with pytest.raises(SchemaError, match=r"x.yml:2: not valid YAML"):
         load_yaml("a: 1\nb: x: y\n", "x.yml")
+
+
+#: Addresses a source's `url` must not be, each a way out of an attribute, a scheme that runs, or a character a
+#: reader's browser reads otherwise than a reviewer does.
+BAD_URLS = [
+    "javascript:alert(1)",
+    "data:text/html,<script>alert(1)</script>",
+    "//evil.example/x",
+    "https:///x",
+    "https://evil.example/\x00",
+    "https://evil.example/\x1b[31m",
+    "https://evil.example/a\tb",
+    "https://evil.example/a\nb",
+    "https://evil.example/\x7f",
+    "https://evil.example/\x85",
+    "https://evil.example/\u200b",
+    "https://evil.example/\u202ecod.exe",
+    'https://evil.example/" onmouseover="x',
+    "https://evil.example/'x",
+    "https://evil.example/<script>",
+    "https://evil.example\\@good.example/",
+    "https://evil.example/ x",
+    "https://-evil.example/",
+    "https://evil.example:123456/",
+    "https://évil.example/",
+]
+
+
+@pytest.mark.parametrize("url", BAD_URLS)
+def test_web_url_refuses_an_address_a_browser_reads_otherwise(url: str) -> None:
+    with pytest.raises(ValueError, match="expected an address starting with https://"):
+        web_url(url)
+
+
+@pytest.mark.parametrize(
+    "url", ["http://a", "https://arxiv.org/abs/1910.02054v3", "https://e.org:8443/a_b/~c?d=1&e=%20#f(g)"]
+)
+def test_web_url_takes_an_address_as_rfc_3986_writes_it(url: str) -> None:
+    assert web_url(url) == url
+
+
+@pytest.mark.parametrize("control", ["\x00", "\x08", "\x1b", "\x7f", "\x9b", "\u202a", "\u202e", "\u2066", "\u2069"])
+def test_text_refuses_a_control_character(control: str) -> None:
+    with pytest.raises(ValueError, match=f"expected text without control characters \\(U\\+{ord(control):04X} at 3\\)"):
+        text(f"ab{control}c")
+
+
+def test_text_keeps_tabs_and_line_breaks() -> None:
+    assert text(" a\tb\nc\r\nd ") == "a\tb\nc\r\nd"
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("[a, b]: 1\n", r"x.yml:1: not valid YAML: a key is a name or a number, not a sequence; quote it"),
+        ("a: 1\n{b: 1}: 2\n", r"x.yml:2: not valid YAML: a key is a name or a number, not a mapping"),
+        ("? [a]\n: 1\n", r"x.yml:1: not valid YAML: a key is a name or a number, not a sequence"),
+        ("x:\n  y:\n    [z]: 1\n", r"x.yml:3: not valid YAML: a key is a name or a number"),
+        ("a: &x [1, 2]\nb: *x\n", r"x.yml:1: not valid YAML: this value is used again by an alias"),
+        ("a: &x [*x]\n", r"x.yml:1: not valid YAML: this value is used again by an alias"),
+        ("a: &a 1\nb: *a\n", r"x.yml:1: not valid YAML: this value is used again by an alias"),
+        (
+            "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+            "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n",
+            r"x.yml:1: not valid YAML: this value is used again by an alias",
+        ),
+    ],
+)
+def test_yaml_refuses_a_key_that_is_not_a_scalar_and_an_alias(source: str, message: str) -> None:
+    with pytest.raises(SchemaError, match=message):
+        load_yaml(source, "x.yml")
+
+
+def test_a_message_quotes_a_long_value_cut_short() -> None:
+    with pytest.raises(SchemaError) as raised:
+        check_record("m.yml: a", {"name": "x", "layers": "9" * 10**6}, FIELDS)
+    assert len(str(raised.value)) < 400
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (
+            'a:\n  b: "x"\n  c: \'*y*{: onclick="z" }\'\n',
+            "x.yml:3: a.c: holds an onclick attribute in an attribute list",
+        ),
+        (
+            "a:\n  note: >-\n    Words, and then\n    <img src=x onerror=y>\n",
+            "x.yml:4: a.note: holds an onerror attribute",
+        ),
+        ("- ok\n- [ok, 'javascript:x']\n", r"x.yml:2: \[1\]\[1\]: holds a javascript: address"),
+        ("'<script>x</script>': 1\n", "x.yml:1: holds a <script> that is not one of the course's"),
+        ("a: &a '<b onclick=x>'\nb: [*a, *a]\n", "x.yml:1: a: holds an onclick attribute on a <b>"),
+    ],
+)
+def test_yaml_text_that_would_run_script_is_refused_at_its_line(source: str, message: str) -> None:
+    with pytest.raises(SchemaError, match=message):
+        load_yaml(source, "x.yml")
+
+
+def test_yaml_that_is_not_a_data_file_is_read_as_it_is() -> None:
+    """A page's front matter has checks of its own, which say more (a title holds no markup at all)."""
+    assert load_yaml("title: '<b onclick=x>'\n", "p.md (front matter)", data_file=False) == {"title": "<b onclick=x>"}
+
+
+def test_a_character_yaml_refuses_is_told_at_its_line() -> None:
+    with pytest.raises(SchemaError, match=r"x.yml:3: not valid YAML: unacceptable character #x0001"):
+        load_yaml("a: 1\nb: 2\nc: 'x\x01'\n", "x.yml")

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import gzip
 import http.client
+import socket
+import struct
+import tempfile
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from tools.serve import site_server
+from tools.serve import MAX_CONNECTIONS, MAX_PATH, SiteHandler, site_server
 
 SITE_URL = "https://example.org/course/"
 SITEMAP = "<urlset><url><loc>https://example.org/course/</loc></url><url><loc>https://example.org/course/a/</loc></url></urlset>"
@@ -72,3 +77,107 @@ def test_the_sitemap_names_the_servers_own_address(address: str) -> None:
     """So that Material's instant navigation finds the links of the page in it (see tools/serve.py)."""
     body = gzip.decompress(_get(address, "/course/sitemap.xml").read()).decode()
     assert body == SITEMAP.replace("https://example.org/course/", address)
+
+
+@pytest.fixture(scope="module")
+def linked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """A site whose folder holds links out of it, and one inside it; served, with the folder outside."""
+    root = tmp_path_factory.mktemp("linked")
+    outside = root / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("the key", encoding="utf-8")
+    site = root / "site"
+    site.mkdir()
+    (site / "index.html").write_text("<p>home</p>", encoding="utf-8")
+    (site / "404.html").write_text("<h1>lost</h1>", encoding="utf-8")
+    (site / "sitemap.xml").write_text(SITEMAP, encoding="utf-8")
+    (site / "page.html").write_text("<p>page</p>", encoding="utf-8")
+    (site / "secret.txt").symlink_to(outside / "secret.txt")
+    (site / "out").symlink_to(outside, target_is_directory=True)
+    (site / "also-page.html").symlink_to(site / "page.html")
+    (site / "loop").symlink_to(site / "loop")
+    with site_server(site, SITE_URL) as served:
+        yield served, site
+
+
+@pytest.mark.parametrize("path", ["/course/secret.txt", "/course/out/secret.txt", "/course/out/", "/course/loop"])
+def test_a_link_out_of_the_site_folder_is_not_followed(linked: tuple[str, Path], path: str) -> None:
+    response = _get(linked[0], path, gzip_ok=False)
+    assert (response.status, response.read()) == (404, b"<h1>lost</h1>")
+
+
+def test_a_link_inside_the_site_folder_is_served(linked: tuple[str, Path]) -> None:
+    assert _get(linked[0], "/course/also-page.html", gzip_ok=False).read() == b"<p>page</p>"
+
+
+def _raw(address: str, request: bytes, timeout: float = 5) -> bytes:
+    parts = urlsplit(address)
+    with socket.create_connection((parts.hostname or "", parts.port or 0), timeout=timeout) as connection:
+        connection.sendall(request)
+        received = b""
+        while chunk := connection.recv(65536):
+            received += chunk
+        return received
+
+
+@pytest.mark.parametrize(
+    "host",
+    ['x"/><script>alert(1)</script><loc>', "evil.example:8001/<a>", "a b", "&amp;", "", "x" * 300],
+    ids=["markup", "path", "space", "entity", "empty", "long"],
+)
+def test_a_host_header_that_is_no_host_never_reaches_the_sitemap(address: str, host: str) -> None:
+    request = f"GET /course/sitemap.xml HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
+    body = _raw(address, request).split(b"\r\n\r\n", 1)[1].decode()
+    assert body == SITEMAP.replace("https://example.org/course/", address)
+
+
+def test_a_host_and_port_the_browser_sent_is_the_sitemaps(address: str) -> None:
+    request = b"GET /course/sitemap.xml HTTP/1.1\r\nHost: localhost:8123\r\nConnection: close\r\n\r\n"
+    body = _raw(address, request).split(b"\r\n\r\n", 1)[1].decode()
+    assert body == SITEMAP.replace("https://example.org/course/", "http://localhost:8123/course/")
+
+
+def test_an_address_longer_than_any_of_the_sites_is_refused(address: str) -> None:
+    response = _get(address, "/course/" + "a" * MAX_PATH)
+    assert response.status == 414
+
+
+def test_an_idle_connection_is_closed(address: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert SiteHandler.timeout is not None and 0 < SiteHandler.timeout <= 60  # the server's own bound
+    monkeypatch.setattr(SiteHandler, "timeout", 0.5)  # the same bound, shorter, so the test is quick
+    start = time.perf_counter()
+    assert _raw(address, b"GET /course/ HTTP/1.1\r\nHost: localhost\r\n", timeout=5) == b""  # never finished
+    assert time.perf_counter() - start < 3
+
+
+def test_connections_beyond_the_limit_are_closed_at_once(address: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(SiteHandler, "timeout", 3)
+    parts = urlsplit(address)
+    idle = [socket.create_connection((parts.hostname or "", parts.port or 0)) for _ in range(MAX_CONNECTIONS)]
+    try:
+        time.sleep(0.3)  # each accepted, and waiting in its thread
+        start = time.perf_counter()
+        assert _raw(address, b"GET /course/ HTTP/1.1\r\nHost: localhost\r\n\r\n", timeout=5) == b""
+        assert time.perf_counter() - start < 1
+    finally:
+        for connection in idle:
+            connection.close()
+
+
+def test_a_connection_the_browser_resets_prints_no_traceback(capfd: pytest.CaptureFixture[str]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        site = Path(folder)
+        (site / "index.html").write_bytes(b"x" * 20_000_000)  # far more than the socket's buffers hold
+        (site / "404.html").write_text("lost", encoding="utf-8")
+        with site_server(site, SITE_URL) as served:
+            parts = urlsplit(served)
+            for _ in range(3):
+                connection = socket.create_connection((parts.hostname or "", parts.port or 0))
+                connection.sendall(b"GET /course/ HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                connection.recv(1000)
+                # Closed with a reset (RST), as a browser drops a connection it no longer needs.
+                connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                connection.close()
+            time.sleep(0.5)
+            assert _get(served, "/course/404.html", gzip_ok=False).read() == b"lost"  # still serving
+    assert "Traceback" not in capfd.readouterr().err

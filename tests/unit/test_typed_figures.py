@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from macros import typed_figures as module
-from macros.typed_figures import typed_figures
+from macros.typed_figures import find_in_text, lines_of, typed_figures
 
 
 @pytest.fixture
@@ -50,3 +50,175 @@ def test_the_findings_read_longest_ago_go_first_when_too_many_are_kept(
     typed_figures(first)
     typed_figures(second)
     assert reads == [first, second, third, second]
+
+
+#: The replay list: a number with a unit in each spelling an author might type, and what the check reports.
+#: By class: byte sizes (decimal, binary, words, case), bits and rates, compute, time, counts, scale letters and
+#: words, exponents and superscripts, fractions and ranges, separators a reader does not see, other code points.
+FORMS = [
+    ("2.5 TB", "2.5 TB"),
+    ("40 GiB", "40 GiB"),
+    ("1 TiB", "1 TiB"),
+    ("2 PiB", "2 PiB"),
+    ("2 EB", "2 EB"),
+    ("4 KB", "4 KB"),
+    ("4kB", "4kB"),
+    ("24GB", "24GB"),
+    ("2.5 tb", "2.5 tb"),
+    ("24 gb", "24 gb"),
+    ("24 gigabytes", "24 gigabytes"),
+    ("24 Gigabytes", "24 Gigabytes"),
+    ("40 gibibytes", "40 gibibytes"),
+    ("1e9 bytes", "1e9 bytes"),
+    ("16 bits", "16 bits"),
+    ("400 Gbit/s", "400 Gbit/s"),
+    ("200 Gb/s", "200 Gb/s"),
+    ("400 Gbps", "400 Gbps"),
+    ("600 GB/s", "600 GB/s"),
+    ("300 GBps", "300 GBps"),
+    ("12 MiB/s", "12 MiB/s"),
+    ("16 GT/s", "16 GT/s"),
+    ("312 TFLOPS", "312 TFLOPS"),
+    ("312 TFLOP/s", "312 TFLOP/s"),
+    ("312 teraflops", "312 teraflops"),
+    ("312 TFlops", "312 TFlops"),
+    ("3.14e23 FLOP", "3.14e23 FLOP"),
+    ("1.2e23 FLOPs", "1.2e23 FLOPs"),
+    ("2 zettaFLOPs", "2 zettaFLOPs"),
+    ("3 PF-days", "3 PF-days"),
+    ("3 days", "3 days"),
+    ("3 weeks", "3 weeks"),
+    ("1 month", "1 month"),
+    ("5 years", "5 years"),
+    ("2 hours", "2 hours"),
+    ("2 hrs", "2 hrs"),
+    ("2 h", "2 h"),
+    ("5 mins", "5 mins"),
+    ("10 sec", "10 sec"),
+    ("0.5 s", "0.5 s"),
+    ("6 ms", "6 ms"),
+    ("6 µs", "6 μs"),  # the micro sign, folded to the Greek letter
+    ("6 μs", "6 μs"),
+    ("6 us", "6 us"),
+    ("6 ns", "6 ns"),
+    ("8 GPUs", "8 GPUs"),
+    ("1,024 GPUs", "1,024 GPUs"),
+    ("3 nodes", "3 nodes"),
+    ("2 hosts", "2 hosts"),
+    ("64 ranks", "64 ranks"),
+    ("32 heads", "32 heads"),
+    ("96 layers", "96 layers"),
+    ("300 billion tokens", "300 billion"),
+    ("1.5 Billion parameters", "1.5 Billion"),
+    ("1.5b parameters", "1.5b parameters"),
+    ("7B params", "7B"),
+    ("175B", "175B"),
+    ("128k tokens", "128k tokens"),
+    ("128K context", "128K"),
+    ("1.5 bn", "1.5 bn"),
+    ("50 %", "50 %"),
+    ("50 percent", "50 percent"),
+    ("300 W", "300 W"),
+    ("1.4 GHz", "1.4 GHz"),
+    ("10^9 bytes", "10^9 bytes"),
+    ("10⁹ bytes", "10^9 bytes"),
+    ("2³⁰ bytes", "2^30 bytes"),
+    ("1.2 × 10^11 bytes", "1.2 × 10^11 bytes"),
+    ("1.2×10¹¹ bytes", "1.2×10^11 bytes"),
+    ("1/2 GB", "1/2 GB"),
+    ("½ GB", "1⁄2 GB"),
+    ("24-32 GB", "24-32 GB"),
+    ("24–32 GB", "24–32 GB"),
+    ("~24 GB", "24 GB"),
+    ("≈24 GB", "24 GB"),
+    ("24-GB card", "24-GB"),
+    ("24\xa0GB", "24 GB"),
+    ("24\u2009GB", "24 GB"),
+    ("24\u202fGB", "24 GB"),
+    ("24\u200bGB", "24GB"),
+    ("2\u200b4 GB", "24 GB"),
+    ("24\u00adGB", "24GB"),
+    ("24\u2060GB", "24GB"),
+    ("２４ ＧＢ", "24 GB"),
+    ("𝟐𝟒 GB", "24 GB"),
+]
+
+
+@pytest.mark.parametrize(("text", "found"), FORMS)
+def test_every_spelling_of_a_typed_figure_is_found(text: str, found: str) -> None:
+    assert find_in_text(f"It takes {text} here.") == [found]
+
+
+#: Numbers that are names, not figures: a format, a model, a catalog id, a section, a year, a formula's term.
+NOT_FIGURES = [
+    "fp16 and bf16",
+    "a 16-bit format",
+    "GPT-2 and GPT-3",
+    "gpt2-1.5b and v100-32gb",
+    "Lesson 8, Stage 4, Table 1, §3.2, Eq. 2",
+    "in 2019",
+    "ZeRO-3 and 3D parallelism",
+    "1F1B",
+    "P = 12lh²(1 + 13/(12h))",
+    "2M(W − 1)/W",
+    "(p − 1)/m",
+    "16Ψ bytes",
+]
+
+
+@pytest.mark.parametrize("text", NOT_FIGURES)
+def test_a_number_that_is_a_name_is_not_a_typed_figure(text: str) -> None:
+    assert find_in_text(text) == []
+
+
+#: HTML in which a typed figure hides from a check that skips by class or tag: found wherever a reader reads it.
+HIDING_PLACES = [
+    ("<p>Code <code>24 GB</code> here.</p>", "the text"),
+    ("<pre><code>mem = 24 GB</code></pre>", "the text"),
+    ("<p><kbd>24 GB</kbd></p>", "the text"),
+    ("<p><samp>24 GB</samp></p>", "the text"),
+    ('<p><span class="fig">24 GB</span> forged</p>', "the text"),
+    ('<p><em class="fig">24 GB</em> borrowed by an attribute list</p>', "the text"),
+    ('<p><span class="headerlink">24 GB</span></p>', "the text"),
+    ('<p><span class="sbn-quiz__hint">within 24 GB counts</span></p>', "the text"),
+    ('<div class="sbn-build-error">24 GB in a box no problem wrote</div>', "the text"),
+    ('<h2 id="x">24 GB<a class="headerlink" href="#x">¶</a></h2>', "the text"),
+    ("<table><tr><td>24 GB</td></tr></table>", "the text"),
+    ('<img alt="24 GB" src="x.png">', "the alt of a <img>"),
+    ('<abbr title="24 GB of HBM">HBM</abbr>', "the title of a <abbr>"),
+    ('<ol aria-label="24 GB"></ol>', "the aria-label of a <ol>"),
+    ('<div class="admonition"><p class="admonition-title">24 GB</p></div>', "the text"),
+    ("<p>24 <b>GB</b></p>", "the text"),
+    ("<p>24&nbsp;GB and 2&#8203;4 GB</p>", "the text"),
+]
+
+
+@pytest.mark.parametrize(("html", "where"), HIDING_PLACES)
+def test_no_class_or_tag_of_the_authors_hides_a_typed_figure(html: str, where: str) -> None:
+    assert {(found.text, found.where) for found in typed_figures(html, figures=False)} == {("24 GB", where)}
+
+
+def test_the_courses_own_figures_hints_and_reported_boxes_are_not_read() -> None:
+    fig = '<span class="fig" data-value="24000000000" data-unit="B">24 GB</span>'
+    hint = '<span class="sbn-quiz__hint">A number with its unit; within 5% counts.</span>'
+    problem = "docs/x.md:3: '24 GB' in the text is a typed figure"
+    page = f'<p>{fig} {hint}</p><div class="sbn-build-error">{problem}</div>'
+    assert typed_figures(page, reported=[problem]) == []
+    # Where the figures are the author's, the same element is text like any other.
+    assert [found.text for found in typed_figures(page, figures=False, reported=[problem])] == ["24 GB"]
+
+
+def test_the_line_of_a_typed_figure_is_where_a_reader_reads_it() -> None:
+    source = "\n".join(
+        [
+            "{{ chart(caption='24 GB') }}",  # 1: a macro's argument, checked with its output
+            "It needs 24 **GB**.",  # 2
+            "<img alt='3 days'> and 24&nbsp;GB",  # 3
+            "Split 31",  # 4
+            "GB over lines, 10⁹ bytes, ２４ ＧＢ",  # 5
+        ]
+    )
+    assert lines_of(source, "24 GB", 10) == [11, 12, 14]
+    assert lines_of(source, "3 days") == [3]
+    assert lines_of(source, "31 GB") == [4]
+    assert lines_of(source, "10^9 bytes") == [5]

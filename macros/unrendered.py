@@ -1,0 +1,124 @@
+"""Markdown the site does not read: syntax left in a page as the characters an author typed.
+
+mkdocs.yml enables a few Markdown extensions; syntax of one it does not enable
+(a footnote, a definition list, a task list, tabs, strikethrough, an emoji
+shortcode) and syntax Markdown could not apply (an attribute list that attached
+to nothing, a link or reference it could not read, a `///` block no extension
+took) is not an error to Python-Markdown: it shows on the page as typed. This
+module finds it in a page's HTML, in the text a reader reads outside code (where
+showing syntax is the point), so that the build can refuse it. It never
+imports MkDocs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+#: One attribute of an attribute list, as attr_list reads it: `.class`, `#id` or `name=value`.
+_ATTRIBUTE = r"""(?:[.#][\w-]+|[\w-]+=(?:"[^"]*"|'[^']*'|[\w.-]+))"""
+#: Each piece of syntax that should never reach a reader as text: what it is, and what to do instead.
+_SYNTAX: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"\[\^[^\]\s]+\]:?"), "a footnote", "put the note in the sentence, or in parentheses"),
+    (re.compile(r"(?m)^:[ \t]+\S.*"), "a definition list", "write the term in bold and its definition after it"),
+    (re.compile(r"(?m)^\[[ xX]\][ \t]"), "a task list's box", "use a /// checklist block for reps, or a plain list"),
+    (re.compile(r"~~[^~\s][^~]*~~"), "strikethrough", "say what changed in words"),
+    (re.compile(r"==[^=\s][^=]*=="), "a highlight", "use *emphasis*"),
+    (re.compile(r"(?<!\{)\+\+[\w+-]+\+\+(?!\})"), "a key combination", "write the keys in <kbd> or in words"),
+    (re.compile(r"\{(?:\+\+|--|~~|==|>>)[^}\n]*\}?"), "a CriticMarkup edit", "make the edit"),
+    (re.compile(r'(?m)^===[+!]?[ \t]+"[^"\n]*"?'), "a content tab", "use headings or an admonition"),
+    (re.compile(r"(?<![\w:]):[a-z][a-z0-9_+-]*[a-z0-9]:(?![\w:])"), "an emoji shortcode", "leave it out"),
+    (re.compile(r"\$\$"), "display math", "write the formula in words or in code"),
+    (re.compile(r"\[\[[^\]]+\]\]"), "a wiki link", "write a Markdown link to the page's file"),
+    (re.compile(r"--8<--"), "a snippet include", "write the text in the page"),
+    (
+        re.compile(r"(?m)^/{3,}[ \t]*\S.*"),
+        "a /// block no extension reads",
+        "use /// quiz or /// checklist, or no block",
+    ),
+    (
+        re.compile(rf"\{{:?[ \t]*{_ATTRIBUTE}(?:[ \t]+{_ATTRIBUTE})*[ \t]*\}}"),
+        "an attribute list that attached to nothing",
+        "put it right after the element it is for, or leave it out",
+    ),
+    (
+        re.compile(r"\[[^\]\n]*\]\((?![^)\n]*\))[^\n]*"),
+        "a link Markdown could not read",
+        "check its brackets and parentheses: [text](address)",
+    ),
+    (
+        re.compile(r"\[[^\]\n]+\]\[[^\]\n]*\]"),
+        "a link to a reference that is not defined",
+        "define it ([name]: address) or write the address",
+    ),
+)
+#: Elements whose text shows syntax on purpose, or is not read as text at all.
+_LITERAL = frozenset({"code", "pre", "kbd", "samp", "script", "style"})
+#: Elements whose start or end ends a run of text (a line-start pattern then means a line of the page).
+_BLOCKS = frozenset(
+    {"p", "li", "td", "th", "dd", "dt", "div", "blockquote", "summary", "figcaption", "caption", "br", "hr"}
+    | {"h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "table", "tr", "details", "section", "article", "label"}
+)
+
+
+@dataclass(frozen=True)
+class Unrendered:
+    """Syntax a page shows as typed: the text found, what it is, and what to write instead."""
+
+    text: str
+    what: str
+    fix: str
+
+
+class _Runs(HTMLParser):
+    """The runs of text a reader reads in HTML, block by block, outside code, character references decoded."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.runs: list[str] = []
+        self._run: list[str] = []
+        self._literal = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _BLOCKS:
+            self._end_run()
+        if tag in _LITERAL:
+            self._literal += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _LITERAL:
+            self._literal = max(0, self._literal - 1)
+        if tag in _BLOCKS:
+            self._end_run()
+
+    def handle_data(self, data: str) -> None:
+        if not self._literal:
+            self._run.append(data)
+
+    def _end_run(self) -> None:
+        if self._run:
+            self.runs.append("".join(self._run).strip())
+        self._run = []
+
+    def close(self) -> None:
+        super().close()
+        self._end_run()
+
+
+def unrendered(page_html: str) -> list[Unrendered]:
+    """The Markdown syntax left as text in an HTML page or fragment, each piece once, in order.
+
+    >>> [(found.text, found.what) for found in unrendered("<p>As shown[^1]; see <code>[^2]</code>.</p>")]
+    [('[^1]', 'a footnote')]
+    """
+    runs = _Runs()
+    runs.feed(page_html)
+    runs.close()
+    found: dict[str, Unrendered] = {}
+    for run in runs.runs:
+        for pattern, what, fix in _SYNTAX:
+            for match in pattern.finditer(run):
+                text = match.group(0).strip()
+                found.setdefault(text, Unrendered(text[:60], what, fix))
+    return list(found.values())

@@ -1,0 +1,93 @@
+"""A typed figure is refused wherever a reader reads it, once, at the line it was typed on.
+
+A copy of the course gets a typed figure in each place of a page that Markdown
+makes (a heading, a table cell, an image's alt, an admonition's title, an
+abbreviation, code), behind each class an author can borrow, split by markup or
+by characters a reader does not see, in a non-lesson page's front matter, and in
+what a macro call shows (its caption, a catalog value): each is reported once,
+at its own line, found in the broken file itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Built, build_copy, copy_course, replace_in
+from tests.site.test_bad_input import LESSON_8, _lesson_8_with, fails_with, line_of
+
+#: A block of Markdown, the figure typed in it (as reported), where, and the text of the line it is on.
+PLACES = [
+    ("## A heading of 2.5 TB", "2.5 TB", "the text", "heading of 2.5 TB"),
+    ("| a | b |\n| --- | --- |\n| 40 GiB | x |", "40 GiB", "the text", "| 40 GiB |"),
+    ("![a picture of 3 days](x.png)", "3 days", "the alt of a <img>", "picture of 3 days"),
+    ('!!! note "Takes 4 days"\n    Its body.', "4 days", "the text", "Takes 4 days"),
+    ("*[HBM]: 80 GB of memory\n\nHBM, and HBM again.", "80 GB", "the title of a <abbr>", "80 GB of memory"),
+    ("Code `21 GB` in a span.", "21 GB", "the text", "`21 GB`"),
+    ("```text\nfree: 22 GB\n```", "22 GB", "the text", "free: 22 GB"),
+    ('<span class="fig">99 GB</span> forged.', "99 GB", "the text", "99 GB</span>"),
+    ("A 77 GB{: .fig } borrowed.", "77 GB", "the text", "A 77 GB"),
+    ('<span class="headerlink">55 GB</span> borrowed.', "55 GB", "the text", "55 GB</span>"),
+    ('<span class="sbn-quiz__hint">within 44 GB</span>', "44 GB", "the text", "within 44 GB"),
+    ('<div class="sbn-build-error">boxed 33 GB</div>', "33 GB", "the text", "boxed 33 GB"),
+    ("<kbd>66 GB</kbd> typed.", "66 GB", "the text", "<kbd>66 GB"),
+    ("An entity: 23&nbsp;GB.", "23 GB", "the text", "23&nbsp;GB"),
+    ("Split 31\nGB over two lines.", "31 GB", "the text", "Split 31"),
+    ("Hidden 1&#8203;9 GB and 10⁹ bytes.", "19 GB", "the text", "Hidden 1&#8203;9"),
+    ("A superscript: 10⁹ bytes.", "10^9 bytes", "the text", "superscript: 10⁹"),
+    ("Full width: ２９ ＧＢ.", "29 GB", "the text", "Full width"),
+    ("Three spellings: 312 TFLOPS, 3 weeks, 128k tokens.", "3 weeks", "the text", "Three spellings"),
+    # The same text typed twice: each at its own line.
+    ("It needs 18 GB here.", "18 GB", "the text", "It needs 18 GB here."),
+    ("And 18 GB again.", "18 GB", "the text", "And 18 GB again."),
+]
+
+
+@pytest.fixture(scope="module")
+def places(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    return _lesson_8_with([block for block, *_ in PLACES], tmp_path_factory)
+
+
+@pytest.mark.parametrize(("block", "typed", "where", "marker"), PLACES)
+def test_a_typed_figure_is_found_wherever_it_is_read_at_its_line(
+    places: tuple[Path, Built], block: str, typed: str, where: str, marker: str
+) -> None:
+    path, built = places
+    fails_with(built, f"{LESSON_8}:{line_of(path, marker)}", f"{typed!r} in {where} is a typed figure")
+
+
+def test_each_typed_figure_is_reported_once(places: tuple[Path, Built]) -> None:
+    typed = [message for message in places[1].messages if "is a typed figure" in message]
+    assert len(typed) == len(set(typed))
+
+
+@pytest.fixture(scope="module")
+def shown(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    """A copy whose typed figures come from what pages show: a macro's caption, a catalog value, front matter."""
+    copy = copy_course(tmp_path_factory.mktemp("shown"))
+    replace_in(
+        copy / "macros/catalog/course.yml",
+        "why the copies run out of memory.",
+        "why the copies run out of memory on 8 GPUs.",
+    )
+    replace_in(copy / "docs/glossary.md", "description: Every term", "description: 24 GB of terms, every term")
+    path = copy / LESSON_8
+    text = path.read_text(encoding="utf-8")
+    text = text.replace(
+        "\n## Practice\n", '\n{{ diagram("ring_allreduce", devices=4, caption="27 GB a ring") }}\n\n## Practice\n', 1
+    )
+    path.write_text(text, encoding="utf-8")
+    return copy, build_copy(copy)
+
+
+def test_a_macros_output_is_reported_at_its_call(shown: tuple[Path, Built]) -> None:
+    copy, built = shown
+    fails_with(built, f"{LESSON_8}:{line_of(copy / LESSON_8, '27 GB a ring')}", "'27 GB' in the text of what it shows")
+    fails_with(built, f"docs/index.md:{line_of(copy / 'docs/index.md', '{{ syllabus() }}')}", "'8 GPUs' in the text")
+
+
+def test_a_pages_description_is_checked_on_every_page(shown: tuple[Path, Built]) -> None:
+    copy, built = shown
+    line = line_of(copy / "docs/glossary.md", "description:")
+    fails_with(built, f"docs/glossary.md:{line}", "the front matter's description types '24 GB'")

@@ -1,0 +1,36 @@
+"""Markdown the site does not read fails the build at its line, instead of showing on the page as typed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Built
+from tests.site.test_bad_input import LESSON_8, _lesson_8_with, fails_with, line_of
+
+#: A block of Markdown a page might hold, what the build says of it, and the text of its line.
+UNREAD = [
+    ("A claim with a footnote[^1].", "'[^1]' is a footnote", "footnote[^1]"),
+    ("Term\n:   Its definition.", "':   Its definition.' is a definition list", ":   Its definition."),
+    ("- [ ] a task", "'[ ]' is a task list's box", "- [ ] a task"),
+    ("Now ~~struck~~ out.", "'~~struck~~' is strikethrough", "~~struck~~"),
+    ('=== "Tab one"\n\n    Inside.', "'=== \"Tab one\"' is a content tab", '=== "Tab one"'),
+    ("Smile :smile: please.", "':smile:' is an emoji shortcode", ":smile:"),
+    ("/// tab | A tab\nText\n///", "'/// tab | A tab' is a /// block no extension reads", "/// tab | A tab"),
+    ("A paragraph{: .wide }\n\nand more.", "'{: .wide }' is an attribute list that attached to nothing", "{: .wide }"),
+    ("A [broken](link", "'[broken](link' is a link Markdown could not read", "[broken](link"),
+]
+
+
+@pytest.fixture(scope="module")
+def unread(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    return _lesson_8_with([block for block, *_ in UNREAD], tmp_path_factory)
+
+
+@pytest.mark.parametrize(("block", "message", "marker"), UNREAD)
+def test_markdown_the_site_does_not_read_fails_at_its_line(
+    unread: tuple[Path, Built], block: str, message: str, marker: str
+) -> None:
+    path, built = unread
+    fails_with(built, f"{LESSON_8}:{line_of(path, marker)}", message)

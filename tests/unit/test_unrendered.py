@@ -1,0 +1,52 @@
+"""Markdown the site does not read is found where the page shows it as typed, and nowhere else."""
+
+from __future__ import annotations
+
+import pytest
+
+from macros.unrendered import unrendered
+from tests.unit.test_markup import SITE_MARKDOWN
+
+#: Syntax of extensions mkdocs.yml does not enable, or that Markdown could not apply, and what it is.
+UNREAD = [
+    ("A claim[^1].", "a footnote"),
+    ("[^1]: The note.", "a footnote"),
+    ("Term\n:   Its definition.", "a definition list"),
+    ("- [ ] a task", "a task list's box"),
+    ("- [x] done", "a task list's box"),
+    ("Now ~~struck~~.", "strikethrough"),
+    ("Now ==marked==.", "a highlight"),
+    ("Press ++ctrl+c++.", "a key combination"),
+    ("An {++added++} word.", "a CriticMarkup edit"),
+    ('=== "Tab one"\n\n    Inside.', "a content tab"),
+    ("Smile :smile: please.", "an emoji shortcode"),
+    ("$$\nx = 1\n$$", "display math"),
+    ("See [[Lesson 7]].", "a wiki link"),
+    ('--8<-- "file.md"', "a snippet include"),
+    ("/// tab | Tab\nText\n///", "a /// block no extension reads"),
+    ("A paragraph{: .wide }\n\nand more", "an attribute list that attached to nothing"),
+    ("[broken](link", "a link Markdown could not read"),
+    ("[text][nowhere]", "a link to a reference that is not defined"),
+]
+
+
+@pytest.mark.parametrize(("markdown", "what"), UNREAD)
+def test_syntax_the_site_does_not_read_is_found(markdown: str, what: str) -> None:
+    assert [found.what for found in unrendered(SITE_MARKDOWN.reset().convert(markdown))] == [what]
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "Code `[^2] ~~x~~ :smile: {: .x }` is shown as typed on purpose.",
+        "```text\n[^1]: a footnote in code\n:   a definition\n```",
+        "At 10:30:15, a set {i=1,...,k}, a price of $2 and $3, a ratio 2:1, and C++ or a++b.",
+        "A heading\n{: #anchor }",
+        "*Emphasis*{: .x } attached.",
+        "Note: a colon that starts nothing.",
+        "[a link](https://example.org) and [a reference][ref].\n\n[ref]: https://example.org",
+        '!!! note "An admonition"\n    Its body.',
+    ],
+)
+def test_what_the_site_reads_or_shows_in_code_is_not_found(markdown: str) -> None:
+    assert unrendered(SITE_MARKDOWN.reset().convert(markdown)) == []
