@@ -17,6 +17,7 @@ import re
 import xml.etree.ElementTree as etree
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from html import escape as escape_attribute
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -27,7 +28,7 @@ from markdown.util import AMP_SUBSTITUTE, HTML_PLACEHOLDER_RE
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
-from . import course, glossary, issues, lessons, schedules
+from . import course, glossary, issues, lessons, reading, schedules
 from .assets import strip_site_assets
 from .calculator import FIELDS as CALCULATOR_FIELDS
 from .calculator import calculator_config, calculator_html
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     import jinja2
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.structure.files import Files
+    from mkdocs.structure.pages import Page
     from mkdocs_macros.plugin import MacrosPlugin
 
 log = logging.getLogger("mkdocs.plugins.macros.course")
@@ -64,6 +66,10 @@ LessonItems = dict[str, list[str]]
 _TOKEN_OPEN, _TOKEN_CLOSE = "\ue000", "\ue001"
 _TOKEN = re.compile(f"{_TOKEN_OPEN}(\\d+){_TOKEN_CLOSE}")
 _PLACEHOLDER = re.compile(r"\s*(\x02wzxhzdk:\d+\x03)")
+#: What stands for a page's tooltip data until the page is written.
+_FIGURE_DATA = f"{_TOKEN_OPEN}figures{_TOKEN_CLOSE}"
+#: Where the syllabus keeps a lesson's reading time (`course.READING_ELEMENT`), as the page is written.
+_READING_PLACE = re.compile(r'<span class="sbn-lesson-reading" data-sbn-reading="(\d+)"></span>')
 
 #: What of a piece of Markdown is an address, not text: a link's target, an autolink, a tag.
 _MARKDOWN_ADDRESS = re.compile(r"\]\([^)]*\)|<[^>]*>")
@@ -202,12 +208,19 @@ class Build:
         self.question_pages: dict[str, list[str]] = {}
         #: Each lesson's question and rep ids, by lesson number, filled as the lessons are converted.
         self.lesson_items: dict[int, LessonItems] = {}
+        #: Each lesson's words, read straight through, by lesson number, counted as the lessons are converted.
+        self.reading_words: dict[int, int] = {}
+        #: Each page's tooltip data for course.js, by source path, written into the page as it is written.
+        self.figure_data: dict[str, dict[str, Any]] = {}
         # Like mkdocstrings, give the Markdown extensions that need the page an instance that knows the build.
         env.conf["markdown_extensions"].extend([QuizExtension(host=_QuizHost(self)), _ChecksExtension(self)])
         # The theme's templates compiled once, not at every build: MkDocs' `env` event hands over the
         # theme's Jinja environment before any template is loaded. (Registered here, not by a plugin of
         # ours, MkDocs' debug log names its plugin '<unknown>'.)
         env.conf.plugins.events["env"].append(self._keep_compiled_templates)
+        # A lesson's reading time, from its HTML once converted, for its title and the home page's syllabus.
+        env.conf.plugins.events["page_content"].append(self._count_reading)
+        env.conf.plugins.events["post_page"].append(self._fill_reading)
 
     def _data(self, name: str, load: Callable[[], T]) -> T:
         """The course's data `name`, loaded; on a problem, the last good version this process loaded, if any.
@@ -238,6 +251,40 @@ class Build:
         if cache is not None:
             jinja_env.bytecode_cache = cache
         return jinja_env
+
+    def _count_reading(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """After a lesson is converted: count its words, and give its template its reading time (`macros.reading`)."""
+        lesson = self.lessons.at(page.file.src_path)
+        if lesson is not None:
+            self.reading_words[lesson.number] = reading.count_words(html)
+            page.meta["sbn_reading"] = self._reading_time(lesson.number, page.file.src_path, page.url)
+        return html
+
+    def _fill_reading(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
+        """As a page is written: each lesson's reading time where the syllabus keeps its place
+        (`course.READING_ELEMENT`), now that every lesson has been converted and counted, then the page's
+        tooltip data, reading times included."""
+        src_path = page.file.src_path
+
+        def fill(match: re.Match[str]) -> str:
+            number = int(match.group(1))
+            if number not in self.reading_words:
+                return ""
+            return f'<span class="sbn-lesson-reading">{self._reading_time(number, src_path, page.url)}</span>'
+
+        output = _READING_PLACE.sub(fill, output)
+        data = self.figure_data.get(src_path)
+        return output if data is None else output.replace(_FIGURE_DATA, escape_attribute(script_json(data)), 1)
+
+    def _reading_time(self, lesson: int, src_path: str, url: str) -> str:
+        """The element of a lesson's reading time, logged for figures.json and the tooltips of the page `src_path`
+        that shows it."""
+        figure = reading.reading_time(self.catalog, lesson, self.reading_words[lesson])
+        shown = reading.display(figure)
+        self.figure_log.add(src_path, url, figure, shown)
+        if src_path in self.figure_data:
+            self.figure_data[src_path]["figures"].setdefault(figure.id, tooltip(figure))
+        return render_html(figure, shown)
 
     def _load_catalog(self) -> Catalog:
         catalog = load_catalog(self.config.catalog_dir)
@@ -495,7 +542,7 @@ class Build:
             html = figure_table(KINDS[kind], self._figure_html(KINDS[kind]), self.catalog, **layout)
         except TableError as error:
             raise CallError(str(error)) from None
-        return self.page.token(html) if self.page else html
+        return self._picture(html)
 
     def schedule_table(self, schedule: str, stages: int, microbatches: int, caption: str = "") -> str:
         """A pipeline schedule as a table of its passes (see `macros.schedules`), one row per stage."""
@@ -560,7 +607,8 @@ class Build:
         unknown = sorted(set(defaults) - set(fields))
         if unknown:
             raise CallError(f"the calculator has no field {', '.join(unknown)}; its fields are {', '.join(fields)}")
-        config = calculator_config(self.catalog)
+        # The list of models offers the lesson's own first model, whatever its shape (`calculator._models`).
+        config = calculator_config(self.catalog, str(defaults.get("model", "")) or None)
         written = {name: str(value) for name, value in defaults.items()}
         # A first value is one a reader could have entered: the calculator's own rules for the fields given.
         problems = {
@@ -586,7 +634,8 @@ class Build:
         return self._picture(html)
 
     def _picture(self, html: str) -> str:
-        """A picture's HTML (chart, diagram, schedule, calculator) for the page, with the pictures' style sheet once.
+        """A picture's HTML (table, chart, diagram, schedule, calculator) for the page, with the pictures' style sheet
+        once.
 
         Only pages with pictures need their styles, so those pages' content loads them, as it
         loads their scripts: every page's budget of our own script and style stays small.
@@ -818,12 +867,15 @@ class _FigureData(Treeprocessor):
 
     def run(self, root: etree.Element) -> None:
         page = self.build.page
-        if page is None or not page.tooltips:
+        if page is None or not (page.tooltips or page.lesson):
             return
         data = {"report": self.build.issue_url(issues.FIGURE_FORM, {}, any_page=True), "figures": page.tooltips}
+        # Its data goes in as the page is written (`Build._fill_reading`), when the reading times, which
+        # follow the conversion of every lesson, have joined the page's figures.
+        self.build.figure_data[page.src_path] = data
         # In an attribute, not a <script type="application/json">: Material's instant navigation
         # re-creates a page's scripts without their type, which would run the JSON as code.
-        etree.SubElement(root, "div", {"id": "sbn-figures", "hidden": "hidden", "data-json": script_json(data)})
+        etree.SubElement(root, "div", {"id": "sbn-figures", "hidden": "hidden", "data-json": _FIGURE_DATA})
 
 
 class _ChecksExtension(Extension):

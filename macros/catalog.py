@@ -98,6 +98,8 @@ class Model:
     name: str
     parameters: int
     provenance: Provenance
+    #: The name in a list (the calculator's), where `name` is too long to show whole on a phone.
+    short: str | None = None
     layers: int | None = None
     hidden: int | None = None
     heads: int | None = None
@@ -219,6 +221,7 @@ TABLES: Mapping[str, Table] = {
         {
             "name": Column(text, required=True),
             "parameters": Column(positive_count, "param", required=True),
+            "short": Column(text),
             "layers": Column(positive_count, "1"),
             "hidden": Column(positive_count, "1"),
             "heads": Column(positive_count, "1"),
