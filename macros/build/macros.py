@@ -137,7 +137,7 @@ class Macros:
             html = figure_table(KINDS[kind], self._figure_html(KINDS[kind]), self.build.catalog, **layout)
         except TableError as error:
             raise CallError(str(error)) from None
-        return self.build.page.token(html) if self.build.page else html
+        return self.build.picture(html)
 
     def schedule_table(self, schedule: str, stages: int, microbatches: int, caption: str = "") -> str:
         """A pipeline schedule as a table of its passes (see `macros.pictures.schedules`), one row per stage."""
@@ -203,7 +203,8 @@ class Macros:
         unknown = sorted(set(defaults) - set(fields))
         if unknown:
             raise CallError(f"the calculator has no field {', '.join(unknown)}; its fields are {', '.join(fields)}")
-        config = calculator_config(self.build.catalog)
+        # The list of models offers the lesson's own first model, whatever its shape (`calculator._models`).
+        config = calculator_config(self.build.catalog, str(defaults.get("model", "")) or None)
         written = {name: str(value) for name, value in defaults.items()}
         # A first value is one a reader could have entered: the calculator's own rules for the fields given.
         problems = {

@@ -15,10 +15,9 @@ from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
-from ..data.markup import script_json
 from ..pages import issues
 from ..quiz import KeyFigure, QuizExtension
-from .state import TOKEN, TOKEN_OPEN, Build, problem_box
+from .state import FIGURE_DATA, TOKEN, TOKEN_OPEN, Build, problem_box
 
 
 def course_extensions(build: Build) -> list[Extension]:
@@ -122,12 +121,15 @@ class _FigureData(Treeprocessor):
 
     def run(self, root: etree.Element) -> None:
         page = self.build.page
-        if page is None or not page.tooltips:
+        if page is None or not (page.tooltips or page.lesson):
             return
         data = {"report": self.build.issue_url(issues.FIGURE_FORM, {}, any_page=True), "figures": page.tooltips}
+        # Its data goes in as the page is written (`Build.fill_page`), when the reading times, which
+        # follow the conversion of every lesson, have joined the page's figures.
+        self.build.figure_data[page.src_path] = data
         # In an attribute, not a <script type="application/json">: Material's instant navigation
         # re-creates a page's scripts without their type, which would run the JSON as code.
-        etree.SubElement(root, "div", {"id": "sbn-figures", "hidden": "hidden", "data-json": script_json(data)})
+        etree.SubElement(root, "div", {"id": "sbn-figures", "hidden": "hidden", "data-json": FIGURE_DATA})
 
 
 class _ChecksExtension(Extension):

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import jinja2
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.structure.files import Files
+    from mkdocs.structure.pages import Page
     from mkdocs_macros.plugin import MacrosPlugin
 
 # mkdocs-macros logs its configuration (a hundred macro names) at INFO on every build, and `mkdocs serve`
@@ -69,6 +70,9 @@ def define_env(env: MacrosPlugin) -> None:
     # theme's Jinja environment before any template is loaded. (Registered here, not by a plugin of
     # ours, MkDocs' debug log names its plugin '<unknown>'.)
     env.conf.plugins.events["env"].append(_keep_compiled_templates(build))
+    # A lesson's reading time, from its HTML once converted, for its title and the home page's syllabus.
+    env.conf.plugins.events["page_content"].append(_count_reading(build))
+    env.conf.plugins.events["post_page"].append(_fill_page(build))
 
 
 def on_pre_page_macros(env: MacrosPlugin) -> None:
@@ -105,6 +109,25 @@ def _keep_compiled_templates(build: Build) -> Callable[..., jinja2.Environment]:
         return jinja_env
 
     return keep
+
+
+def _count_reading(build: Build) -> Callable[..., str]:
+    """MkDocs' `page_content` event handler: the build counts a converted lesson's words."""
+
+    def count(html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        build.count_reading(page.file.src_path, page.url, html, page.meta)
+        return html
+
+    return count
+
+
+def _fill_page(build: Build) -> Callable[..., str]:
+    """MkDocs' `post_page` event handler: the build fills in what a page could show only once all were converted."""
+
+    def fill(output: str, /, *, page: Page, config: MkDocsConfig) -> str:
+        return build.fill_page(page.file.src_path, page.url, output)
+
+    return fill
 
 
 def _build_of(env: MacrosPlugin) -> Build:

@@ -18,6 +18,7 @@ import re
 import xml.etree.ElementTree as etree
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
+from html import escape as escape_attribute
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -27,13 +28,13 @@ from markdown.util import AMP_SUBSTITUTE, HTML_PLACEHOLDER_RE
 from ..data import glossary, lessons
 from ..data.catalog import Catalog, CatalogError, load_catalog
 from ..data.config import ConfigError, CourseConfig, course_config
-from ..data.markup import PLAIN_FIELDS, markup_in, without_markup
+from ..data.markup import PLAIN_FIELDS, markup_in, script_json, without_markup
 from ..data.scripts import ScriptFound, script_in
 from ..data.typed_figures import TypedFigure, find_in_text, lines_of, typed_figures
 from ..data.unrendered import unrendered
-from ..figures.figure import FigureLog
+from ..figures.figure import FigureLog, render_html, tooltip
 from ..figures.kinds import KINDS, FigureKindError, check_measured, check_printed
-from ..pages import front_door, issues
+from ..pages import front_door, issues, reading
 from ..quiz import KeyFigure, ReportedAlready
 from .assets import strip_site_assets
 from .calls import Call, render_calls
@@ -48,6 +49,10 @@ LessonItems = dict[str, list[str]]
 #: Private-use characters around a token's number: plain text to Markdown, and never typed by an author.
 TOKEN_OPEN, TOKEN_CLOSE = "\ue000", "\ue001"
 TOKEN = re.compile(f"{TOKEN_OPEN}(\\d+){TOKEN_CLOSE}")
+#: What stands for a page's tooltip data until the page is written.
+FIGURE_DATA = f"{TOKEN_OPEN}figures{TOKEN_CLOSE}"
+#: Where the syllabus keeps a lesson's reading time (`front_door.READING_ELEMENT`), as the page is written.
+_READING_PLACE = re.compile(r'<span class="sbn-lesson-reading" data-sbn-reading="(\d+)"></span>')
 #: A stash placeholder at the start of a text, as Python-Markdown writes it (`markdown.util`).
 _PLACEHOLDER = re.compile(rf"\s*({util.HTML_PLACEHOLDER_RE.pattern})")
 
@@ -228,6 +233,10 @@ class Build:
         self.question_pages: dict[str, list[str]] = {}
         #: Each lesson's question and rep ids, by lesson number, filled as the lessons are converted.
         self.lesson_items: dict[int, LessonItems] = {}
+        #: Each lesson's words, read straight through, by lesson number, counted as the lessons are converted.
+        self.reading_words: dict[int, int] = {}
+        #: Each page's tooltip data for course.js, by source path, written into the page as it is written.
+        self.figure_data: dict[str, dict[str, Any]] = {}
         #: The page's macros by name, filled by the host (`build.macros.course_macros`).
         self.macros: dict[str, Callable[..., str]] = {}
 
@@ -475,6 +484,41 @@ class Build:
         """Note that the current page asks question (or rep) `question_id`."""
         if self.page is not None:
             self.question_pages.setdefault(question_id, []).append(self.page.src_path)
+
+    # ------------------------------------------------------- after the conversion
+
+    def count_reading(self, src_path: str, url: str, html: str, meta: MutableMapping[str, Any]) -> None:
+        """After a page is converted to `html`: if it is a lesson, count its words, and give its template its
+        reading time (`pages.reading`) in `meta`."""
+        lesson = self.lessons.at(src_path)
+        if lesson is not None:
+            self.reading_words[lesson.number] = reading.count_words(html)
+            meta["sbn_reading"] = self._reading_time(lesson.number, src_path, url)
+
+    def fill_page(self, src_path: str, url: str, output: str) -> str:
+        """As a page is written: each lesson's reading time where the syllabus keeps its place
+        (`front_door.READING_ELEMENT`), now that every lesson has been converted and counted, then the page's
+        tooltip data, reading times included."""
+
+        def fill(match: re.Match[str]) -> str:
+            number = int(match.group(1))
+            if number not in self.reading_words:
+                return ""
+            return f'<span class="sbn-lesson-reading">{self._reading_time(number, src_path, url)}</span>'
+
+        output = _READING_PLACE.sub(fill, output)
+        data = self.figure_data.get(src_path)
+        return output if data is None else output.replace(FIGURE_DATA, escape_attribute(script_json(data)), 1)
+
+    def _reading_time(self, lesson: int, src_path: str, url: str) -> str:
+        """The element of a lesson's reading time, logged for figures.json and the tooltips of the page `src_path`
+        that shows it."""
+        figure = reading.reading_time(self.catalog, lesson, self.reading_words[lesson])
+        shown = reading.display(figure)
+        self.figure_log.add(src_path, url, figure, shown)
+        if src_path in self.figure_data:
+            self.figure_data[src_path]["figures"].setdefault(figure.id, tooltip(figure))
+        return render_html(figure, shown)
 
     # ---------------------------------------------------------------- whole site
 

@@ -128,6 +128,8 @@ class Model:
     provenance: Provenance
     name: str = column(text, required=True)
     parameters: int = column(positive_count, "param", required=True)
+    #: The name in a list (the calculator's), where `name` is too long to show whole on a phone.
+    short: str | None = column(text)
     layers: int | None = column(positive_count, "1")
     hidden: int | None = column(positive_count, "1")
     heads: int | None = column(positive_count, "1")

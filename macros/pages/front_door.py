@@ -18,6 +18,9 @@ from ..data.markup import markdown_text
 #: The home page's element that shows a lesson's progress; `syllabus.js` fills it from the
 #: reader's storage. Hidden until then, so that without JavaScript it is not there at all.
 PROGRESS_ELEMENT = '<span class="sbn-lesson-progress" data-sbn-lesson="{number}" hidden></span>'
+#: Where the home page shows a lesson's reading time: the build fills it once every lesson is counted
+#: (`build.Build._fill_reading`).
+READING_ELEMENT = '<span class="sbn-lesson-reading" data-sbn-reading="{number}"></span>'
 
 
 def _lesson_link(lesson: Lesson, page: str) -> str:
@@ -68,7 +71,8 @@ def syllabus_markdown(catalog: Catalog, lessons: LessonIndex, page: str) -> str:
         lines = [f"### Stage {stage.number}: {markdown_text(stage.title)}", "", markdown_text(stage.summary), ""]
         if stage.number in published:
             lines += [
-                f"- {_lesson_link(lesson, page)} {PROGRESS_ELEMENT.format(number=lesson.number)}"
+                f"- {_lesson_link(lesson, page)} {READING_ELEMENT.format(number=lesson.number)}"
+                f" {PROGRESS_ELEMENT.format(number=lesson.number)}"
                 for lesson in published[stage.number]
             ]
         else:

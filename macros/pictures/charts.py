@@ -11,14 +11,17 @@ exact value. Three layouts:
 - a line chart (the default): `x` is numbers, a list or a range
   `{"from": 1, "to": 1024, "times": 2}` (or `"step": 1`); `lines` draws
   horizontal reference lines at catalog quantities (`"v100-32gb"` is its
-  memory, `["pcie-gen4-x16", "bandwidth_per_direction"]` any other field);
+  memory, `["pcie-gen4-x16", "bandwidth_per_direction"]` any other field),
+  labelled with their figures where the plot has room, on two lines if need
+  be, else by their names alone (the data table has every figure);
   `marks` marks points whose x argument is a catalog id (`"gpt2-1.5b"`), at
   that entry's own value of the x parameter; `log_x`/`log_y` for log axes;
   `x_unit` is the base unit of the x values ("param", "B", "1"...);
 - a stacked bar chart: `stack={"state": [...]}` stacks those values of one
   parameter in one bar per value of `x` (a list of choices or catalog ids),
-  with `lines` across the bars; bars' names too wide for one line alternate
-  between two, or are refused;
+  with `lines` across the bars, named in the key beside the last bar (a
+  figure's brackets on a line of their own where the key is too wide); bars'
+  names too wide for one line alternate between two, or are refused;
 - a range chart: `ranges={"quantity": ["min_subnormal", "min_normal",
   "max_normal"]}` draws one horizontal bar per value of `x` on a log axis
   marked in powers of `base` (10, or 2), from the first of those values to the
@@ -44,18 +47,29 @@ from ..data.catalog import Catalog
 from ..data.quantities import display_quantity
 from ..figures.figure import Figure, attribute_value
 from ..figures.kinds.registry import FigureKind
-from .svg import PlotError, Scale, dodge, domain, element, tick_text, ticks
+from .svg import (
+    SEARCH_EXCLUDE,
+    PlotError,
+    Scale,
+    body_size,
+    crosses,
+    dodge,
+    domain,
+    element,
+    kept_within,
+    text_width,
+    tick_text,
+    ticks,
+)
 
-#: The drawing's size in its own units; it scales to the column, at most 30rem wide (course.css), so
-#: that 13-unit text reads at about 13 px on a 390 px phone and 17 px on a wide screen.
-WIDTH, HEIGHT = 360, 250
-FONT = 13
+#: The drawing's size in its own units, and its text's. It scales to the column, at most so wide that its
+#: text reads at body size (`plot.body_size`: 380 px for 16 px text), and on a 390 px phone at 15 px.
+WIDTH, HEIGHT = 380, 280
+FONT = 16
 #: The plot area's edges: room for the y axis's ticks on the left, its title on top, the x axis's below.
-LEFT, RIGHT, TOP, BOTTOM = 46, WIDTH - 10, 26, HEIGHT - 40
+LEFT, RIGHT, TOP, BOTTOM = 52, WIDTH - 12, 32, HEIGHT - 48
 #: The most series, stacked values or reference lines a chart tells apart (course.css has a style for each).
 STYLES = 6
-#: Room kept on the right of a bar chart for its segments' labels.
-BAR_LABELS = 170
 
 
 class ChartError(ValueError):
@@ -134,14 +148,31 @@ def _label(value: Any, catalog: Catalog, labels: Mapping[Any, str]) -> str:
     return str(value).replace("_", " ")
 
 
-def _labelled(parent: ET.Element, attributes: Mapping[str, Any], label: str, figure_html: str | None) -> None:
-    """A text label, followed by a figure's element as an SVG `tspan` (same class and data, so checked the same)."""
+def _labelled(
+    parent: ET.Element, attributes: Mapping[str, Any], label: str, figure_html: str | None, wrap: bool = False
+) -> None:
+    """A text label, followed by a figure's element as an SVG `tspan` (same class and data, so checked the same).
+
+    With `wrap`, a figure's words in brackets ("40 GB (39.4 GiB to programs)") go on a line of their own
+    under the label (`_key_lines`), inside the figure's element, so that its text stays whole.
+    """
     text = element("text", attributes, parent, f"{label} " if figure_html else label)
     if figure_html:
         span = ET.fromstring(figure_html)
         span.attrib.pop("tabindex", None)  # the data table's figures take the focus
-        tspan = element("tspan", span.attrib, text, span.text or "")
+        head, bracket, rest = (span.text or "").partition(" (") if wrap else (span.text or "", "", "")
+        tspan = element("tspan", span.attrib, text, f"{head} " if bracket else head)
+        if bracket:
+            element("tspan", {"x": attributes["x"], "dy": FONT + 2}, tspan, f"({rest}")
         tspan.tail = None
+
+
+def _key_lines(name: str, figure_html: str | None, wrap: bool) -> list[str]:
+    """The lines of a key's label as `_labelled` writes them: one, or with `wrap` its figure's brackets on a
+    second."""
+    shown = ET.fromstring(figure_html).text or "" if figure_html else ""
+    head, bracket, rest = shown.partition(" (") if wrap else (shown, "", "")
+    return [f"{name} {head}".rstrip()] + ([f"({rest}"] if bracket else [])
 
 
 class _Chart:
@@ -275,18 +306,26 @@ def _svg(ident: str, kind_class: str) -> ET.Element:
             "role": "img",
             "aria-labelledby": f"{ident}-caption",
             "font-size": FONT,
+            "style": body_size(WIDTH, FONT),
+            **SEARCH_EXCLUDE,
         },
     )
 
 
-def _y_axis(svg: ET.Element, scale: Scale, factor: float, title: str, log: bool, right: float = RIGHT) -> None:
+def _y_ticks(scale: Scale, factor: float, log: bool) -> list[tuple[float, str]]:
+    """Where the y axis is marked, and its marks' text: round ticks in the unit the axis is marked in (10, 100
+    and 1,000 days, not 10⁶ and 10⁷ seconds)."""
+    return [(scale(tick * factor), tick_text(tick, 1)) for tick in ticks(scale.low / factor, scale.high / factor, log)]
+
+
+def _y_axis(
+    svg: ET.Element, scale: Scale, factor: float, title: str, log: bool, right: float = RIGHT, left: float = LEFT
+) -> None:
     axis = element("g", {"class": "sbn-chart__axis"}, svg)
-    # Round ticks in the unit the axis is marked in: 10, 100 and 1,000 days, not 10⁶ and 10⁷ seconds.
-    for tick in ticks(scale.low / factor, scale.high / factor, log):
-        y = scale(tick * factor)
-        element("line", {"class": "sbn-chart__grid", "x1": LEFT, "x2": right, "y1": y, "y2": y}, axis)
-        element("text", {"x": LEFT - 5, "y": y + 4, "text-anchor": "end"}, axis, tick_text(tick, 1))
-    element("text", {"class": "sbn-chart__title", "x": 2, "y": 13}, axis, title)
+    for y, text in _y_ticks(scale, factor, log):
+        element("line", {"class": "sbn-chart__grid", "x1": left, "x2": right, "y1": y, "y2": y}, axis)
+        element("text", {"x": left - 5, "y": y + 5, "text-anchor": "end"}, axis, text)
+    element("text", {"class": "sbn-chart__title", "x": 2, "y": FONT}, axis, title)
 
 
 def _reference(
@@ -312,6 +351,74 @@ def _reference(
     if figure.unit != unit:
         raise ChartError(f"lines=: {line!r} is in {figure.unit}, the chart's figures in {unit}")
     return label, figure, render(*arguments, **chart.display)
+
+
+#: A label's box in the drawing: left, top, right, bottom.
+Box = tuple[float, float, float, float]
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    """Whether two boxes overlap."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+#: A place for a label: its x, its text-anchor, its baseline, and the box it takes.
+Place = tuple[float, str, float, Box]
+
+
+def _label_box(x: float, anchor: str, baseline: float, width: float) -> Place:
+    """The place of a label `width` wide written at `x` with `anchor`, on `baseline`."""
+    left = x if anchor == "start" else x - width
+    return x, anchor, baseline, (left, baseline - 0.8 * FONT, left + width, baseline + 0.25 * FONT)
+
+
+def _clear_of(candidates: list[Place], drawn: list[list[tuple[float, float]]], placed: list[Box]) -> list[Place]:
+    """Those of `candidates` that stay within the drawing and the plot's height, clear of every series in
+    `drawn` and of the labels `placed`."""
+    return [
+        (x, anchor, baseline, box)
+        for x, anchor, baseline, box in candidates
+        if box[0] >= 0
+        and box[2] <= WIDTH
+        and box[1] >= TOP
+        and box[3] <= BOTTOM - 2
+        and not any(crosses(box, line) for line in drawn)
+        and not any(_overlap(box, other) for other in placed)
+    ]
+
+
+def _clear_place(candidates: list[Place], drawn: list[list[tuple[float, float]]], placed: list[Box]) -> dict[str, Any]:
+    """The first of `candidates` that is clear (`_clear_of`), which joins the labels `placed`; where none is,
+    the first. As attributes."""
+    x, anchor, baseline, box = (_clear_of(candidates, drawn, placed) or candidates)[0]
+    placed.append(box)
+    return {"x": x, "y": baseline, "text-anchor": anchor}
+
+
+def _reference_places(y: float, width: float, side: str, lines: int = 1) -> list[Place]:
+    """Where a reference line at `y` may be labelled: right above the line or below it, then further from it;
+    at each of these, at the end `side` that the series stay away from, then at the other. A label of two
+    `lines` is placed by its first, its box taking both."""
+    places = []
+    below = (lines - 1) * (FONT + 2)
+    for baseline in (y - 4 - below, y + FONT + 2, y - FONT - 5 - below, y + 2 * FONT + 3):
+        for end in (side, "right" if side == "left" else "left"):
+            x, anchor, first, box = _label_box(
+                LEFT + 3 if end == "left" else RIGHT - 2, "start" if end == "left" else "end", baseline, width
+            )
+            places.append((x, anchor, first, (box[0], box[1], box[2], box[3] + below)))
+    return places
+
+
+def _mark_places(cx: float, cy: float, width: float, below: bool) -> list[Place]:
+    """Where a mark at (cx, cy) may be labelled: beside it on the right, then on the left, on the side of the
+    series that stays empty (below a rising line, above a falling one) before the other, then further."""
+    offsets = (FONT + 4, -8, 2 * FONT + 6, -FONT - 10)
+    return [
+        _label_box(cx + 8 if side == "start" else cx - 8, side, cy + (offset if below else -offset), width)
+        for side in ("start", "end")
+        for offset in offsets
+    ]
 
 
 def _side(y: float, points: list[_Point], x_scale: Scale, y_scale: Scale) -> str:
@@ -368,8 +475,10 @@ def _lines(
     x_low, x_high = (min(x_all), max(x_all)) if log_x else domain(x_all, log=False)
     x_scale = Scale(x_low, x_high, LEFT, RIGHT, log_x)
     x_ticks = sorted(set(x_all)) if log_x and len(set(x_values)) <= 7 else ticks(x_scale.low, x_scale.high, log_x)
-    y_all = [float(p.figure.value) for p in points] + [float(f.value) for _, f, _ in references]
-    y_all += [float(p.figure.value) for _, p in marked]
+    y_all = [float(p.figure.value) for p in points] + [float(p.figure.value) for _, p in marked]
+    # Above a reference line there is room for its label: on a linear axis, a line's height and a little more.
+    headroom = 1 + (FONT + 8) / (BOTTOM - TOP) if not log_y else 1
+    y_all += [float(f.value) * headroom for _, f, _ in references]
     y_scale = Scale(*domain(y_all, log_y), BOTTOM, TOP, log_y)
     y_factor, y_symbol = _axis_unit(
         math.sqrt(y_scale.low * y_scale.high) if log_y else y_scale.high, unit, chart.display
@@ -383,7 +492,9 @@ def _lines(
     for tick in x_ticks:
         x = x_scale(tick)
         element("line", {"class": "sbn-chart__tick", "x1": x, "x2": x, "y1": BOTTOM, "y2": BOTTOM + 4}, axis)
-        element("text", {"x": x, "y": BOTTOM + 16, "text-anchor": "middle"}, axis, tick_text(tick, x_factor))
+        label = tick_text(tick, x_factor)
+        tick_x, anchor = kept_within(x, text_width(label, FONT), 0, WIDTH)
+        element("text", {"x": tick_x, "y": BOTTOM + FONT + 4, "text-anchor": anchor}, axis, label)
     x_heading = _title(x_title or x_name.replace("_", " ").capitalize(), x_symbol)
     element(
         "text",
@@ -410,31 +521,40 @@ def _lines(
         group = element("g", {"class": "sbn-chart__mark"}, svg)
         data = {"data-fig-id": p.figure.id, "data-value": attribute_value(p.figure.value)}
         element("circle", {"cx": x_scale(float(where)), "cy": y_scale(float(p.figure.value)), "r": 4.5, **data}, group)
-    # A reference line is labelled above the end of it that the series stay away from; labels too close
-    # together on one side are moved apart.
-    sides = [_side(y_scale(float(f.value)), points, x_scale, y_scale) for _, f, _ in references]
-    for side, anchor, x in (("left", "start", LEFT + 3), ("right", "end", RIGHT - 2)):
-        on_side = [
-            (r, y_scale(float(r[1].value)) - 4) for r, where in zip(references, sides, strict=True) if where == side
-        ]
-        places = dodge([y for _, y in on_side], FONT + 1, TOP + FONT, BOTTOM - 2)
-        for ((entry, _, html), _), label_y in zip(on_side, places, strict=True):
-            group = element("g", {"class": "sbn-chart__reference"}, svg)
-            _labelled(group, {"x": x, "y": label_y, "text-anchor": anchor}, _label(entry, chart.catalog, labels), html)
-    # Marks are labelled on the side of the series that stays empty (below a rising line, above a falling
-    # one), moved apart from each other, and turned leftwards where a label would leave the drawing (its
-    # width estimated from its letters).
+    # Labels go where they are clear of the series and of each other: the reference lines' at one of their
+    # ends, the marks' beside them (`_clear_place`).
+    drawn = [
+        [(x_scale(float(p.x)), y_scale(float(p.figure.value))) for p in points if p.series == s] for s in series_values
+    ]
     first = [y_scale(float(p.figure.value)) for p in points if p.series == series_values[0]]
     below = first[-1] < first[0]
-    spots = [(x_scale(float(where)), y_scale(float(p.figure.value))) for where, p in marked]
-    places = dodge([cy + 16 if below else cy - 8 for _, cy in spots], FONT + 2, TOP + FONT, BOTTOM - 2)
-    for (_, p), (cx, _), label_y in zip(marked, spots, places, strict=True):
-        group = element("g", {"class": "sbn-chart__mark"}, svg)
-        label = _label(p.x, chart.catalog, labels)
-        width = 0.55 * FONT * (len(label) + 1 + len(ET.fromstring(p.html).text or ""))
-        right = cx + 8 + width <= WIDTH
-        place = {"x": cx + 8 if right else cx - 8, "y": label_y, "text-anchor": "start" if right else "end"}
-        _labelled(group, place, label, p.html)
+    # Labelled away from the series, nearest mark first: below a rising line, the highest; above, the lowest.
+    in_order = sorted(marked, key=lambda m: float(m[1].figure.value), reverse=below)
+    # Every reference line is labelled alike: its name and figure on one line, else on two (`_key_lines`), else
+    # its name alone (its figure is the line's own, and the data table's): the first form that leaves every
+    # label, the marks' too, clear of the series and of each other.
+    for figures, wrap in ((True, False), (True, True), (False, False)):
+        placed: list[Box] = []
+        spots: list[tuple[str, dict[str, Any], str, str | None, bool]] = []
+        clear = True
+        for entry, figure, html in references:
+            y = y_scale(float(figure.value))
+            label, shown_html = _label(entry, chart.catalog, labels), html if figures else None
+            label_lines = _key_lines(label, shown_html, wrap)
+            width = max(text_width(line, FONT) for line in label_lines)
+            candidates = _reference_places(y, width, _side(y, points, x_scale, y_scale), len(label_lines))
+            clear = clear and bool(_clear_of(candidates, drawn, placed))
+            spots.append(("sbn-chart__reference", _clear_place(candidates, drawn, placed), label, shown_html, wrap))
+        for where, p in in_order:
+            label = _label(p.x, chart.catalog, labels)
+            width = text_width(f"{label} {ET.fromstring(p.html).text or ''}", FONT)
+            candidates = _mark_places(x_scale(float(where)), y_scale(float(p.figure.value)), width, below)
+            clear = clear and bool(_clear_of(candidates, drawn, placed))
+            spots.append(("sbn-chart__mark", _clear_place(candidates, drawn, placed), label, p.html, False))
+        if clear:
+            break
+    for group_class, place, label, shown_html, wrap in spots:
+        _labelled(element("g", {"class": group_class}, svg), place, label, shown_html, wrap)
 
     parts: list[ET.Element] = [svg]
     if series_name:
@@ -470,28 +590,48 @@ def _bars(
     totals = [sum(float(p.figure.value) for p in points if p.x == xv) for xv in x_values]
     y_scale = Scale(*domain(totals + [float(f.value) for _, f, _ in references], log=False), BOTTOM, TOP)
     factor, symbol = _axis_unit(y_scale.high, unit, chart.display)
-    right = WIDTH - BAR_LABELS
+    # The bars start where the y axis's marks end.
+    left = max(text_width(text, FONT) for _, text in _y_ticks(y_scale, factor, log=False)) + 9
+    # The key beside the last bar names the segments; with one bar it gives their figures too, with more it
+    # would give one bar's as if for all, and the data table has every bar's. Its column is as wide as it.
+    last = [p for p in points if p.x == x_values[-1]]
+    with_figures = len(x_values) == 1
+    keys = [(_label(p.series, chart.catalog, labels), p.html if with_figures else None) for p in last]
+    keys += [(_label(entry, chart.catalog, labels), html) for entry, _, html in references]
+    # A key too wide for the bars puts its figures' brackets on a line of their own ("A100 40 GB", then
+    # "(39.4 GiB to programs)").
+    for wrap in (False, True):
+        key_lines = [_key_lines(name, html, wrap) for name, html in keys]
+        column = max(text_width(line, FONT) for key in key_lines for line in key)
+        right = WIDTH - column - 17
+        if right - left >= 30 * len(x_values):
+            break
+    else:
+        raise ChartError(
+            f"the key beside the bars leaves them too little room: give its {len(keys)} names shorter labels="
+        )
     svg = _svg(ident, "bars")
-    _y_axis(svg, y_scale, factor, _title(y_title, symbol), log=False, right=right)
-    slot = (right - LEFT) / len(x_values)
+    _y_axis(svg, y_scale, factor, _title(y_title, symbol), log=False, right=right, left=left)
+    slot = (right - left) / len(x_values)
     width = min(56.0, slot * 0.6)
     axis = element("g", {"class": "sbn-chart__axis"}, svg)
-    element("line", {"class": "sbn-chart__baseline", "x1": LEFT, "x2": right, "y1": BOTTOM, "y2": BOTTOM}, axis)
+    element("line", {"class": "sbn-chart__baseline", "x1": left, "x2": right, "y1": BOTTOM, "y2": BOTTOM}, axis)
     # Labels wider than their slot (their width estimated from their letters) alternate between two lines.
     names = [_label(xv, chart.catalog, labels) for xv in x_values]
-    widest = max(0.55 * FONT * len(name) for name in names)
+    widest = max(text_width(name, FONT) for name in names)
     stagger = widest > slot - 4
     if stagger and (x_title or widest > 2 * slot - 4):
-        letters = int((2 * slot - 4) / (0.55 * FONT))
+        letters = int((2 * slot - 4) / text_width("x", FONT))
         raise ChartError(
             f"the labels of {len(names)} bars overlap at a phone's width: write them in at most {letters} letters"
             " with labels="
             + (", and leave out x_title=, which two lines of labels leave no room for" if x_title else "")
         )
     for index, xv in enumerate(x_values):
-        centre = LEFT + slot * (index + 0.5)
-        line = BOTTOM + 16 + (FONT + 1) * (index % 2 if stagger else 0)
-        element("text", {"x": centre, "y": line, "text-anchor": "middle"}, axis, names[index])
+        centre = left + slot * (index + 0.5)
+        line = BOTTOM + FONT + 4 + (FONT + 2) * (index % 2 if stagger else 0)
+        name_x, anchor = kept_within(centre, text_width(names[index], FONT), left, WIDTH)
+        element("text", {"x": name_x, "y": line, "text-anchor": anchor}, axis, names[index])
         base = 0.0
         for position, p in enumerate(q for q in points if q.x == xv):
             top = base + float(p.figure.value)
@@ -513,32 +653,31 @@ def _bars(
     if x_title:
         element(
             "text",
-            {"class": "sbn-chart__title", "x": (LEFT + right) / 2, "y": HEIGHT - 6, "text-anchor": "middle"},
+            {"class": "sbn-chart__title", "x": (left + right) / 2, "y": HEIGHT - 6, "text-anchor": "middle"},
             axis,
             x_title,
         )
-    # The last bar's segments are named beside it, with their figures (the data table has every bar's), and
-    # so are the reference lines, which run across the bars to the same column of labels, kept apart.
-    last = [p for p in points if p.x == x_values[-1]]
+    # The key: the last bar's segments, and the reference lines, which run across the bars to the same column
+    # of labels, kept apart.
     middles, base = [], 0.0
     for p in last:
         middles.append((y_scale(base) + y_scale(base + float(p.figure.value))) / 2)
         base += float(p.figure.value)
     heights = [y_scale(float(f.value)) for _, f, _ in references]
-    places = dodge([y + 4 for y in middles + heights], FONT + 2, TOP + FONT, BOTTOM)
-    edge = LEFT + slot * (len(x_values) - 0.5) + width / 2
-    for index, (p, y, label_y) in enumerate(zip(last, middles, places[: len(last)], strict=True)):
+    places = dodge([y + 5 for y in middles + heights], FONT + 2, TOP + FONT, BOTTOM, [len(key) for key in key_lines])
+    edge = left + slot * (len(x_values) - 0.5) + width / 2
+    for index, ((name, html), y, label_y) in enumerate(zip(keys, middles, places[: len(last)], strict=False)):
         group = element("g", {"class": f"sbn-chart__key sbn-chart__key--{index + 1}"}, svg)
-        element("line", {"x1": edge + 2, "x2": edge + 12, "y1": y, "y2": label_y - 4}, group)
-        _labelled(group, {"x": edge + 15, "y": label_y}, _label(p.series, chart.catalog, labels), p.html)
+        element("line", {"x1": edge + 2, "x2": edge + 12, "y1": y, "y2": label_y - 5}, group)
+        _labelled(group, {"x": edge + 15, "y": label_y}, name, html, wrap)
     for index, ((entry, figure, html), y, label_y) in enumerate(
         zip(references, heights, places[len(last) :], strict=True)
     ):
         group = element("g", {"class": f"sbn-chart__reference sbn-chart__reference--{index + 1}"}, svg)
         data = {"data-fig-id": figure.id, "data-value": attribute_value(figure.value)}
-        element("line", {"x1": LEFT, "x2": edge + 2, "y1": y, "y2": y, **data}, group)
-        element("line", {"x1": edge + 2, "x2": edge + 12, "y1": y, "y2": label_y - 4}, group)
-        _labelled(group, {"x": edge + 15, "y": label_y}, _label(entry, chart.catalog, labels), html)
+        element("line", {"x1": left, "x2": edge + 2, "y1": y, "y2": y, **data}, group)
+        element("line", {"x1": edge + 2, "x2": edge + 12, "y1": y, "y2": label_y - 5}, group)
+        _labelled(group, {"x": edge + 15, "y": label_y}, _label(entry, chart.catalog, labels), html, wrap)
     table = _table(
         _title(y_title, ""),
         [_label(xv, chart.catalog, labels) for xv in x_values],
@@ -665,7 +804,7 @@ def _ranges(
     exponents = _power_ticks(min(lows), max(highs), base)
     scale = Scale(float(base) ** exponents[0], float(base) ** exponents[-1], _RANGE_LEFT, _RANGE_RIGHT, log=True)
     axis_y = _RANGE_TOP + _RANGE_ROW * len(bars) + 4
-    height = axis_y + 42
+    height = axis_y + 2 * FONT + 14
     svg = _svg(ident, "ranges")
     svg.set("viewBox", f"0 0 {WIDTH} {height}")
     axis = element("g", {"class": "sbn-chart__axis"}, svg)
@@ -673,7 +812,8 @@ def _ranges(
         x = scale(float(base) ** exponent)
         element("line", {"class": "sbn-chart__grid", "x1": x, "x2": x, "y1": _RANGE_TOP, "y2": axis_y}, axis)
         power = f"{base}{str(exponent).translate(_SUPERSCRIPT)}"
-        element("text", {"x": x, "y": axis_y + 16, "text-anchor": "middle"}, axis, power)
+        tick_x, anchor = kept_within(x, text_width(power, FONT), 0, WIDTH)
+        element("text", {"x": tick_x, "y": axis_y + FONT + 4, "text-anchor": anchor}, axis, power)
     element(
         "line",
         {"class": "sbn-chart__baseline", "x1": _RANGE_LEFT, "x2": _RANGE_RIGHT, "y1": axis_y, "y2": axis_y},

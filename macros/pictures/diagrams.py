@@ -24,10 +24,12 @@ from fractions import Fraction
 
 from .. import model
 from ..model import mixed_precision
-from .svg import element
+from .svg import SEARCH_EXCLUDE, body_size, element, text_width
 
-#: The drawing's units: one row of cells per device, the device's name on the left.
-_NAME, _CELL, _ROW, _HEAD, _GAP, _FONT = 52, 64, 34, 22, 6, 12
+#: The drawing's units: one row of cells per device, the device's name on the left. Its text is `_FONT` units,
+#: which read at body size at the drawing's widest (`plot.body_size`); the name column and each column of cells
+#: are as wide as their longest text in any frame (`_Grid`), a column at least `_CELL`.
+_CELL, _ROW, _HEAD, _GAP, _FONT = 48, 36, 24, 6, 15
 
 
 class DiagramError(ValueError):
@@ -248,7 +250,11 @@ def zero_stages_frames(devices: int = 4) -> Frames:
     parameters are cut into N_d parts, and GPU i keeps the partitioned states of
     part i only (ZeRO §5.1: "the i^th data parallel process only updates the
     optimizer states corresponding to the i^th partition"). A cell is one part
-    on one GPU, and names the states the GPU holds of it: P, G and O.
+    on one GPU, and names the states the GPU holds of it: P, G and O. Each stage's
+    title also gives the short name the libraries use, ZeRO-1 to ZeRO-3 (Hugging
+    Face's DeepSpeed guide, https://huggingface.co/docs/transformers/deepspeed, "ZeRO-1"
+    to "ZeRO-3"; DeepSpeed's own, https://deepspeed.readthedocs.io/en/stable/zero3.html:
+    "ZeRO-3 will automatically collect and partition them").
 
     Raises:
         DiagramError: fewer than 2 GPUs, or more than 6, which no longer fit a phone's width.
@@ -279,7 +285,8 @@ def zero_stages_frames(devices: int = 4) -> Frames:
                 f"Every GPU holds every part of {', '.join(whole[:-1])} and {whole[-1]}, however many GPUs there are."
             )
         else:
-            title = f"ZeRO stage {number}, {chosen.name}: {chosen.words}."
+            # The stage's short name too (see the docstring): the one readers search for, and meet in later lessons.
+            title = f"ZeRO stage {number} (ZeRO-{number}), {chosen.name}: {chosen.words}."
             keeps = (
                 f" It keeps every part of {' and '.join(whole)}."
                 if whole
@@ -523,10 +530,32 @@ DIAGRAMS: Mapping[str, Callable[..., Frames]] = {
 }
 
 
-def _frame_svg(frame: Frame, columns: tuple[str, ...], labelled_by: str) -> ET.Element:
+@dataclass(frozen=True)
+class _Grid:
+    """The widths a diagram's frames share, so that stepping through them moves nothing: the name column's,
+    and each column's, as wide as its longest text in any frame."""
+
+    name: float
+    columns: tuple[float, ...]
+
+    @classmethod
+    def of(cls, frames: Frames) -> _Grid:
+        names = [device.name for frame in frames.frames for device in frame.devices]
+        columns = []
+        for index, header in enumerate(frames.columns):
+            texts = [header] + [d.cells[index].text for frame in frames.frames for d in frame.devices]
+            columns.append(max(_CELL, *(text_width(text, _FONT) + 7 for text in texts)))
+        return cls(max(text_width(name, _FONT) for name in names) + 6, tuple(columns))
+
+    def left(self, index: int) -> float:
+        """Where column `index` starts."""
+        return round(self.name + sum(self.columns[:index]), 2)
+
+
+def _frame_svg(frame: Frame, columns: tuple[str, ...], labelled_by: str, grid: _Grid) -> ET.Element:
     """One frame: a header of column names, a row of cells per device, and its arrows on the right."""
-    arrows = 28 if frame.arrows else 0
-    width = _NAME + _CELL * len(columns) + arrows + 4
+    arrows = 20 if frame.arrows else 0
+    width = round(grid.left(len(columns)) + arrows + 4, 2)
     height = _HEAD + _ROW * len(frame.devices) + 4
     svg = element(
         "svg",
@@ -535,31 +564,34 @@ def _frame_svg(frame: Frame, columns: tuple[str, ...], labelled_by: str) -> ET.E
             "viewBox": f"0 0 {width} {height}",
             "role": "img",
             "aria-labelledby": labelled_by,
+            **SEARCH_EXCLUDE,
             "font-size": _FONT,
-            "style": f"max-width: {width / 18:.2f}rem",
+            "style": body_size(width, _FONT),
         },
     )
     for index, name in enumerate(columns):
-        x = _NAME + _CELL * (index + 0.5)
-        element("text", {"class": "sbn-frames__column", "x": x, "y": 14, "text-anchor": "middle"}, svg, name)
+        x = round(grid.left(index) + grid.columns[index] / 2, 2)
+        element("text", {"class": "sbn-frames__column", "x": x, "y": _FONT + 1, "text-anchor": "middle"}, svg, name)
     for row, device in enumerate(frame.devices):
         y = _HEAD + _ROW * row
-        element("text", {"class": "sbn-frames__device", "x": 0, "y": y + _ROW / 2 + 4}, svg, device.name)
+        element("text", {"class": "sbn-frames__device", "x": 0, "y": y + _ROW / 2 + 5}, svg, device.name)
         for index, cell in enumerate(device.cells):
             group = element(
                 "g",
                 {"class": " ".join(f"sbn-frames__cell--{s}" for s in cell.state.split()) or "sbn-frames__cell"},
                 svg,
             )
-            x = _NAME + _CELL * index
-            element("rect", {"x": x + 2, "y": y + 3, "width": _CELL - 4, "height": _ROW - _GAP, "rx": 3}, group)
-            element("text", {"x": x + _CELL / 2, "y": y + _ROW / 2 + 4, "text-anchor": "middle"}, group, cell.text)
-    right = _NAME + _CELL * len(columns)
+            x, cell_width = grid.left(index), grid.columns[index]
+            box = {"x": round(x + 2, 2), "y": y + 3, "width": round(cell_width - 4, 2), "height": _ROW - _GAP, "rx": 3}
+            element("rect", box, group)
+            centre = {"x": round(x + cell_width / 2, 2), "y": y + _ROW / 2 + 5, "text-anchor": "middle"}
+            element("text", centre, group, cell.text)
+    right = grid.left(len(columns))
     for sender, receiver in frame.arrows:
         y1 = _HEAD + _ROW * sender + _ROW / 2
         y2 = _HEAD + _ROW * receiver + _ROW / 2
         # Down to the next row beside the rows; the ring's way back from the last row to the first, further out.
-        x = right + (8 if receiver > sender else 20)
+        x = round(right + (6 if receiver > sender else 15), 2)
         path = f"M{right + 1},{y1} H{x} V{y2 + (-5 if receiver > sender else 5)}"
         group = element("g", {"class": "sbn-frames__arrow"}, svg)
         element("path", {"d": path, "fill": "none"}, group)
@@ -574,7 +606,7 @@ def frames_html(frames: Frames, ident: str, caption: str, script: str | None) ->
     `script` is the address of frames.js, given on the first diagram of a page only.
     """
     figure = element("figure", {"class": "sbn-frames", "id": ident, "data-sbn-frames": ""})
-    controls = element("div", {"class": "sbn-frames__controls", "hidden": ""}, figure)
+    controls = element("div", {"class": "sbn-frames__controls", "hidden": "", **SEARCH_EXCLUDE}, figure)
     element(
         "button", {"type": "button", "class": "sbn-frames__button", "data-sbn-frames-step": "-1"}, controls, "Previous"
     )
@@ -583,10 +615,11 @@ def frames_html(frames: Frames, ident: str, caption: str, script: str | None) ->
     listing = element(
         "ol", {"class": "sbn-frames__list", "tabindex": "0", "aria-label": f"The steps of: {caption}"}, figure
     )
+    grid = _Grid.of(frames)
     for number, frame in enumerate(frames.frames, start=1):
         item = element("li", {"class": "sbn-frames__frame", "id": f"{ident}-{number}"}, listing)
         text_id = f"{ident}-{number}-text"
-        item.append(_frame_svg(frame, frames.columns, text_id))
+        item.append(_frame_svg(frame, frames.columns, text_id, grid))
         text = element("p", {"id": text_id}, item)
         element("strong", {}, text, frame.title).tail = f" {frame.description}"
     legend = element("ul", {"class": "sbn-frames__legend"}, figure)

@@ -8,11 +8,28 @@ charts, diagrams and the calculator alike.
 
 from __future__ import annotations
 
+import itertools
 import math
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+#: What keeps a drawing's text (tick marks, cell letters, controls) out of Material's search index: the drawing
+#: is read through its caption, its data table or its frames' descriptions, which stay in. Material's search
+#: plugin skips an element with this attribute; it compares elements by tag, so it goes on an element that
+#: holds no element of its own tag (an <svg>, a <form>, a <div> of buttons).
+SEARCH_EXCLUDE: Mapping[str, str] = {"data-search-exclude": ""}
+
+
+#: The font size of Material's body text, in rem (`.md-typeset`: 0.8rem): a drawing whose text should read at
+#: body size is shown at most `width × BODY_REM / font` rem wide, where `font` is its text's size in its own units.
+BODY_REM = 0.8
+#: Letters' widths as shares of the font size, in the metrics of Helvetica and Arial (the theme's faces after
+#: Apple's system font, which runs a few percent wider: `_WIDER`): what keeps labels apart and inside their
+#: drawing before the browser lays them out. The browser tests hold every drawing to its real boxes.
+_NARROW, _WIDE = frozenset("ijlftI.,:;!|'()[] ·"), frozenset("mwMW@%—")
+_WIDER = 1.08
 
 
 class PlotError(ValueError):
@@ -115,26 +132,33 @@ def tick_text(value: float, factor: float) -> str:
     return text
 
 
-def dodge(positions: Sequence[float], gap: float, low: float, high: float) -> list[float]:
+def dodge(
+    positions: Sequence[float], gap: float, low: float, high: float, lines: Sequence[int] | None = None
+) -> list[float]:
     """Move labels at `positions` apart to at least `gap`, in their order, keeping them within [low, high].
+
+    A label of several `lines` (one each by default) is placed by its first, and takes `gap` for each.
 
     >>> dodge([50, 52, 100], 10, 0, 200)
     [46.0, 56.0, 100.0]
+    >>> dodge([50, 52, 100], 10, 0, 200, lines=[2, 1, 1])
+    [41.0, 61.0, 100.0]
     """
     order = sorted(range(len(positions)), key=lambda i: positions[i])
     placed = [float(positions[i]) for i in order]
+    room = [gap * (lines[i] if lines else 1) for i in order]
     for _ in range(200):  # push neighbours apart around their middle until none overlap
         moved = False
         for i in range(1, len(placed)):
-            overlap = gap - (placed[i] - placed[i - 1])
+            overlap = room[i - 1] - (placed[i] - placed[i - 1])
             if overlap > 1e-9:
                 placed[i - 1] -= overlap / 2
                 placed[i] += overlap / 2
                 moved = True
         if placed and placed[0] < low:
             placed = [p + low - placed[0] for p in placed]
-        if placed and placed[-1] > high:
-            placed = [p - (placed[-1] - high) for p in placed]
+        if placed and placed[-1] + room[-1] - gap > high:
+            placed = [p - (placed[-1] + room[-1] - gap - high) for p in placed]
         if not moved:
             break
     result = [0.0] * len(placed)
@@ -150,3 +174,72 @@ def element(tag: str, attributes: Mapping[str, Any], parent: ET.Element | None =
     if text:
         made.text = text
     return made
+
+
+def body_size(width: float, font: float) -> str:
+    """The style that shows a drawing `width` units wide at most so wide that its `font`-unit text reads at
+    body size (and smaller on a narrower column).
+
+    >>> body_size(380, 16)
+    'max-width: 19.00rem'
+    """
+    return f"max-width: {width * BODY_REM / font:.2f}rem"
+
+
+def text_width(text: str, font: float) -> float:
+    """The estimated width of `text` at `font` units (see `_NARROW`).
+
+    >>> round(text_width("A100 40 GB", 16), 1)
+    93.1
+    """
+
+    def share(letter: str) -> float:
+        if letter in _NARROW:
+            return 0.3
+        if letter in _WIDE:
+            return 0.85
+        return 0.67 if letter.isupper() else 0.556
+
+    return _WIDER * font * sum(share(letter) for letter in text)
+
+
+def kept_within(x: float, width: float, low: float, high: float) -> tuple[float, str]:
+    """Where to anchor a label of `width` meant to be centred on `x`, so that it stays within [low, high]:
+    its x and its text-anchor.
+
+    >>> kept_within(350, 40, 0, 360), kept_within(5, 40, 0, 360), kept_within(100, 40, 0, 360)
+    ((360, 'end'), (0, 'start'), (100, 'middle'))
+    """
+    if x + width / 2 > high:
+        return high, "end"
+    if x - width / 2 < low:
+        return low, "start"
+    return x, "middle"
+
+
+def crosses(box: tuple[float, float, float, float], points: Sequence[tuple[float, float]]) -> bool:
+    """Whether the polyline through `points` passes through the rectangle `box` (left, top, right, bottom).
+
+    Each segment is clipped to the box (Liang and Barsky's method): a segment with a part inside crosses it.
+
+    >>> crosses((0, 0, 10, 10), [(-5, 5), (15, 5)]), crosses((0, 0, 10, 10), [(-5, 15), (15, 15)])
+    (True, False)
+    """
+    left, top, right, bottom = box
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
+        dx, dy = x1 - x0, y1 - y0
+        start, end = 0.0, 1.0
+        for p, q in ((-dx, x0 - left), (dx, right - x0), (-dy, y0 - top), (dy, bottom - y0)):
+            if p == 0:
+                if q < 0:
+                    break
+                continue
+            t = q / p
+            if p < 0:
+                start = max(start, t)
+            else:
+                end = min(end, t)
+        else:
+            if start <= end:
+                return True
+    return False

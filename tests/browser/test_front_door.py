@@ -183,3 +183,31 @@ def test_a_lesson_prints_without_its_answers_unless_the_reader_asks(page: Page, 
     for answer in page.locator("details.sbn-quiz__answer").all():
         expect(answer.locator(":scope > :not(summary)").first).to_be_visible()
         expect(answer.locator("summary")).to_be_hidden()
+
+
+#: What a lesson prints that works only on screen: buttons, a visible form field of the calculator's, an
+#: answer field left empty, and a diagram's frame that does not print.
+_SCREEN_ONLY = """() => {
+    const shown = (element) => element.checkVisibility({ visibilityProperty: true });
+    const article = document.querySelector("article");
+    const name = (element) => `${element.tagName}.${element.className} ${element.textContent.trim().slice(0, 30)}`;
+    return [
+        ...[...article.querySelectorAll("button, select, form[data-sbn-calculator]")].filter(shown),
+        ...[...article.querySelectorAll("input[type=text], textarea")].filter((field) => shown(field) && !field.value),
+        ...[...article.querySelectorAll(".sbn-frames__frame")].filter((frame) => !shown(frame)),
+    ].map(name);
+}"""
+
+
+@pytest.mark.parametrize("lesson", lesson_pages())
+def test_a_lesson_prints_every_frame_and_no_control_or_empty_field(page: Page, base_url: str, lesson: str) -> None:
+    page.goto(base_url + lesson.removesuffix("index.html"))
+    answered = page.locator("form[data-quiz-kind=numeric] input[name=answer]").first
+    answered.fill("12 GB")
+    page.evaluate("dispatchEvent(new Event('beforeprint'))")  # as printing does, before the print styles apply
+    page.emulate_media(media="print")
+    assert page.evaluate(_SCREEN_ONLY) == []
+    expect(answered).to_be_visible()  # an answer the reader wrote prints
+    page.emulate_media(media="screen")
+    page.evaluate("dispatchEvent(new Event('afterprint'))")
+    expect(page.locator("article textarea").first).to_be_visible()

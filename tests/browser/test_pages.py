@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from macros.data.glossary import load_glossary
-from tests.browser.conftest import LESSON_8, PHONE, WCAG_AA, axe_violations, requests_made, show_palette
+from tests.browser.conftest import LESSON_8, PHONE, WCAG_AA, axe_violations, page_errors, requests_made, show_palette
 from tests.conftest import catalog, course
 
 GLOSSARY = load_glossary(course().glossary_file, catalog().sources)
@@ -135,3 +135,74 @@ def test_the_glossary_jumps_from_a_letter_to_its_first_term(page: Page, base_url
     letters.get_by_role("link", name="R", exact=True).click()
     heading = page.locator(f"h2#{first['R']}")
     expect(heading).to_be_in_viewport()
+
+
+#: Values of Material's palette key that it could not have written, each of which used to stop its components.
+_ODD_PALETTES = [
+    "{",
+    "1",
+    '"x"',
+    "[]",
+    '{"index": "a"}',
+    '{"color": 5}',
+    '{"index": 1.5, "color": {}}',
+    '{"index": 0, "color": {"media": "(prefers-color-scheme)"}}',
+    '{"index": 0, "color": {" ": "x"}}',
+]
+
+
+@pytest.mark.parametrize("stored", _ODD_PALETTES)
+def test_an_odd_stored_palette_is_dropped_and_search_works(page: Page, base_url: str, stored: str) -> None:
+    key = f"{urlsplit(base_url).path}.__palette"
+    page.goto(base_url)
+    page.evaluate("([key, value]) => localStorage.setItem(key, value)", [key, stored])
+    with page_errors(page) as errors:
+        page.goto(f"{base_url}{LESSON_8}/")
+        _search(page, "all-reduce")
+    assert errors == []
+    # Material stores the palette it shows in its place: one of mkdocs.yml's.
+    assert page.evaluate("(key) => JSON.parse(localStorage.getItem(key)).index", key) in (0, 1)
+
+
+def test_the_readers_palette_is_kept_across_pages(page: Page, base_url: str) -> None:
+    page.goto(f"{base_url}{LESSON_8}/")
+    show_palette(page, "slate")
+    page.reload()
+    expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate")
+
+
+#: The tables of the open page (disclosures opened) that hide part of themselves: wider than their column
+#: without scrolling, scrolling without showing that they do (the shadow of course.css, with the table
+#: transparent over it), or with their caption cut by their scroller.
+_HIDING_TABLES = """() => {
+    for (const details of document.querySelectorAll("article details")) details.open = true;
+    const column = document.querySelector("article").getBoundingClientRect();
+    const wrong = [];
+    for (const table of document.querySelectorAll("article table")) {
+        if (!table.checkVisibility()) continue;
+        const name = (table.caption ?? table.rows[0]).textContent.trim().slice(0, 40);
+        const own = getComputedStyle(table).overflowX === "auto";
+        const scroller = table.closest(".md-typeset__scrollwrap") ?? (own ? table : null);
+        if (!scroller) {
+            if (table.getBoundingClientRect().right > column.right + 1) wrong.push(`${name}: wider, and no scroller`);
+            continue;
+        }
+        const shadow = /radial-gradient/.test(getComputedStyle(scroller).backgroundImage);
+        const clear = own || getComputedStyle(table).backgroundColor === "rgba(0, 0, 0, 0)";
+        const scrolls = scroller.scrollWidth > scroller.clientWidth + 1;
+        if (scrolls && !(shadow && clear)) wrong.push(`${name}: hides its scroll`);
+        const [caption, box] = [table.caption?.getBoundingClientRect(), scroller.getBoundingClientRect()];
+        const cut = caption && (caption.left < box.left - 0.5 || caption.right > box.right + 0.5);
+        if (cut) wrong.push(`${name}: caption cut`);
+    }
+    return wrong;
+}"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, PHONE], ids=["desktop", "phone"])
+def test_a_wide_table_shows_that_it_scrolls_and_keeps_its_caption_whole(
+    page: Page, base_url: str, path: str, viewport: dict
+) -> None:
+    page.set_viewport_size(viewport)
+    page.goto(base_url + path)
+    assert page.evaluate(_HIDING_TABLES) == []

@@ -41,7 +41,9 @@ def _inputs(count: int) -> list[dict[str, str]]:
     gpus = [g["id"] for g in config["gpus"]] + [""]
     stages = ["0", "1", "2", "3", "4", ""]
     billions = ["", "0", "-1", "abc", "1e9", "1,000", " 7.5 ", ".5", "5.", "0.000000001", "0.0000000001",
-                "999999.999999999", "1000000", "1000000.000000001", "9999999", "2.147483648", "175", "１"]  # fmt: skip
+                "999999.999999999", "1000000", "1000000.000000001", "9999999", "2.147483648", "175", "１",
+                "1,5", "1,50", "1,500.5", "12,345,678", "1,5000", ",5", ".", "\ufeff7.5", "7.5\u200b", "\u00a07.5",
+                "\x1c7.5", "0.001", "0.000999999"]  # fmt: skip
     wholes = ["", "0", "-2", "8.5", "1", "64", "1000000", "1000001", "999999999", "1e3", " 16 "]
     cases = []
     for index in range(count):
@@ -56,8 +58,9 @@ def _inputs(count: int) -> list[dict[str, str]]:
                 if edge
                 else str(rng.choice([1, 2, 3, 8, 64, 1000, rng.randint(1, 10**6)])),
                 "stage": rng.choice(stages if edge else stages[:4]),
-                "batch": rng.choice(["", "", rng.choice(wholes), str(rng.randint(1, 512))]),
-                "sequence": rng.choice(["", "", rng.choice(wholes), str(rng.randint(1, 65536))]),
+                "batch": rng.choice(["", "", rng.choice(wholes), str(rng.randint(1, 512)), "10000"]),
+                "sequence": rng.choice(["", "", rng.choice(wholes), str(rng.randint(1, 65536)), "1000"]),
+                "recompute": rng.choice([r["id"] for r in config["recompute"]] + ([""] if edge else [])),
             }
         )
     return cases
@@ -186,6 +189,28 @@ def test_a_page_reached_by_instant_navigation_gets_its_scripts(
     assert errors == []
 
 
+def test_every_option_of_the_calculator_shows_whole(page: Page, base_url: str, calculator_page: str) -> None:
+    """At a desktop's and a phone's width, each list is wide enough for the longest of its options, the arrow
+    beside it included."""
+    for viewport in ({"width": 1280, "height": 800}, PHONE):
+        page.set_viewport_size(viewport)
+        page.goto(base_url + calculator_page)
+        cut = page.evaluate(
+            """() => {
+                const measure = document.createElement("canvas").getContext("2d");
+                return [...document.querySelectorAll("form[data-sbn-mounted] select")].flatMap((select) => {
+                    const style = getComputedStyle(select);
+                    measure.font = `${style.fontSize} ${style.fontFamily}`;
+                    const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+                    const room = select.clientWidth - padding - 20;
+                    return [...select.options].filter((o) => measure.measureText(o.textContent).width > room)
+                        .map((o) => o.textContent);
+                });
+            }"""
+        )
+        assert cut == [], (viewport, cut)
+
+
 # ---------------------------------------------------------------- the frames
 
 
@@ -266,3 +291,69 @@ def test_charts_follow_the_light_and_dark_palettes(page: Page, base_url: str, si
         assert colours["default"], f"{path}: no chart drawn"
         for index, (light, dark) in enumerate(zip(colours["default"], colours["slate"], strict=True)):
             assert light != dark, f"{path}: chart {index + 1} keeps its colours in the dark palette"
+
+
+# ------------------------------------------------------------- the drawings
+
+#: What is wrong with the drawings of the open page as the browser lays them out: a text that leaves its
+#: drawing (clipped by the viewBox), two texts that overlap, a text that a plotted line runs through (the
+#: line sampled along its length), a cell's text wider than its cell, and text that does not read at about
+#: the size of the page's body text (from 0.85 to 1.25 times it).
+_DRAWINGS = """() => {
+    for (const frame of document.querySelectorAll(".sbn-frames__frame")) frame.hidden = false; // every frame
+    const body = parseFloat(getComputedStyle(document.querySelector("article")).fontSize);
+    const wrong = [];
+    const inside = (a, b, slack = 0.5) => a.left >= b.left - slack && a.right <= b.right + slack
+        && a.top >= b.top - slack && a.bottom <= b.bottom + slack;
+    const meet = (a, b, slack = 1) => a.left < b.right - slack && b.left < a.right - slack
+        && a.top < b.bottom - slack && b.top < a.bottom - slack;
+    for (const figure of document.querySelectorAll("article :is(figure.sbn-chart, figure.sbn-frames)")) {
+        for (const svg of figure.querySelectorAll("svg[role=img]")) {
+            if (!svg.checkVisibility()) continue;
+            const name = `${figure.id} ${svg.closest("li")?.id ?? ""}`;
+            const frame = svg.getBoundingClientRect();
+            const texts = [...svg.querySelectorAll("text")].filter((t) => t.textContent.trim());
+            const boxes = texts.map((t) => t.getBoundingClientRect());
+            texts.forEach((text, i) => {
+                const what = `${name} "${text.textContent.trim()}"`;
+                if (!inside(boxes[i], frame)) wrong.push(`${what} leaves the drawing`);
+                const size = parseFloat(getComputedStyle(text).fontSize) * frame.width / svg.viewBox.baseVal.width;
+                const off = size < 0.85 * body || size > 1.25 * body;
+                if (off) wrong.push(`${what} is ${size.toFixed(1)} px (body ${body})`);
+                for (let j = i + 1; j < texts.length; j++) {
+                    if (meet(boxes[i], boxes[j])) wrong.push(`${what} overlaps "${texts[j].textContent.trim()}"`);
+                }
+                const cell = text.closest(".sbn-frames__svg") && text.parentElement.querySelector(":scope > rect");
+                const wide = cell && !inside(boxes[i], cell.getBoundingClientRect(), 0);
+                if (wide) wrong.push(`${what} is wider than its cell`);
+            });
+            for (const path of svg.querySelectorAll(".sbn-chart__series path")) {
+                const [length, matrix] = [path.getTotalLength(), path.getScreenCTM()];
+                const within = (p, b) => p.x > b.left + 1 && p.x < b.right - 1 && p.y > b.top + 1 && p.y < b.bottom - 1;
+                for (let at = 0; at <= length; at += 1) {
+                    const { x, y } = path.getPointAtLength(at);
+                    const point = new DOMPoint(x, y).matrixTransform(matrix);
+                    const hit = boxes.findIndex((box) => within(point, box));
+                    if (hit >= 0) {
+                        wrong.push(`${name} "${texts[hit].textContent.trim()}" is crossed by a line`);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    return [...new Set(wrong)];
+}"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, PHONE], ids=["desktop", "phone"])
+def test_a_drawings_text_is_whole_apart_and_at_body_size(
+    page: Page, base_url: str, site_dir: Path, viewport: dict
+) -> None:
+    pages = [p.removesuffix("index.html") for p in site_pages() if soup(site_dir / p).select("svg[role=img]")]
+    page.set_viewport_size(viewport)
+    wrong = []
+    for path in pages:
+        page.goto(base_url + path)
+        wrong += [f"{path}: {problem}" for problem in page.evaluate(_DRAWINGS)]
+    assert wrong == [], "\n".join(wrong)

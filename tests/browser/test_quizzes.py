@@ -236,7 +236,7 @@ def test_the_model_answer_is_body_text_not_a_note_box(lesson: Page) -> None:
     quiz.locator("summary").click()
     sizes = lesson.evaluate(
         """() => [document.querySelector("form[data-quiz-id='l8-practice-1'] .sbn-quiz__model p"),
-                  document.querySelector("article > p")].map((p) => getComputedStyle(p).fontSize)"""
+                  document.querySelector("article > p:not([class])")].map((p) => getComputedStyle(p).fontSize)"""
     )
     assert sizes[0] == sizes[1]
     details = quiz.locator("details")
@@ -267,11 +267,11 @@ def test_right_and_wrong_take_their_colours_from_the_palette(page: Page, base_ur
 # ------------------------------------------------------------------ progress
 
 
-def test_the_progress_line_follows_the_lessons_title(page: Page, base_url: str) -> None:
+def test_the_progress_line_follows_the_lessons_title_and_reading_time(page: Page, base_url: str) -> None:
     page.set_viewport_size(PHONE)
     page.goto(f"{base_url}{LESSON_8}/")
-    follows = page.evaluate("document.querySelector('article h1').nextElementSibling.matches('[data-sbn-progress]')")
-    assert follows
+    follows = page.evaluate("document.querySelector('article h1').nextElementSibling.matches('.sbn-reading')")
+    assert follows and page.locator("article h1 + .sbn-reading + [data-sbn-progress]").count() == 1
     title, line = page.locator("article h1").bounding_box(), page.locator("[data-sbn-progress]").bounding_box()
     assert line["y"] >= title["y"] + title["height"]
 

@@ -55,20 +55,53 @@ def test_a_figure_explains_itself_on_hover_with_its_formula_sources_and_a_report
     assert fields["description"].startswith(f"The page shows 24 GB (exact value: {16 * 1_500_000_000} B).")
 
 
-def test_a_figure_explains_itself_on_keyboard_focus_and_its_links_come_next(lesson: Page) -> None:
+def _focused(page: Page) -> str:
+    """What has the focus: a figure's id, a link's text, or the element's tag."""
+    return page.evaluate("() => document.activeElement.dataset.figId ?? document.activeElement.textContent.trim()")
+
+
+def test_a_figure_explains_itself_on_keyboard_focus_and_enter_reaches_its_links(lesson: Page) -> None:
     figure = lesson.locator(FIGURE).first
-    for _ in range(300):  # Tab through the page until the figure has focus
-        if figure.evaluate("element => element === document.activeElement"):
-            break
-        lesson.keyboard.press("Tab")
+    figure.focus()
+    lesson.keyboard.press("Shift+Tab")
+    before = _focused(lesson)
+    lesson.keyboard.press("Tab")  # to the figure, as a keyboard reader reaches it
+    expect(figure).to_be_focused()
     tip = _tip(lesson)
     expect(tip).to_be_visible()
     expect(tip).to_contain_text("16 bytes × 1.5 billion parameters")
+    expect(tip.locator(".sbn-tip__keys")).to_have_text("Enter: go to its links. Escape: close.")
     expect(figure).to_have_attribute("aria-describedby", "sbn-tip-text")
-    lesson.keyboard.press("Tab")
-    expect(tip.get_by_role("link").first).to_be_focused()
-    lesson.keyboard.press("Escape")
+    links = tip.get_by_role("link")
+    assert links.count() >= 2
+    lesson.keyboard.press("Enter")
+    expect(links.first).to_be_focused()
+    lesson.keyboard.press("Shift+Tab")  # back before its first link: the figure, its tip still open
+    expect(figure).to_be_focused()
+    expect(tip).to_be_visible()
+    lesson.keyboard.press("Enter")
+    for index in range(1, links.count()):
+        lesson.keyboard.press("Tab")
+        expect(links.nth(index)).to_be_focused()
+    lesson.keyboard.press("Escape")  # from a link: back to the figure, its tip closed
+    expect(figure).to_be_focused()
     expect(tip).to_have_count(0)
+    lesson.keyboard.press("Tab")
+    after = _focused(lesson)
+    lesson.keyboard.press("Shift+Tab")
+    lesson.keyboard.press("Shift+Tab")
+    assert _focused(lesson) == before  # one stop between the stops around the figure: itself
+    lesson.keyboard.press("Tab")
+    lesson.keyboard.press("Enter")
+    for _ in range(links.count()):
+        lesson.keyboard.press("Tab")
+    assert _focused(lesson) == after  # past its last link, the stop after the figure
+
+
+def test_a_hover_tip_offers_no_keys(lesson: Page) -> None:
+    lesson.locator(FIGURE).first.hover()
+    expect(_tip(lesson)).to_be_visible()
+    expect(_tip(lesson).locator(".sbn-tip__keys")).to_have_count(0)
 
 
 def test_one_tooltip_at_a_time(lesson: Page) -> None:
@@ -128,3 +161,56 @@ def test_a_tooltip_inside_a_reps_label_ticks_nothing(lesson: Page) -> None:
     figure.hover()
     _tip(lesson).locator(".sbn-tip__text").click()
     expect(rep).not_to_be_checked()
+
+
+#: Every tooltip of the open page opened in turn, its trigger (a figure or a term, disclosures opened) just
+#: under the header; then scrolled with it to the bottom of the viewport, and to its middle for a tooltip
+#: taller than half the visible area: the tooltips that leave that area (Material's header to the viewport's
+#: bottom, edge to edge), cover their own trigger, or are hidden where they open, and how many were opened.
+_EVERY_TIP = """() => {
+    for (const details of document.querySelectorAll("article details")) details.open = true;
+    const top = Math.max(0, document.querySelector(".md-header").getBoundingClientRect().bottom);
+    const width = document.documentElement.clientWidth;
+    const triggers = [...document.querySelectorAll("article :is(.fig, a.sbn-term)")].filter((t) => t.checkVisibility());
+    const wrong = [];
+    const check = (trigger, where) => {
+        const tip = document.querySelector(".sbn-tip");
+        const [shown, own] = [tip?.getBoundingClientRect(), trigger.getBoundingClientRect()];
+        const problems = !shown ? ["none"] : [
+            shown.top < top - 0.5 && "above the visible area",
+            shown.bottom > innerHeight + 0.5 && "below it",
+            (shown.left < -0.5 || shown.right > width + 0.5) && "past an edge",
+            shown.top < own.bottom - 0.5 && shown.bottom > own.top + 0.5 && "over its trigger",
+        ].filter(Boolean);
+        if (where === "top" && shown) {
+            const seen = document.elementFromPoint(shown.x + shown.width / 2, shown.y + Math.min(shown.height / 2, 8));
+            if (!tip.contains(seen)) problems.push(`hidden under ${seen?.tagName}.${seen?.className}`);
+        }
+        const name = trigger.dataset.figId ?? trigger.textContent;
+        if (problems.length) wrong.push(`${name} at the ${where}: ${problems.join(", ")}`);
+        return shown?.height ?? 0;
+    };
+    // The page scrolled so that the trigger's top is at `to`; a scroll event, as the browser sends one.
+    const scroll = (trigger, to) => {
+        window.scrollBy(0, trigger.getBoundingClientRect().top - to);
+        document.dispatchEvent(new Event("scroll"));
+    };
+    for (const trigger of triggers) {
+        const height = trigger.getBoundingClientRect().height;
+        window.scrollBy(0, trigger.getBoundingClientRect().top - top - 2);
+        trigger.dispatchEvent(new MouseEvent("mouseover", { bubbles: true }));
+        const tall = check(trigger, "top") > (innerHeight - top) / 2;
+        scroll(trigger, innerHeight - height - 2);
+        check(trigger, "bottom");
+        if (tall) scroll(trigger, (innerHeight - height) / 2), check(trigger, "middle");
+    }
+    return { opened: triggers.length, wrong };
+}"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, PHONE], ids=["desktop", "phone"])
+def test_every_tooltip_stays_inside_the_viewport(page: Page, base_url: str, path: str, viewport: dict) -> None:
+    page.set_viewport_size(viewport)
+    page.goto(base_url + path)
+    found = page.evaluate(_EVERY_TIP)
+    assert found["wrong"] == [], f"{len(found['wrong'])} of {found['opened']} tooltips: {found['wrong'][:8]}"

@@ -51,10 +51,10 @@ def test_start_here_links_the_first_lesson_published(site_dir: Path) -> None:
     assert link.get_text() == index_lessons(course().docs_dir).lessons[first].title
 
 
-def test_start_here_comes_before_the_syllabus_and_the_mission(site_dir: Path) -> None:
+def test_where_to_start_comes_first_then_what_a_reader_will_be_able_to_do_then_the_syllabus(site_dir: Path) -> None:
     article = lesson_body(soup(site_dir / "index.html"))
     order = [element.get("id") for element in article.select("#start-here, h2")]
-    assert order[:3] == ["start-here", "syllabus", "mission"]
+    assert order[:3] == ["start-here", "mission", "syllabus"]
 
 
 def test_the_syllabus_carries_every_lessons_question_and_rep_ids_for_its_progress(site_dir: Path) -> None:

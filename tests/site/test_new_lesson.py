@@ -90,11 +90,14 @@ def test_make_lesson_hands_each_value_over_as_typed(tmp_path: Path) -> None:
     (fake / "python").write_text("#!/bin/sh\nprintf '%s\\0' \"$@\"\n", encoding="utf-8")
     (fake / "python").chmod(0o755)
     marker = tmp_path / "ran"
+    # A stamp newer than what it depends on, so that make installs nothing whatever the checkout's file times.
+    stamp = tmp_path / "installed"
+    stamp.touch()
     title = HOSTILE_TITLE.format(marker=marker) + f" $(shell touch {marker}-make)"
     prerequisites = f"7 8; touch {marker}-list *"
     variables = ["NUMBER=14", "STAGE=6", "MISSION=5", f"TITLE={title}", f"PREREQUISITES={prerequisites}"]
     done = subprocess.run(
-        ["make", "-s", "-C", str(ROOT), "lesson", f"BIN={fake}", "STAMP=Makefile", *variables],
+        ["make", "-s", "-C", str(ROOT), "lesson", f"BIN={fake}", f"STAMP={stamp}", *variables],
         capture_output=True,
         check=True,
     )

@@ -81,7 +81,8 @@ def test_a_script_loads_once_on_the_pages_that_need_it_and_nowhere_else(
 def test_the_calculator_computes_with_the_models_json(site_dir: Path) -> None:
     for page in _pages_with(site_dir, "form[data-sbn-calculator]"):
         for form in soup(site_dir / page).select("form[data-sbn-calculator]"):
-            assert json.loads(form["data-sbn-config"]) == json.loads(json.dumps(calculator_config(catalog())))
+            default = json.loads(form["data-sbn-defaults"]).get("model")
+            assert json.loads(form["data-sbn-config"]) == json.loads(json.dumps(calculator_config(catalog(), default)))
             assert form["data-sbn-calculator"] == form["id"]
 
 

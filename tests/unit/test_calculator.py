@@ -22,12 +22,41 @@ def test_a_typed_count_gives_zeros_figure_1(stage: str, gigabytes: Fraction) -> 
     assert result["problems"] == {} and result["total"] == gigabytes * 10**9
 
 
-def test_a_catalog_model_with_batch_and_sequence_adds_zeros_activation_estimate() -> None:
-    inputs = {**ZERO, "model": "gpt2-1.5b", "devices": "1", "stage": "0", "batch": "32", "sequence": "1024"}
-    result = evaluate(CONFIG, inputs)
-    # ZeRO §3.2: 12 × hidden × batch × sequence × layers values in fp16, "about 60 GB".
-    assert result["bytes"]["activations"] == 2 * 12 * 1600 * 32 * 1024 * 48
-    assert result["total"] == 24 * 10**9 + result["bytes"]["activations"] and result["fits"] is False
+def test_activations_are_korthikantis_count_at_the_recipes_bytes_per_value() -> None:
+    """GPT-2 1.5B in fp32 Adam, batch 8 of 1,024 tokens: every value of Equation 1's count at 4 bytes, its masks
+    at 1, more than an A100's 40 GiB (Lesson 4's table has the step's model states and activations not fit)."""
+    inputs = {"model": "gpt2-1.5b", "recipe": "fp32-adam", "gpu": "a100-40gb", "devices": "1", "stage": "0"}
+    result = evaluate(CONFIG, {**inputs, "batch": "8", "sequence": "1024", "recompute": "none"})
+    s, b, h, a, layers = 1024, 8, 1600, 25, 48
+    # §4.1 at 2 bytes a value: 32 bytes of values and 2 of masks per s·b·h, 4 and 1 per a·s²·b.
+    assert result["bytes"]["activations"] == layers * (s * b * h * (32 * 2 + 2) + a * s * s * b * (4 * 2 + 1))
+    assert result["fits"] is False
+
+
+def test_lesson_10s_llama_2_7b_without_stored_scores_keeps_34sbh_a_layer() -> None:
+    inputs = {"model": "llama-2-7b", "recipe": "bf16-adam", "gpu": "h100-sxm5", "devices": "8", "stage": "3"}
+    result = evaluate(CONFIG, {**inputs, "batch": "1", "sequence": "4096", "recompute": "selective"})
+    assert result["bytes"]["activations"] == 32 * 34 * 4096 * 1 * 4096
+
+
+def test_what_a_layer_keeps_is_asked_only_with_a_batch() -> None:
+    assert evaluate(CONFIG, {**ZERO, "stage": "1"})["problems"] == {}
+    result = evaluate(CONFIG, {**ZERO, "model": "gpt2-1.5b", "stage": "1", "batch": "1", "sequence": "8"})
+    assert result["problems"] == {"recompute": MESSAGES["pick"]}
+
+
+@pytest.mark.parametrize(
+    ("typed", "parameters"),
+    [
+        ("1,500", 1_500 * 10**9),
+        ("1,500.5", 1_500_500_000_000),
+        ("\ufeff7.5", 7_500_000_000),
+        ("7.5\u200b ", 7_500_000_000),
+    ],
+)
+def test_a_count_is_read_with_its_thousands_and_without_what_pasting_adds(typed: str, parameters: int) -> None:
+    result = evaluate(CONFIG, {**ZERO, "parameters": typed, "devices": "1", "stage": "0"})
+    assert result["problems"] == {} and result["total"] == 16 * parameters
 
 
 def test_fits_compares_with_the_memory_the_gpu_gives_programs() -> None:
@@ -45,6 +74,10 @@ def test_fits_compares_with_the_memory_the_gpu_gives_programs() -> None:
         ("parameters", "abc", "billions"),
         ("parameters", "1e9", "billions"),
         ("parameters", "0", "no_parameters"),
+        ("parameters", "0.000000001", "no_parameters"),
+        ("parameters", "1,5", "comma"),
+        ("parameters", "1,50", "comma"),
+        ("parameters", "2,5.0", "comma"),
         ("parameters", "2000000", "too_many_parameters"),
         ("devices", "", "empty_whole"),
         ("devices", "0", "below_one"),
@@ -64,8 +97,14 @@ def test_bad_input_is_told_not_computed(field: str, typed: str, message: str) ->
     assert result["problems"][problem_field] == MESSAGES[message]
 
 
+def test_a_batch_of_absurdly_many_tokens_is_told_not_computed() -> None:
+    inputs = {**ZERO, "model": "gpt2-1.5b", "stage": "0", "recompute": "none"}
+    result = evaluate(CONFIG, {**inputs, "batch": "1000000", "sequence": "10000000"})
+    assert result["problems"] == {"batch": MESSAGES["too_many_tokens"]}
+
+
 def test_activations_need_a_model_whose_shape_the_catalog_has() -> None:
-    result = evaluate(CONFIG, {**ZERO, "stage": "0", "batch": "8", "sequence": "1024"})
+    result = evaluate(CONFIG, {**ZERO, "stage": "0", "batch": "8", "sequence": "1024", "recompute": "none"})
     assert result["problems"] == {"batch": MESSAGES["no_shape"]}
 
 

@@ -15,8 +15,8 @@ from macros.data.quantities import display_quantity, with_defaults
 from macros.data.typed_figures import typed_figures
 from macros.figures.figure import render_html
 from macros.figures.kinds import KINDS, FigureKind
-from macros.pictures.charts import BOTTOM, LEFT, RIGHT, TOP, ChartError, figure_chart
-from macros.pictures.svg import Scale, dodge, domain, ticks
+from macros.pictures.charts import BOTTOM, LEFT, RIGHT, TOP, WIDTH, ChartError, figure_chart
+from macros.pictures.svg import Scale, crosses, dodge, domain, text_width, ticks
 from tests.conftest import catalog
 
 
@@ -91,6 +91,43 @@ def test_a_mark_sits_at_its_entrys_own_x_value() -> None:
     assert int(mark["data-value"]) == 24 * 10**9  # ZeRO §3.1: "at least 24 GB"
 
 
+def _label_boxes(soup: BeautifulSoup) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """Each reference's and mark's label in the drawing, with its box as the chart estimates it."""
+    boxes = []
+    for text in soup.select(".sbn-chart__reference text, .sbn-chart__mark text"):
+        width, x, y = text_width(text.get_text(), 16), float(text["x"]), float(text["y"])
+        left = x - width if text["text-anchor"] == "end" else x
+        boxes.append((text.get_text(), (left, y - 0.8 * 16, left + width, y + 0.25 * 16)))
+    return boxes
+
+
+def test_reference_lines_too_close_for_their_figures_are_labelled_by_name_all_alike() -> None:
+    """Lesson 8: four GPUs' lines a line of text apart, which the series crosses, and two marks beside them:
+    "A100 40 GB (39.4 GiB to programs)" has no room there, on one line or two, so each line is named only."""
+    soup = chart(
+        "device_states",
+        x={"parameters": {"from": 250_000_000, "to": 6_000_000_000, "step": 250_000_000}},
+        lines=["rtx-4090", "v100-32gb", "a100-40gb", "h100-sxm5"],
+        marks=["zero-dp-limit", "gpt2-1.5b"],
+        labels={"rtx-4090": "RTX 4090", "v100-32gb": "V100", "a100-40gb": "A100", "h100-sxm5": "H100",
+                "gpt2-1.5b": "GPT-2", "zero-dp-limit": "ZeRO's limit"},
+        x_unit="param",
+        caption="Model states",
+    )  # fmt: skip
+    names = [t.get_text() for t in soup.select(".sbn-chart__reference text")]
+    assert names == ["RTX 4090", "V100", "A100", "H100"]
+    assert len(soup.select("svg .sbn-chart__reference line[data-fig-id]")) == 4  # the lines keep their figures
+    extras = [" ".join(li.get_text().split()) for li in soup.select("details.sbn-chart__data li")]
+    assert "A100, a reference line: 40 GB (39.4 GiB to programs)" in extras
+    points = [tuple(map(float, s[1:].split(","))) for s in soup.select_one(".sbn-chart__series path")["d"].split()]
+    boxes = _label_boxes(soup)
+    assert [name for name, _ in boxes if "GB" in name] == ["GPT-2 24 GB", "ZeRO's limit 22.4 GB"]
+    for index, (name, box) in enumerate(boxes):
+        assert not crosses(box, points), name
+        others = [other for _, other in boxes[index + 1 :]]
+        assert not any(box[0] < o[2] and o[0] < box[2] and box[1] < o[3] and o[1] < box[3] for o in others), name
+
+
 def test_the_text_alternative_is_a_table_of_every_plotted_figure() -> None:
     soup = chart("device_states", **MEMORY)
     table = soup.select_one("details.sbn-chart__data table")
@@ -137,6 +174,40 @@ def test_a_stacked_bar_stacks_each_state_on_the_last() -> None:
     assert bottom == pytest.approx(BOTTOM)
 
 
+def test_the_key_of_one_bar_gives_its_figures_and_of_several_only_the_names() -> None:
+    """Beside the last bar, a figure would read as every bar's: with more bars than one, the key names the
+    segments, and the data table has each bar's figures."""
+    names = {"blocks": "blocks", "embeddings": "embeddings", "gpt2-xl": "GPT-2", "gpt3-175b": "GPT-3"}
+    layout = dict(stack={"part": ["blocks", "embeddings"]}, labels=names)
+    one = chart("shape_share", x={"entry": ["gpt3-175b"]}, caption="GPT-3", **layout)
+    two = chart("shape_share", x={"entry": ["gpt2-xl", "gpt3-175b"]}, caption="Both", **layout)
+    assert [len(key.select("tspan.fig")) for key in one.select(".sbn-chart__key text")] == [1, 1]
+    assert [key.get_text() for key in two.select(".sbn-chart__key text")] == ["blocks", "embeddings"]
+    assert len(two.select("details.sbn-chart__data td .fig")) == 4
+
+
+def test_a_tick_label_at_the_axis_end_stays_inside_the_drawing() -> None:
+    soup = chart("zero_states", x={"dp": [1, 4, 16, 64, 256, 1024]}, fixed={"entry": "zero-7.5b", "stage": "os"},
+                 log_x=True, caption="Per device")  # fmt: skip
+    last = [t for t in soup.select(".sbn-chart__axis text") if t.get_text() == "1,024"]
+    assert len(last) == 1 and last[0]["text-anchor"] == "end" and float(last[0]["x"]) <= WIDTH
+
+
+def test_a_reference_label_keeps_clear_of_the_series() -> None:
+    """Twice the fp32 gradients: the fp32 curve climbs towards the line, so its label sits where it does not."""
+    soup = chart("ring_bytes", x={"devices": [2, 4, 8, 16, 32, 64]}, series={"precision": ["fp32"]},
+                 fixed={"entry": "gpt2-1.5b"}, lines=[{"kind": "ring_bytes_limit", "args": ["gpt2-1.5b", "fp32"],
+                 "label": "Twice the fp32 gradients"}], log_x=True, caption="Sent")  # fmt: skip
+    points = [
+        tuple(map(float, step[1:].split(","))) for step in soup.select_one(".sbn-chart__series path")["d"].split()
+    ]
+    label = soup.select(".sbn-chart__reference text")[-1]
+    width = text_width(label.get_text(), 16)
+    left = float(label["x"]) - (width if label["text-anchor"] == "end" else 0)
+    box = (left, float(label["y"]) - 13, left + width, float(label["y"]) + 4)
+    assert not crosses(box, points)
+
+
 SCHEMES = ["dp", "zero3", "tensor", "pipeline", "ptd"]
 STEP = dict(
     x={"scheme": SCHEMES},
@@ -168,7 +239,10 @@ def test_bar_labels_that_fit_their_bar_stay_on_one_line() -> None:
 @pytest.mark.parametrize(
     ("layout", "message"),
     [
-        ({}, "the labels of 5 bars overlap at a phone's width: write them in at most 7 letters with labels="),
+        (
+            {"labels": {"pipeline": "a pipeline only"}},
+            r"the labels of 5 bars overlap at a phone's width: write them in at most \d+ letters with labels=",
+        ),
         (
             {"labels": {"ptd": "PTD-P"}, "x_title": "Layout"},
             "leave out x_title=, which two lines of labels leave no room for",
@@ -176,7 +250,6 @@ def test_bar_labels_that_fit_their_bar_stay_on_one_line() -> None:
     ],
 )
 def test_bar_labels_that_would_overlap_are_refused_with_the_fix(layout: dict[str, Any], message: str) -> None:
-    # Unlabelled, "tensor parallelism in each server..." falls back to the scheme's id, "pipeline" (8 letters).
     with pytest.raises(ChartError, match=message):
         chart("layout", **STEP, **layout)
 
@@ -295,6 +368,26 @@ def test_a_bar_charts_labels_beside_the_last_bar_keep_apart() -> None:
     soup = chart("step_bytes", **crowded)
     ys = sorted(float(t["y"]) for t in soup.select(".sbn-chart__key text, .sbn-chart__reference text"))
     assert len(ys) == 6 and all(b - a >= 15 - 1e-6 for a, b in itertools.pairwise(ys))
+
+
+def test_a_key_too_wide_for_the_bars_puts_a_figures_brackets_on_a_line_of_its_own() -> None:
+    # Lesson 4's chart: three bars, five segments and the A100, whose key "A100 40 GB (39.4 GiB to programs)"
+    # on one line would leave the bars under 30 units each.
+    states = ["fp32_parameters", "fp32_gradients", "fp32_momentum", "fp32_variance"]
+    workloads = ["gpt2-batch-1", "gpt2-batch-8", "zero-gpt2-activations"]
+    three = {**STEP_MEMORY, "x": {"workload": workloads}, "stack": {"part": [*states, "activations"]}}
+    soup = chart("step_bytes", **three)
+    text = soup.select_one(".sbn-chart__reference text")
+    figure = text.select_one("tspan.fig")
+    assert figure.get_text() == "40 GB (39.4 GiB to programs)"  # whole, as the figure's checks read it
+    second = figure.select_one("tspan")
+    assert (second.get_text(), second["x"], float(second["dy"])) == ("(39.4 GiB to programs)", text["x"], 18)
+    # Every label, the second line included, keeps a line's height from the next.
+    ys = sorted(float(t["y"]) for t in soup.select(".sbn-chart__key text"))
+    ys = sorted([*ys, float(text["y"]), float(text["y"]) + 18])
+    assert len(ys) == 7 and all(b - a >= 18 - 1e-6 for a, b in itertools.pairwise(ys))
+    bars = soup.select("rect.sbn-chart__segment")
+    assert min(float(bar["width"]) for bar in bars) >= 18
 
 
 FORMATS = ["fp32", "fp16", "e4m3"]

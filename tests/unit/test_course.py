@@ -67,9 +67,10 @@ def test_next_steps(lessons: list[tuple[int, int]], after: int, writing: list[in
     assert (steps.lesson.number if steps.lesson else None) == following
 
 
-def test_the_syllabus_leaves_a_hidden_progress_element_after_each_lesson() -> None:
+def test_the_syllabus_keeps_a_place_for_each_lessons_reading_time_and_a_hidden_progress_element() -> None:
     text = syllabus_markdown(_catalog(4, 5), _index(_lesson(7, 4)), "index.md")
+    reading = '<span class="sbn-lesson-reading" data-sbn-reading="7"></span>'
     progress = '<span class="sbn-lesson-progress" data-sbn-lesson="7" hidden></span>'
-    assert f"- [Lesson 7\\. X](stage-4/lesson-07-x.md) {progress}" in text
+    assert f"- [Lesson 7\\. X](stage-4/lesson-07-x.md) {reading} {progress}" in text
     assert text.count("data-sbn-lesson") == 1
     assert "### Stage 5: Title 5\n\nWhat stage 5 covers\\.\n\n*Being written.*" in text

@@ -83,9 +83,9 @@ def test_zero_has_a_frame_per_stage_and_a_column_per_part() -> None:
     frames = zero_stages_frames(4)
     assert [frame.title.split(",")[0] for frame in frames.frames] == [
         "Plain data parallelism (stage 0).",
-        "ZeRO stage 1",
-        "ZeRO stage 2",
-        "ZeRO stage 3",
+        "ZeRO stage 1 (ZeRO-1)",
+        "ZeRO stage 2 (ZeRO-2)",
+        "ZeRO stage 3 (ZeRO-3)",
     ]
     assert frames.columns == ("part 0", "part 1", "part 2", "part 3")
     assert all(len(frame.devices) == 4 for frame in frames.frames)

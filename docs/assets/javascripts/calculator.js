@@ -12,7 +12,7 @@
   "use strict";
   if (window.sbnCalculator) return;
 
-  const FIELDS = ["model", "parameters", "recipe", "gpu", "devices", "stage", "batch", "sequence"];
+  const FIELDS = ["model", "parameters", "recipe", "gpu", "devices", "stage", "batch", "sequence", "recompute"];
 
   // -------------------------------------------------------------- arithmetic
 
@@ -27,22 +27,26 @@
     return field in problems ? null : value;
   }
 
-  // A count of billions with at most 9 decimals, read exactly: whole part and decimals apart.
+  // A count of billions with at most 9 decimals, its thousands grouped by commas or not, read exactly: whole
+  // part and decimals apart. Any other comma is a decimal comma the reader is asked about.
   function parameters(config, text, problems) {
-    const plain = text.replace(/,/g, "");
     if (!text) problems.parameters = config.messages.empty_billions;
-    else if (!new RegExp(config.patterns.billions).test(plain)) problems.parameters = config.messages.billions;
+    else if (!new RegExp(config.patterns.billions).test(text) || text === ".") {
+      problems.parameters = config.messages[text.includes(",") ? "comma" : "billions"];
+    }
     if ("parameters" in problems) return null;
-    const [whole, decimals = ""] = plain.split(".");
+    const [whole, decimals = ""] = text.replace(/,/g, "").split(".");
     const value = Number(whole || "0") * 1e9 + Number(decimals.padEnd(9, "0"));
-    if (value < 1) problems.parameters = config.messages.no_parameters;
+    if (value < config.fewest_parameters) problems.parameters = config.messages.no_parameters;
     else if (value > config.limits.parameters) problems.parameters = config.messages.too_many_parameters;
     return "parameters" in problems ? null : value;
   }
 
   function compute(config, inputs) {
     const problems = {};
-    const text = Object.fromEntries(FIELDS.map((name) => [name, String(inputs[name] ?? "").trim()]));
+    const space = config.patterns.space;
+    const trim = new RegExp(`^${space}+|${space}+$`, "g");
+    const text = Object.fromEntries(FIELDS.map((name) => [name, String(inputs[name] ?? "").replace(trim, "")]));
     const chosen = config.models.find((m) => m.id === text.model) ?? null;
     if (!chosen && text.model !== config.custom) problems.model = config.messages.pick;
     const count_ = chosen ? chosen.parameters : parameters(config, text.parameters, problems);
@@ -58,7 +62,9 @@
       } else {
         batch = count(config, text.batch, "batch", problems);
         sequence = count(config, text.sequence, "sequence", problems);
-        if (!chosen || chosen.hidden === null || chosen.layers === null) problems.batch = config.messages.no_shape;
+        if (batch !== null && sequence !== null && batch * sequence > config.limits.tokens) problems.batch = config.messages.too_many_tokens;
+        if (!chosen || [chosen.hidden, chosen.layers, chosen.heads].includes(null)) problems.batch = config.messages.no_shape;
+        if (!config.recompute.some((r) => r.id === text.recompute)) problems.recompute = config.messages.pick;
       }
     }
     if (Object.keys(problems).length || count_ === null || devices === null) return { problems };
@@ -68,11 +74,13 @@
     for (const role of config.roles) {
       bytes[role] = (recipe.roles[role] * count_) / (stage.sharded.includes(role) ? devices : 1);
     }
-    const a = config.activations;
-    bytes.activations =
-      batch !== null && sequence !== null
-        ? a.bytes_per_value * a.values_per_layer_token_hidden * chosen.hidden * batch * sequence * chosen.layers
-        : null;
+    // Korthikanti et al.'s count: values scale with the bytes per value of the recipe's passes, masks do not.
+    const kept = config.recompute.find((r) => r.id === text.recompute);
+    const scale = recipe.activation_bytes / config.paper_bytes_per_value;
+    const perLayer = (h, a) =>
+      sequence * batch * h * (kept.linear_values * scale + kept.linear_masks) +
+      a * sequence * sequence * batch * (kept.score_values * scale + kept.score_masks);
+    bytes.activations = batch !== null && sequence !== null ? chosen.layers * perLayer(chosen.hidden, chosen.heads) : null;
     const total = config.roles.reduce((sum, role) => sum + bytes[role], bytes.activations ?? 0);
     const capacity = config.gpus.find((g) => g.id === text.gpu).memory;
     return { problems, bytes, total, capacity, fits: total <= capacity };
@@ -121,7 +129,7 @@
 
   // ----------------------------------------------------------------- display
 
-  const SCALES = [[1e12, "TB"], [1e9, "GB"], [1e6, "MB"], [1e3, "kB"]];
+  const SCALES = [[1e18, "EB"], [1e15, "PB"], [1e12, "TB"], [1e9, "GB"], [1e6, "MB"], [1e3, "kB"]];
 
   function bytesText(value) {
     const [factor, unit] = SCALES.find(([f]) => value >= f) ?? [1, "bytes"];
@@ -142,10 +150,11 @@
   function fill(form, config) {
     const field = (name) => form.elements[name];
     for (const m of config.models) option(field("model"), m.id, m.name);
-    option(field("model"), config.custom, "Another model: type its parameter count");
-    for (const r of config.recipes) option(field("recipe"), r.id, r.name);
+    option(field("model"), config.custom, "Another model (type its parameters)");
+    for (const r of config.recipes) option(field("recipe"), r.id, r.short);
     for (const g of config.gpus) option(field("gpu"), g.id, g.name);
-    for (const s of config.stages) option(field("stage"), String(s.id), `${s.id}: ${s.name}, ${s.words}`);
+    for (const s of config.stages) option(field("stage"), String(s.id), `${s.id}: ${s.name}`);
+    for (const r of config.recompute) option(field("recompute"), r.id, r.name);
   }
 
   function readInputs(form) {
@@ -161,6 +170,14 @@
       input.value = value;
     }
     showModelCount(form, config);
+  }
+
+  // A short name in a list is described in full under it: a recipe by its name, a stage by what it shards.
+  function describe(form, config) {
+    const recipe = config.recipes.find((r) => r.id === form.elements.recipe.value);
+    const stage = config.stages.find((s) => String(s.id) === form.elements.stage.value);
+    form.querySelector(`#${CSS.escape(form.elements.recipe.id)}-hint`).textContent = recipe?.name ?? "";
+    form.querySelector(`#${CSS.escape(form.elements.stage.id)}-hint`).textContent = stage?.words ?? "";
   }
 
   // A model from the list fills in its parameter count, in billions.
@@ -221,12 +238,16 @@
     region.append(element("p", {}, verdict), bar, table);
     if (result.bytes.activations === null) {
       region.append(element("p", {}, "Activations not counted: give a batch and a sequence length to estimate them."));
+    } else {
+      const recipe = config.recipes.find((r) => r.id === form.elements.recipe.value);
+      region.append(element("p", {}, `Activations: Korthikanti et al.'s count, each layer keeping ${form.elements.recompute.selectedOptions[0].textContent}, at ${recipe.activation_bytes} bytes a value as the recipe's passes run.`));
     }
   }
 
   function update(form, save_ = true) {
     const config = JSON.parse(form.dataset.sbnConfig);
     const inputs = readInputs(form);
+    describe(form, config);
     render(form, config, compute(config, inputs));
     if (save_) save(form, inputs);
   }

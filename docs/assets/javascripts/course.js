@@ -177,17 +177,23 @@
   }
 
   // --------------------------------------------------------------- tooltips
-  // Made on a figure's or term's first hover, focus or tap: one element, right after it
-  // (so that Tab reaches its links). The title moves into data, so the browser's own
-  // tooltip does not repeat it.
+  // Made on a figure's or term's first hover, focus or tap: one element at the end of the body
+  // (inserted beside a figure in a table, it would make the browser lay the whole table out
+  // again: 50 ms on Lesson 13), fixed to the viewport, so that no scroller clips it: below its
+  // trigger where it fits, else above, else on the roomier side, scrolling within itself; never
+  // under Material's header, never past an edge. Its links are no stops of the page's Tab order
+  // (a figure costs a keyboard reader one stop): Enter on the figure goes to them, Tab past
+  // them goes on from the figure, Escape comes back to it. The title moves into data, so the
+  // browser's own tooltip does not repeat it.
 
-  let tip, owner, hiding, pointer, ownerAtTap, figuresElement, figures;
+  const GAP = 6;
+  let tip, owner, hiding, pointer, ownerAtTap, figuresElement, figures, quiet;
   const web = (url) => (/^https?:\/\//.test(url) ? url : null);
 
   function add(parent, tag, text, className = "", href = null) {
     const element = parent.appendChild(document.createElement(tag));
     [element.textContent, element.className] = [text, className];
-    if (href) element.href = href;
+    if (href) [element.href, element.tabIndex] = [href, -1];
     return element;
   }
 
@@ -195,6 +201,7 @@
     trigger.dataset.title ??= trigger.title;
     trigger.removeAttribute("title");
     tip.replaceChildren();
+    tip.style.maxHeight = "";
     const text = (words) => (add(tip, "span", words, "sbn-tip__text").id = "sbn-tip-text");
     if (trigger.matches("a")) {
       text(trigger.dataset.title);
@@ -218,9 +225,29 @@
       add(source, web(url) ? "a" : "span", cite, "", web(url));
       source.append(`, ${where}`);
     }
-    if (!web(figures.report)) return;
-    const description = `The page shows ${shown} (exact value: ${data.value} ${data.unit}).\n\nWhat is wrong, and your source or arithmetic:\n`;
-    add(tip, "a", "Report this figure", "sbn-tip__more", `${figures.report}&title=${encode(`Figure: ${data.figId}`)}&figure-id=${encode(data.figId)}&description=${encode(description)}`);
+    if (web(figures.report)) {
+      const description = `The page shows ${shown} (exact value: ${data.value} ${data.unit}).\n\nWhat is wrong, and your source or arithmetic:\n`;
+      add(tip, "a", "Report this figure", "sbn-tip__more", `${figures.report}&title=${encode(`Figure: ${data.figId}`)}&figure-id=${encode(data.figId)}&description=${encode(description)}`);
+    }
+    if (trigger.matches(":focus-visible") && tip.querySelector("a")) add(tip, "span", "Enter: go to its links. Escape: close.", "sbn-tip__keys");
+  }
+
+  // Where the tip goes: the visible area is from the header's foot to the viewport's.
+  function place() {
+    if (!owner || !tip?.isConnected) return;
+    const box = owner.getBoundingClientRect();
+    const top = Math.max(0, document.querySelector(".md-header")?.getBoundingClientRect().bottom ?? 0) + GAP;
+    const bottom = innerHeight - GAP;
+    if (box.bottom < top || box.top > bottom) return hideTip(); // scrolled out of sight
+    tip.style.maxHeight = "";
+    const height = tip.offsetHeight;
+    const [below, above] = [bottom - box.bottom - GAP, box.top - GAP - top];
+    const under = height <= below || (height > above && below >= above);
+    const room = Math.max(0, under ? below : above);
+    if (height > room) tip.style.maxHeight = `${room}px`;
+    tip.style.top = `${under ? box.bottom + GAP : box.top - GAP - Math.min(height, room)}px`;
+    const width = document.documentElement.clientWidth;
+    tip.style.left = `${Math.max(GAP, Math.min(box.left, width - tip.offsetWidth - GAP))}px`;
   }
 
   function showTip(trigger) {
@@ -228,17 +255,11 @@
     if (owner === trigger && tip.isConnected) return;
     hideTip();
     tip ??= Object.assign(document.createElement("span"), { className: "sbn-tip", id: "sbn-tip" });
-    fillTip(trigger);
-    trigger.after(tip);
-    trigger.setAttribute("aria-describedby", "sbn-tip-text");
     owner = trigger;
-    // Below the trigger, or above where there is no room below; within the viewport's width.
-    const box = trigger.getBoundingClientRect();
-    const origin = tip.offsetParent?.getBoundingClientRect() ?? { left: 0, top: 0 };
-    const [width, height] = [tip.offsetWidth, tip.offsetHeight];
-    const below = box.bottom + 6 + height <= innerHeight || box.top < height + 6;
-    tip.style.left = `${Math.max(8, Math.min(box.left, innerWidth - width - 8)) - origin.left}px`;
-    tip.style.top = `${(below ? box.bottom + 6 : box.top - 6 - height) - origin.top}px`;
+    fillTip(trigger);
+    document.body.append(tip);
+    trigger.setAttribute("aria-describedby", "sbn-tip-text");
+    place();
   }
 
   function hideTip() {
@@ -246,6 +267,13 @@
     owner?.removeAttribute("aria-describedby");
     tip?.remove();
     owner = null;
+  }
+
+  // Enter on a figure whose tip is open: its links join the Tab order, from the first.
+  function enterTip() {
+    const links = $$("a", tip);
+    for (const link of links) link.removeAttribute("tabindex");
+    links[0]?.focus();
   }
 
   const inTip = (node) => Boolean(node && (owner?.contains(node) || tip?.contains(node)));
@@ -334,11 +362,35 @@
 
   on("focusin", (event) => {
     const trigger = event.target.closest?.(TRIGGER);
-    if (trigger) showTip(trigger);
+    if (trigger && trigger === quiet) quiet = null;
+    else if (trigger) showTip(trigger);
     else if (!inTip(event.target)) hideTip();
   });
 
-  on("keydown", (event) => event.key === "Escape" && hideTip());
+  on("keydown", (event) => {
+    if (event.key === "Escape" && owner) {
+      const back = inTip(document.activeElement) && document.activeElement !== owner && owner;
+      hideTip();
+      if (back) {
+        quiet = back; // back to the figure, its tip left closed
+        back.focus();
+      }
+    } else if (event.key === "Enter" && owner && event.target === owner && owner.matches(".fig") && tip.querySelector("a")) {
+      event.preventDefault();
+      enterTip();
+    } else if (event.key === "Tab" && owner && tip.contains(event.target)) {
+      // Past its first or last link, the tip hands the focus back to its figure, from which Tab goes on.
+      const links = $$("a", tip);
+      if (event.target !== (event.shiftKey ? links[0] : links.at(-1))) return;
+      quiet = owner;
+      owner.focus();
+      if (event.shiftKey) event.preventDefault();
+    }
+  });
+
+  // A tip follows its trigger while the page or a scroller moves (scroll does not bubble: captured).
+  on("scroll", (event) => tip?.contains(event.target) || place(), document, true);
+  on("resize", place, window);
 
   // Reading a free question's model answer offers the self-marks (toggle does not bubble: captured).
   on("toggle", (event) => {
@@ -384,6 +436,13 @@
       .then((docs) => post.call(worker, { type: 0, data: { ...data, docs } }))
       .catch(() => (setup = [worker, data])); // offline, say: opening search again tries again
   }
+
+  // ------------------------------------------------------------------ print
+  // On paper, an answer field is only worth its room with the reader's answer in it: an empty
+  // one is marked for course.css's print styles to leave out, while the page prints.
+  const blank = (field) => !field.querySelector("input, textarea")?.value.trim();
+  on("beforeprint", () => $$(".sbn-quiz__field").forEach((field) => field.toggleAttribute("data-sbn-empty", blank(field))), window);
+  on("afterprint", () => $$("[data-sbn-empty]").forEach((field) => field.removeAttribute("data-sbn-empty")), window);
 
   // Material's document$ replays the current page, then each instant navigation.
   if (window.document$) window.document$.subscribe(mount);

@@ -31,5 +31,7 @@ def format_value(catalog: Catalog, fmt: str, quantity: str) -> Computed:
     }
     formula = formulas.get(quantity, what)
     display = {"scientific": True} if value >= _LARGE or value < _SMALL else {}
-    words = f"{what} of {fmt} ({layout.defined}: {fields}, {specials}), {formula}"
+    # A layout the course names itself ("e4m3-ieee") is called by its description, never by its id.
+    name, defined = (fmt, layout.defined) if "-" not in fmt else layout.defined.split(", ", 1)
+    words = f"{what} of {name} ({defined}: {fields}, {specials}), {formula}"
     return Computed(value, "1", formula, words, (), display)

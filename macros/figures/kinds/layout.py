@@ -135,7 +135,8 @@ def layout(catalog: Catalog, workload: str, scheme: str, part: str, recipe: str 
         f"{what}{moved}{counted}, {_SCHEMES[scheme]} with t = {step.tensor}, p = {step.pipeline}, d = {step.data},"
         f" {step.microbatches} microbatches per pipeline, on {shown(_devices(inputs))} GPUs ({_placement(step)})"
     )
-    return Computed(value, unit, f"{formula} ({scheme})", words, inputs)
+    # The layout is named in the words; its id never reaches a reader.
+    return Computed(value, unit, formula, words, inputs)
 
 
 @figure_kind("layout-rate")
@@ -151,7 +152,8 @@ def layout_rate(catalog: Catalog, workload: str, scheme: str, part: str = "overl
         f"{format_quantity(flops, 'FLOP')} per GPU ÷ {format_quantity(seconds, 's')}, the step of"
         f" {_SCHEMES[scheme]} {'with the network hidden' if part == 'overlapped' else 'with nothing overlapped'}"
     )
-    return Computed(flops / seconds, "FLOP/s", f"Eq. 3's FLOPs ÷ n ÷ step ({part}, {scheme})", words, inputs)
+    step_words = "network hidden" if part == "overlapped" else "nothing overlapped"
+    return Computed(flops / seconds, "FLOP/s", f"Eq. 3's FLOPs ÷ n ÷ step ({step_words})", words, inputs)
 
 
 def _eq3_inputs(inputs: tuple[Quantity, ...]) -> tuple[Quantity, ...]:
@@ -219,7 +221,7 @@ def layout_degree(catalog: Catalog, workload: str, scheme: str, axis: str) -> Co
     if axis not in axes:
         raise KeyError(f"unknown axis {axis!r}; known: {', '.join(axes)}")
     words = f"{axis} degree of {_SCHEMES[scheme]} on {shown(devices)} GPUs: t = {t}, p = {p}, d = n/(t·p) = {d}"
-    return Computed(axes[axis], "1", f"{axis} degree ({scheme})", words, (tensor, pipeline, devices))
+    return Computed(axes[axis], "1", f"{axis} degree of {_SCHEMES[scheme]}", words, (tensor, pipeline, devices))
 
 
 @figure_kind("transformer-parameters")
