@@ -53,7 +53,8 @@ what it outlasts its weight-gradient GEMM by, at the GPU's peak
 (`nvlink_exposed`, `tensor.exposed_allreduce_seconds`): the most it waits at the
 link's bandwidth, since a GEMM below the peak hides more.
 
-Two totals bound the step: `total`, nothing overlapped, the worst case; and
+Two totals, both at peak compute and line rate and so both below any real step:
+`total`, nothing overlapped, the worst case for overlap; and
 `overlapped`, the network's transfers hidden behind the compute and each
 backward tensor-parallel all-reduce behind its matrix's weight-gradient GEMM,
 while the forward ones, which each block waits for, stay in line. It is the
@@ -149,7 +150,7 @@ class Step:
 
     @property
     def total(self) -> Fraction:
-        """The step's time if nothing overlapped, the worst case: compute, bubble and both links' transfers."""
+        """The step's time if nothing overlapped, the worst case for overlap: compute, bubble and both links' transfers."""
         return self.compute + self.bubble + self.network + self.nvlink
 
     @property

@@ -20,9 +20,13 @@ September 2021 (commits cf7efd4f5a and 3f65246911), after the runs of Narayanan
 et al.'s tables; today's Megatron-Core always launches that all-reduce
 asynchronously before the weight-gradient GEMM
 (`LinearWithGradAccumulationAndAsyncCommunication` in
-megatron/core/tensor_parallel/layers.py), which overlaps them only when
-CUDA_DEVICE_MAX_CONNECTIONS=1 keeps the kernels in that order, as its example
-scripts set. The forward pass's collectives overlap their GEMMs only with
+megatron/core/tensor_parallel/layers.py), relying on
+CUDA_DEVICE_MAX_CONNECTIONS=1 to schedule the all-reduce first ("necessary for a
+speedup but not for correctness", its docstring); Megatron-LM's training script
+(megatron/training/arguments.py) has checked for the variable since October 2022
+(bdd9731288) and today refuses tensor parallelism without it on GPUs before
+Blackwell, on which "CUDA_DEVICE_MAX_CONNECTIONS requirement no longer exists".
+The forward pass's collectives overlap their GEMMs only with
 `tp_comm_overlap`, which is off by default and needs sequence parallelism (whose
 all-gathers and reduce-scatters it overlaps, forward and backward) and
 Transformer Engine.

@@ -94,7 +94,7 @@ def tensor_seconds(
     server: 1 puts each GPU in a different server, all its bytes through its own
     port; with more, the group's rings share the server's ports, and each port
     carries that share of them (`cross_host_bytes_per_port`). `count="all"` runs
-    the four all-reduces one after another, the worst case; `count="forward"`
+    the four all-reduces one after another, the worst case for overlap; `count="forward"`
     counts the forward two, which the GPU waits for whatever it computes at, the
     least it waits (`model.tensor.forward_allreduce_seconds`); `count="exposed"`
     lets each backward one run during its matrix's weight-gradient GEMM at the
