@@ -150,7 +150,8 @@ class Step:
 
     @property
     def total(self) -> Fraction:
-        """The step's time if nothing overlapped, the worst case for overlap: compute, bubble and both links' transfers."""
+        """The step's time if nothing overlapped, the worst case for overlap: compute, bubble and both links'
+        transfers."""
         return self.compute + self.bubble + self.network + self.nvlink
 
     @property

@@ -34,7 +34,11 @@ _PARTS = {
         "time the tensor all-reduces keep a GPU waiting at its peak, the backward ones overlapping their"
         " weight-gradient GEMMs, the most it waits for them at this bandwidth",
     ),
-    "total": ("s", "compute + bubble + network + nvlink", "step time if nothing overlapped, the worst case for overlap"),
+    "total": (
+        "s",
+        "compute + bubble + network + nvlink",
+        "step time if nothing overlapped, the worst case for overlap",
+    ),
     "overlapped": (
         "s",
         "bubble + exposed nvlink + max(compute, network)",
