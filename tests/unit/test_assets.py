@@ -1,4 +1,4 @@
-"""The scripts and styles the site serves: smaller, and doing exactly what their source does.
+"""The scripts and styles the site serves: smaller, and doing exactly what their source does (macros/build/assets.py).
 
 Each script snippet is run by Node before and after minifying, and must give the same value; every
 script of the course must still parse. (Node is the machine's; CI installs it for the audit.)
@@ -7,7 +7,6 @@ script of the course must still parse. (Node is the machine's; CI installs it fo
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -41,11 +40,14 @@ def _run(script: str) -> object:
         "let e = 0; `a ${ {b: 1}.b } c ${ `d ${ e ? `f` : 'g' }` } h`",
         "let a = 6, b = 3, s = ' a b', t = ' x'; [(a) / 2 / b, [/[/ ]+/g.source], / a b/.test(s) && / x/.test(t)]",
         "// head\nlet a = 1; // why\nlet/* c */b = 2; a + b",
+        # A template inside a template: its text keeps its spaces (rjsmin 1.3.0 took it for code).
+        "let v = false, p = 2; `✓ Correct: ${v ? 'a' : `within ${p}% of the key`}.`",
+        "let e = /e/; [10 / / e/.source.length]",
     ],
 )
 def test_a_minified_script_computes_what_its_source_does(script: str) -> None:
     served = strip_js(script)
-    assert len(served) < len(script)
+    assert len(served) <= len(script)
     assert _run(served) == _run(script)
 
 
@@ -57,12 +59,6 @@ def test_every_script_of_the_course_still_parses_once_minified(path: Path, tmp_p
     assert NODE is not None
     checked = subprocess.run([NODE, "--check", str(served)], capture_output=True, text=True, timeout=30)
     assert checked.returncode == 0, checked.stderr
-
-
-@pytest.mark.parametrize("path", sorted(ASSETS.rglob("*.js")), ids=lambda path: path.name)
-def test_no_script_divides_by_a_regular_expression_without_parentheses(path: Path) -> None:
-    """rjsmin 1.3.0 reads `a / /re/` as `a //re/`, a comment (assets.py): the scripts write `a / (/re/)`."""
-    assert not re.search(r"[\w)\]]\s*/\s+/(?![/*])", path.read_text(encoding="utf-8"))
 
 
 def test_a_style_keeps_its_selectors_values_and_strings() -> None:

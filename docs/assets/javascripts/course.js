@@ -225,6 +225,10 @@
       add(source, web(url) ? "a" : "span", cite, "", web(url));
       source.append(`, ${where}`);
     }
+    // What running the software gave for it (the engine tier's measured.yml, macros/figures/figure.py).
+    for (const [software, differs] of figure?.measured ?? []) {
+      add(tip, "span", `Measured: ${software}, ${differs ? `which differs: ${differs}` : "the same"}.`, "sbn-tip__source");
+    }
     if (web(figures.report)) {
       const description = `The page shows ${shown} (exact value: ${data.value} ${data.unit}).\n\nWhat is wrong, and your source or arithmetic:\n`;
       add(tip, "a", "Report this figure", "sbn-tip__more", `${figures.report}&title=${encode(`Figure: ${data.figId}`)}&figure-id=${encode(data.figId)}&description=${encode(description)}`);
