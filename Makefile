@@ -13,7 +13,7 @@ PIP_PIN := pip==26.3
 # about this site, and an author should not learn to ignore warnings.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build preview test lint github audit bench lock lesson clean engine
+.PHONY: serve build preview test lint github audit bench lock lesson kinds clean engine
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +70,10 @@ audit: $(STAMP) $(NODE_STAMP)
 	$(BIN)/mkdocs build --strict
 	$(BIN)/python -m tools.audit site
 
+## kinds: rewrite FIGURE_KINDS.md, the authors' list of figure kinds, from the registry
+kinds: $(STAMP)
+	$(BIN)/python -m tools.figure_kinds
+
 ## lesson: the skeleton of a new lesson, listed in the nav
 # make lesson NUMBER=14 STAGE=6 MISSION=5 TITLE="Sequence parallelism" PREREQUISITES="11"
 # Each value reaches the tool as typed: make does not expand it ($(value ...)), and the shell reads it from
@@ -89,7 +93,7 @@ bench: $(STAMP)
 ## engine: the engine tier (tests/engine/) in its own venv, .venv-engine
 # PyTorch, transformers and DeepSpeed (requirements-engine.txt, about 5.7 GB with
 # torch's CUDA libraries), run on the CPU over gloo; `make test` never needs them.
-# ENGINE_WRITE=1 rewrites macros/catalog/measured.yml from what the tier measured.
+# ENGINE_WRITE=1 rewrites catalog/measured.yml from what the tier measured.
 ENGINE_VENV := .venv-engine
 ENGINE_BIN := $(ENGINE_VENV)/bin
 ENGINE_STAMP := $(ENGINE_VENV)/.installed

@@ -1,76 +1,12 @@
-"""The course's macros for mkdocs-macros (`module_name: macros`).
+"""Scale by the Numbers: the course's engine, as mkdocs-macros loads it (`module_name: macros`).
 
-`define_env` only registers: every figure kind of `macros.kinds` becomes a
-macro of its name, and a few page macros follow, each a thin adapter
-(`build.Build`) to a pure function of `course`, `glossary`, `tables`, `schedules`,
-`charts`, `diagrams` or `calculator`, none of which imports MkDocs. Pages are
-rendered by the course itself, call by call
-(`macros.calls`), in `on_pre_page_macros`: mkdocs.yml sets
-`render_by_default: false`, so mkdocs-macros runs no Jinja over the pages.
+The layers, each a folder that imports only the ones before it (tests/unit/test_layout.py):
+`model` (the arithmetic), `data` (the course's files read and checked), `figures` (a value
+with its provenance, and the kinds that compute them), `pictures` and `pages` (what figures
+and data become on a page), `quiz` (the quiz blocks), and `build` (one build's state and the
+hosts' glue: the only folder that knows MkDocs). ARCHITECTURE.md tells the whole story.
 """
 
-from __future__ import annotations
+from .build.mkdocs import define_env, on_post_build, on_pre_page_macros
 
-import sys
-from pathlib import Path
-from typing import TYPE_CHECKING
-from weakref import WeakKeyDictionary
-
-from . import course
-from .build import Build
-from .kinds import KINDS
-from .reloading import reimport_if_changed, source_stamps
-
-if TYPE_CHECKING:
-    from mkdocs_macros.plugin import MacrosPlugin
-
-_PACKAGE_DIR = Path(__file__).parent
-_STAMPS = source_stamps(_PACKAGE_DIR)
-#: Each build's state, by the mkdocs-macros environment it belongs to.
-_BUILDS: WeakKeyDictionary[MacrosPlugin, Build] = WeakKeyDictionary()
-
-
-def define_env(env: MacrosPlugin) -> None:
-    """Register the course's macros on one build's environment."""
-    fresh = reimport_if_changed(__name__, _PACKAGE_DIR, _STAMPS)
-    if fresh is not None:  # `mkdocs serve` after an edit under macros/
-        fresh.define_env(env)
-        return
-
-    build = Build(env)
-    _BUILDS[env] = build
-
-    for name, kind in KINDS.items():
-        env.macro(build.figure_macro(kind), name)
-    env.macro(build.table, "table")
-    env.macro(build.schedule_table, "schedule_table")
-    env.macro(build.chart, "chart")
-    env.macro(build.diagram, "diagram")
-    env.macro(build.calculator, "calculator")
-    env.macro(build.page_macro(course.mission_markdown), "mission")
-    env.macro(build.page_macro(course.start_here_markdown), "start_here")
-    env.macro(build.syllabus, "syllabus")
-    env.macro(build.source_link, "source")
-    env.macro(build.term, "term")
-    env.macro(build.glossary_page, "glossary")
-    env.macro(build.issue_link, "issue_link")
-
-
-def on_pre_page_macros(env: MacrosPlugin) -> None:
-    """Check a page, then render its macro calls, before its Markdown is converted."""
-    _build_of(env).start_page()
-
-
-def on_post_build(env: MacrosPlugin) -> None:
-    """Finish the site: question ids checked, figures.json written, our assets stripped, search pages apart."""
-    _build_of(env).finish(Path(env.conf["site_dir"]))
-
-
-def _build_of(env: MacrosPlugin) -> Build:
-    """The build of `env`, as the newest import of this package keeps it.
-
-    After `mkdocs serve` imported the package anew, mkdocs-macros still calls the
-    hooks of the first import; the build is the new import's.
-    """
-    builds: WeakKeyDictionary[MacrosPlugin, Build] = sys.modules[__name__]._BUILDS
-    return builds[env]
+__all__ = ["define_env", "on_post_build", "on_pre_page_macros"]

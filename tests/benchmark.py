@@ -49,7 +49,7 @@ def time_build(project: Path, site_dir: Path, environment: dict[str, str] = _ENV
 def synthetic_course(target: Path, lessons: int) -> None:
     """A copy of the course whose only lessons are `lessons` renumbered copies of Lesson 8."""
     target.mkdir(parents=True)
-    for name in ("mkdocs.yml", "docs", "macros", "overrides", "glossary"):
+    for name in ("mkdocs.yml", "docs", "macros", "catalog", "overrides", "glossary"):
         source = ROOT / name
         if source.is_dir():
             shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))

@@ -1,8 +1,8 @@
 """Checks of built HTML, written independently of the figure engine's formatter.
 
 The parser here reads a figure's display text back into a number on its own
-terms, so a formatting bug in `macros.quantities` cannot hide itself. What
-counts as a typed figure is the build's own rule (`macros.typed_figures`),
+terms, so a formatting bug in `macros.data.quantities` cannot hide itself. What
+counts as a typed figure is the build's own rule (`macros.data.typed_figures`),
 applied here again to every page the build wrote.
 """
 
@@ -13,7 +13,7 @@ from decimal import Decimal, localcontext
 
 from bs4 import BeautifulSoup, Tag
 
-from macros.typed_figures import typed_figures
+from macros.data.typed_figures import typed_figures
 
 _SCALE = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15}
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}

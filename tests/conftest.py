@@ -22,12 +22,12 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort, BuildError
 
-from macros.catalog import Catalog, load_catalog
-from macros.config import CourseConfig, course_config
+from macros.data.catalog import Catalog, load_catalog
+from macros.data.config import CourseConfig, course_config
 
 ROOT = Path(__file__).resolve().parent.parent
 # What a copy of the course needs to build.
-_PROJECT_FILES = ("mkdocs.yml", "docs", "macros", "overrides", "glossary")
+_PROJECT_FILES = ("mkdocs.yml", "docs", "macros", "catalog", "overrides", "glossary")
 os.environ["NO_MKDOCS_2_WARNING"] = "1"
 
 
@@ -98,11 +98,11 @@ def soup(path: Path) -> BeautifulSoup:
 
 @contextmanager
 def script_refusal_off() -> Iterator[None]:
-    """Loading as it would be without the refusal of script in data files (`macros.schema.load_yaml`), to show
+    """Loading as it would be without the refusal of script in data files (`macros.data.schema.load_yaml`), to show
     that the defence behind it holds alone: every value of a data file reaches a page as text."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("macros.schema._refuse_script", lambda *args: None)
-        patch.setattr("macros.build._CACHE", {})  # what it loads is forgotten with it, not handed to later builds
+        patch.setattr("macros.data.schema._refuse_script", lambda *args: None)
+        patch.setattr("macros.build.state._CACHE", {})  # what it loads is forgotten with it, not handed to later builds
         yield
 
 

@@ -21,6 +21,17 @@ measured side by side compare.
 
 Run it as `python -m tools.audit SITE_DIR [--beside DIR] [--runs N]`; it exits 1 on a budget
 missed, 2 when it cannot run.
+
+Why not Lighthouse CI (`@lhci/cli` 0.15.1, evaluated here in December 2026): it runs Lighthouse
+several times and asserts medians, minimum category scores, resource budgets and a count of
+third-party requests, as this module does, but it bundles its own Lighthouse (12.6.1, where
+package.json pins 12.8.2 with the Chromium the tests use) and 165 MB of packages, and it cannot do
+four things the course's budgets need: find the pages in the site's sitemap (it takes a list of
+addresses), take turns across pages and across two builds so that `--beside` compares like with
+like on a shared machine, hold a score to its page's measured noise rather than a fixed minimum,
+or count the bytes of the course's own scripts and styles apart from Material's (its budgets know
+resource types and third parties, not folders). What it would replace (the median and the score
+and byte comparisons, some sixty lines here) is the small part; the rest would stay beside it.
 """
 
 from __future__ import annotations
@@ -41,7 +52,17 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 from xml.etree import ElementTree
 
-from macros.schema import Fields, SchemaError, check_record, integer, list_of, load_yaml, optional, positive_count, text
+from macros.data.schema import (
+    Fields,
+    SchemaError,
+    check_record,
+    integer,
+    list_of,
+    load_yaml,
+    optional,
+    positive_count,
+    text,
+)
 from tools.serve import site_server
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,6 +1,6 @@
 """The figure diff: which figures a pull request changed, as a Markdown report.
 
-Compares two `figures.json` files, as `macros.figures.FigureLog` writes them: the base
+Compares two `figures.json` files, as `macros.figures.figure.FigureLog` writes them: the base
 branch's and the pull request's. A record says that one page showed one figure in one
 display text; a page may show the same figure several times in different words ("16" and
 "16 bytes"), one record each. So records are grouped by page and figure id, and a group

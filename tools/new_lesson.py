@@ -11,8 +11,9 @@ order, a free warm-up question, a numeric and a single-choice practice question
 and a checklist of reps, each with ids that carry the lesson's number; and it
 adds the page under its stage in `mkdocs.yml`'s nav (a new stage section when
 the stage has none yet). The skeleton builds; its placeholder text says what
-to write. It refuses a number or a file that exists already, and a title the
-build would refuse (more than one line, markup, template syntax, a typed figure).
+to write, and a strict build fails on each placeholder left, at its line. It refuses a number or a
+file that exists already, and a title the build would refuse (more than one line, markup, template
+syntax, a typed figure).
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from macros.catalog import load_catalog
-from macros.lessons import index_lessons, ordinal_word
-from macros.markup import PLAIN_FIELDS, markup_in
-from macros.schema import text
-from macros.typed_figures import find_in_text
+from macros.data.catalog import load_catalog
+from macros.data.lessons import PLACEHOLDERS, index_lessons, ordinal_word
+from macros.data.markup import PLAIN_FIELDS, markup_in
+from macros.data.schema import text
+from macros.data.typed_figures import find_in_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +37,11 @@ ROOT = Path(__file__).resolve().parent.parent
 def slug(title: str) -> str:
     """The words of a title as a file name: "What ZeRO shards" is `what-zero-shards`."""
     return "-".join(re.findall(r"[a-z0-9]+", title.lower()))
+
+
+def page_path(number: int, stage: int, title: str) -> str:
+    """Where the lesson goes under docs/: `stage-6/lesson-14-sequence-parallelism.md`."""
+    return f"stage-{stage}/lesson-{number:02d}-{slug(title)}.md"
 
 
 def title_problems(title: str) -> list[str]:
@@ -66,13 +72,17 @@ def numbers(value: str) -> list[int]:
 
 
 def skeleton(number: int, stage: int, mission: int, bullet: str, title: str, prerequisites: Sequence[int]) -> str:
-    """The Markdown of a new lesson that builds, with a placeholder for everything an author writes."""
+    """The Markdown of a new lesson, with a placeholder for everything an author writes.
+
+    It builds, and a strict build names each placeholder left (`lessons.PLACEHOLDERS`) at its line.
+    """
     needs = ", ".join(str(n) for n in prerequisites)
+    P = PLACEHOLDERS
     # JSON's quoted string is YAML's too: a title may hold a colon ("FSDP: ZeRO in PyTorch").
     heading = json.dumps(f"Lesson {number}. {title}", ensure_ascii=False)
     return f"""---
 title: {heading}
-description: One sentence on what this lesson teaches.
+description: {P["description"]}
 lesson: {number}
 stage: {stage}
 prerequisites: [{needs}]
@@ -81,7 +91,7 @@ mission: {mission}
 
 # Lesson {number}. {title}
 
-**Mission link:** "{bullet.rstrip(".")}" is the {ordinal_word(mission)} bullet under [Success looks like](../index.md#success-looks-like). Say how this lesson serves it.
+**Mission link:** "{bullet.rstrip(".")}" is the {ordinal_word(mission)} bullet under [Success looks like](../index.md#success-looks-like). {P["mission"]}
 
 **Primary source:** Paper: {{{{ source("zero") }}}}
 
@@ -93,16 +103,16 @@ mission: {mission}
     id: l{number}-warmup-1
     kind: free
 
-A question that recalls what the prerequisites taught.
+{P["warm-up"]}
 
 //// answer
-The model answer.
+{P["model answer"]}
 ////
 ///
 
 ## Know this
 
-What the lesson teaches, every number a figure macro: {{{{ bytes_per_parameter() }}}} per parameter, say.
+{P["know this"]} {{{{ bytes_per_parameter() }}}} per parameter, say.
 
 ## Practice
 
@@ -111,10 +121,10 @@ What the lesson teaches, every number a figure macro: {{{{ bytes_per_parameter()
     kind: numeric
     tolerance: 5%
 
-A question whose answer is a number with its unit.
+{P["numeric question"]}
 
 //// answer
-{{{{ model_states("example-7b") }}}}: the key, a figure macro, then the working.
+{{{{ model_states("example-7b") }}}}: {P["working"]}
 ////
 ///
 
@@ -122,18 +132,18 @@ A question whose answer is a number with its unit.
     id: l{number}-practice-2
     kind: single
 
-A question with one right option among options of similar length.
+{P["choice question"]}
 
 //// option | correct
-The right option
+{P["right option"]}
 
-Why it is right.
+{P["why right"]}
 ////
 
 //// option
-A wrong option
+{P["wrong option"]}
 
-Why it is wrong.
+{P["why wrong"]}
 ////
 ///
 
@@ -142,8 +152,8 @@ Why it is wrong.
 /// checklist | Real-world reps
     items: [l{number}-rep-1, l{number}-rep-2]
 
-- Something to do with a real model or system.
-- Something to read in the primary source.
+- {P["rep"]}
+- {P["reading rep"]}
 ///
 
 ## Going further
@@ -191,17 +201,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
     arguments.prerequisites = [number for group in arguments.prerequisites for number in group]
     root: Path = arguments.root
-    catalog = load_catalog(root / "macros" / "catalog")
+    catalog = load_catalog(root / "catalog")
     lessons = index_lessons(root / "docs").lessons
     problems = title_problems(arguments.title)
     if arguments.number in lessons:
         problems.append(f"Lesson {arguments.number} exists already: docs/{lessons[arguments.number].src_path}")
     if arguments.stage not in catalog.stages:
-        problems.append(f"stage {arguments.stage} has no title in macros/catalog/course.yml; add it there first")
+        problems.append(f"stage {arguments.stage} has no title in catalog/course.yml; add it there first")
     if not 1 <= arguments.mission <= len(catalog.mission):
         problems.append(f"mission bullet {arguments.mission} does not exist; there are {len(catalog.mission)}")
     problems += [f"prerequisite Lesson {n} does not exist" for n in arguments.prerequisites if n not in lessons]
-    page = f"stage-{arguments.stage}/lesson-{arguments.number:02d}-{slug(arguments.title)}.md"
+    page = page_path(arguments.number, arguments.stage, arguments.title)
     if (root / "docs" / page).exists():
         problems.append(f"docs/{page} exists already")
     if problems:

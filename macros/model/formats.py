@@ -37,6 +37,8 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Literal
 
+from .checks import lookup
+
 
 @dataclass(frozen=True)
 class Format:
@@ -76,10 +78,7 @@ def number_format(name: str) -> Format:
     Raises:
         KeyError: no such format; the message lists the known ones.
     """
-    try:
-        return FORMATS[name]
-    except (KeyError, TypeError):
-        raise KeyError(f"unknown number format {name!r}; known: {', '.join(FORMATS)}") from None
+    return lookup(FORMATS, name, "number format")
 
 
 def _largest_exponent_field(layout: Format) -> int:

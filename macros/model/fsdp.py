@@ -35,6 +35,7 @@ from fractions import Fraction
 from types import MappingProxyType
 
 from .checks import check_count as _check_count
+from .checks import lookup
 
 
 @dataclass(frozen=True)
@@ -106,10 +107,7 @@ def fsdp_strategy(strategy_id: str) -> Strategy:
     Raises:
         KeyError: no such strategy; the message lists the known ones.
     """
-    try:
-        return STRATEGIES[strategy_id]
-    except (KeyError, TypeError):
-        raise KeyError(f"unknown FSDP strategy {strategy_id!r}; known: {', '.join(STRATEGIES)}") from None
+    return lookup(STRATEGIES, strategy_id, "FSDP strategy")
 
 
 def sharding_factor(strategy_id: str, world: int, per_host: int) -> int:

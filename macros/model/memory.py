@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from .checks import check_count as _check_count
+from .checks import lookup
 
 #: Bytes per value of each floating-point format.
 BYTES_PER_VALUE: Mapping[str, int] = MappingProxyType({"fp16": 2, "bf16": 2, "fp32": 4})
@@ -114,10 +115,7 @@ def recipe(recipe_id: str) -> Recipe:
     Raises:
         KeyError: no such recipe; the message lists the known ones.
     """
-    try:
-        return RECIPES[recipe_id]
-    except (KeyError, TypeError):
-        raise KeyError(f"unknown recipe {recipe_id!r}; known: {', '.join(RECIPES)}") from None
+    return lookup(RECIPES, recipe_id, "recipe")
 
 
 def state_bytes_per_parameter(state: str, recipe_id: str = DEFAULT_RECIPE) -> int:

@@ -15,6 +15,7 @@ from fractions import Fraction
 from types import MappingProxyType
 
 from .checks import check_count as _check_count
+from .checks import lookup
 
 
 @dataclass(frozen=True)
@@ -54,10 +55,7 @@ def zero_stage(stage_id: str) -> ZeroStage:
     Raises:
         KeyError: no such stage; the message lists the known ones.
     """
-    try:
-        return ZERO_STAGES[stage_id]
-    except (KeyError, TypeError):
-        raise KeyError(f"unknown ZeRO stage {stage_id!r}; known: {', '.join(ZERO_STAGES)}") from None
+    return lookup(ZERO_STAGES, stage_id, "ZeRO stage")
 
 
 def zero_bytes_per_parameter(stage_id: str, dp: int, k: int = MIXED_ADAM_K) -> Fraction:

@@ -29,7 +29,7 @@ The modules: `options` (what a header may say), `blocks` (the blocks),
 question's issue link), `units` and `answers` (the table of units a numeric
 answer may be written in, written into the page once, and the page's reading of
 an answer, in Python). Problems go to the host the extension is given; the
-course's build (`macros.build`) reports them with the file and line and fails;
+course's build (`macros.build.state`) reports them with the file and line and fails;
 alone, as in tests, the extension raises `QuizError`.
 """
 
@@ -45,13 +45,13 @@ from markdown.postprocessors import Postprocessor
 from markdown.treeprocessors import Treeprocessor
 from pymdownx.blocks import BlocksExtension, BlocksProcessor
 
-from ..issues import query
+from ..pages.issues import query
 from .blocks import AnswerBlock, ChecklistBlock, CourseBlock, MistakeBlock, OptionBlock, QuizBlock, QuizHost
-from .errors import QuizError
+from .errors import QuizError, ReportedAlready
 from .numeric import LEADING_FIGURE, KeyFigure
 from .units import page_json, unit_table
 
-__all__ = ["KeyFigure", "QuizError", "QuizExtension", "QuizHost", "StandaloneHost", "makeExtension"]
+__all__ = ["KeyFigure", "QuizError", "QuizExtension", "QuizHost", "ReportedAlready", "StandaloneHost", "makeExtension"]
 
 #: A block header that pymdownx left as text (its options were not valid YAML).
 _LEFTOVER = re.compile(r"(?m)(?:^|>)\s*/{3,}\s*(quiz|checklist|option|answer|mistake)\b[^<\n]*")

@@ -17,9 +17,9 @@ from typing import Any, Protocol
 from markdown.util import HTML_PLACEHOLDER_RE, AtomicString
 from pymdownx.blocks.block import Block
 
-from ..schema import SchemaError, check_record
+from ..data.schema import SchemaError, check_record
 from .choices import choices
-from .errors import QuizError
+from .errors import QuizError, ReportedAlready
 from .numeric import KeyFigure, numeric
 from .options import CHECKLIST_OPTIONS, QUIZ_OPTIONS
 from .reports import report_link
@@ -29,7 +29,11 @@ class QuizHost(Protocol):
     """What a page gives its quizzes: the figures it rendered, its issue links, and where problems go."""
 
     def find_figure(self, text: str) -> KeyFigure | None:
-        """The figure the text of an answer's first paragraph starts with (see `numeric.FindFigure`)."""
+        """The figure the text of an answer's first paragraph starts with (see `numeric.FindFigure`).
+
+        Raises:
+            ReportedAlready: the text starts with a problem the host reported (a figure macro that failed).
+        """
 
     def issue_url(self, form: str, fields: dict[str, str]) -> str | None:
         """A new-issue address with the page's context and `fields`, or None where the page has none."""
@@ -54,7 +58,7 @@ def problem_box(parent: etree.Element, message: str) -> etree.Element:
 class CourseBlock(Block):
     """A block whose problems go to the host instead of leaving its text as it was written."""
 
-    #: Its options, each a field of `macros.schema`.
+    #: Its options, each a field of `macros.data.schema`.
     FIELDS: Mapping[str, Any] = MappingProxyType({})
 
     def on_init(self) -> None:
@@ -75,6 +79,10 @@ class CourseBlock(Block):
             self.problem = f"{self.header}: {message}"
             self.host.report(self.problem, self.near())
 
+    # A private API of pymdownx (checked against pymdown-extensions 13.1.2; tests/unit/test_private_apis.py):
+    # its BlocksProcessor calls `_validate(parent, arg, **options)`, which returns False on an unknown option or
+    # argument, and the block is then left as literal text without a word. Overriding it is the only way to
+    # take every option and say what is wrong with one; the public `on_validate` runs after that refusal.
     def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
         self.argument = arg
         self.options: dict[str, Any] = {"attrs": {}}
@@ -93,6 +101,8 @@ class CourseBlock(Block):
 
     def check_place(self, parent: etree.Element) -> None:
         """Check where the block sits; the default: anywhere but inside another quiz or checklist."""
+        # Private too (pymdown-extensions 13.1.2, the same test): the open blocks, outermost first. A block
+        # sees only its parent element, which does not say that a quiz encloses it.
         for entry in self._block_mgr.stack:
             if isinstance(entry.block, QuizBlock | ChecklistBlock):
                 self.fail(f"it starts inside {entry.block.header}: close that one with /// first")
@@ -109,6 +119,9 @@ class CourseBlock(Block):
         if self.problem is None:
             try:
                 self.end(block)
+            except ReportedAlready as error:
+                # Its header left out: the box repeats no block syntax that the page checks would take as typed.
+                self.problem = f"this question is not shown: {error}"
             except QuizError as error:
                 self.fail(str(error))
         if self.problem:

@@ -23,8 +23,8 @@ from fractions import Fraction
 
 from markdown.util import HTML_PLACEHOLDER_RE
 
-from ..figures import value_text
-from ..quantities import format_quantity
+from ..data.quantities import format_quantity
+from ..figures.figure import value_text
 from .answers import MAX_ANSWER, judge
 from .errors import QuizError
 from .units import unit_table

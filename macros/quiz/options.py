@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..schema import Field, list_of, optional, percentage, slug
+from ..data.schema import Field, list_of, optional, percentage, slug
 
 #: What a quiz asks for: one choice, several, a number with its unit, or words.
 KINDS = ("single", "multiple", "numeric", "free")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as etree
 from collections.abc import Callable
 
-from ..issues import LESSON_FORM, QUIZ_FORM
+from ..pages.issues import LESSON_FORM, QUIZ_FORM
 from .options import CHECKED_KINDS
 
 #: What the host makes of a form and fields: a new-issue address with the page's context, or None off a lesson.

@@ -3,7 +3,7 @@
 One table serves the build and the page: `answers.read_answer` reads a reader's
 answer with it in Python, and `page_json` writes it into every page that asks a
 numeric question, where `course.js` reads answers the same way. What each base
-unit measures comes from `macros.quantities.UNIT_WORDS`, so the words of an
+unit measures comes from `macros.data.quantities.UNIT_WORDS`, so the words of an
 error message are the figures' own.
 """
 
@@ -16,10 +16,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..figures import value_text
-from ..markup import script_json
-from ..quantities import UNIT_WORDS, UNITS
-from ..schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, positive_count, text
+from ..data.markup import script_json
+from ..data.quantities import UNIT_WORDS, UNITS
+from ..data.schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, positive_count, text
+from ..figures.figure import value_text
 
 TABLE_FILE = Path(__file__).with_name("units.yml")
 #: The table's sections of words, and whether each matches in any case and counts bits.

@@ -19,7 +19,7 @@ from axe_playwright_python.base import AXE_SCRIPT as _AXE_SCRIPT
 from axe_playwright_python.base import AxeResults
 from playwright.sync_api import Error, expect
 
-from macros.lessons import index_lessons
+from macros.data.lessons import index_lessons
 from tests.conftest import course, site_pages
 from tools.serve import site_server
 

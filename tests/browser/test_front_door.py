@@ -8,7 +8,7 @@ import json
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from macros.lessons import index_lessons
+from macros.data.lessons import index_lessons
 from tests.browser.conftest import PHONE, lesson_url, page_errors
 from tests.conftest import course, lesson_pages
 

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from macros.glossary import load_glossary
+from macros.data.glossary import load_glossary
 from tests.browser.conftest import LESSON_8, PHONE, WCAG_AA, axe_violations, page_errors, requests_made, show_palette
 from tests.conftest import catalog, course
 

@@ -29,18 +29,18 @@ ENCODED = "&lt;img src=x onerror=window.__pwned=1&gt;"
 PAYLOAD = f"{TAG} {BREAKOUT} {ENCODED}"
 #: Where the payload goes: (file, text there, its replacement), each a field a page shows.
 EDITS = [
-    ("macros/catalog/models.yml", "name: GPT-2 1.5B", f"name: 'GPT-2 1.5B {PAYLOAD}'"),
+    ("catalog/models.yml", "name: GPT-2 1.5B", f"name: 'GPT-2 1.5B {PAYLOAD}'"),
     (
-        "macros/catalog/models.yml",
+        "catalog/models.yml",
         "  where: >-\n    §3.1 (1.5 billion parameters).",
         f"  where: >-\n    §3.1 {PAYLOAD}",
     ),
     (
-        "macros/catalog/sources.yml",
+        "catalog/sources.yml",
         'title: "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models"',
         f"title: 'ZeRO {PAYLOAD}'",
     ),
-    ("macros/catalog/sources.yml", "cite: Rajbhandari et al. 2019", f"cite: 'Rajbhandari et al. 2019 {PAYLOAD}'"),
+    ("catalog/sources.yml", "cite: Rajbhandari et al. 2019", f"cite: 'Rajbhandari et al. 2019 {PAYLOAD}'"),
     ("glossary/terms.yml", "  term: model states\n", f"  term: 'model states {PAYLOAD}'\n"),
     ("glossary/terms.yml", "[model state, model-state, model-states]", f"[model states, model state, '{PAYLOAD}']"),
     (

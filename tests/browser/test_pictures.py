@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from macros.calculator import MESSAGES, calculator_config, evaluate
+from macros.pictures.calculator import MESSAGES, calculator_config, evaluate
 from tests.browser.conftest import PHONE, page_errors, show_palette
 from tests.conftest import catalog, site_pages, soup
 

@@ -13,8 +13,8 @@ import pytest
 import yaml
 from playwright.sync_api import Browser, Locator, Page, expect
 
+from macros.data.schema import percentage
 from macros.quiz.units import size, unit_table
-from macros.schema import percentage
 from tests.browser.conftest import LESSON_8, PHONE, accepting_dialogs, lesson_url, page_errors
 from tests.conftest import soup
 

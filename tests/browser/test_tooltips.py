@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from macros.glossary import load_glossary
+from macros.data.glossary import load_glossary
 from tests.browser.conftest import LESSON_8, PHONE
 from tests.conftest import catalog, course
 

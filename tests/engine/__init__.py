@@ -8,7 +8,7 @@ the bytes autograd saves per layer (test_activations) and FLOPs
 (test_flops). Each measurement is a per-parameter or per-element ratio on small
 shapes, compared with the course's function in `macros.model` and scaled to the
 course's shapes by that function's formula; each is written to
-`macros/catalog/measured.yml` (records.py).
+`catalog/measured.yml` (records.py).
 
 What it cannot measure here, and so does not claim:
 - NCCL and its algorithms (rings across NVLink, trees, NVLS), CUDA streams and the

@@ -1,7 +1,7 @@
 """The engine tier's fixtures: each test records what it measured beside the course's value.
 
 `record` adds a `records.Record` for the running test; `test_measured.py` runs
-last and compares every record of the run with `macros/catalog/measured.yml`,
+last and compares every record of the run with `catalog/measured.yml`,
 or, with ENGINE_WRITE=1 and no test failed, rewrites the file.
 """
 

@@ -1,10 +1,10 @@
-"""What the engine tier measured, as records of `macros/catalog/measured.yml`.
+"""What the engine tier measured, as records of `catalog/measured.yml`.
 
 The file is written by the tier alone (`ENGINE_WRITE=1 make engine`), only when
 every test of the run passed, and checked against each run otherwise: a record
 the run measures differently, or one it no longer measures, fails the run.
 
-Schema of `macros/catalog/measured.yml`: a mapping from a stable key to one
+Schema of `catalog/measured.yml`: a mapping from a stable key to one
 record. The key names the figure kind or the formula the record vouches for,
 then the case (`model-states/ddp/fp32-adam/world-4/bucket-view`). A record has
 exactly these fields:
@@ -46,7 +46,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The tier's data file, committed beside the catalog it vouches for.
-MEASURED = ROOT / "macros" / "catalog" / "measured.yml"
+MEASURED = ROOT / "catalog" / "measured.yml"
 #: Set to 1 to rewrite MEASURED from a passing run.
 WRITE_VARIABLE = "ENGINE_WRITE"
 FIELDS = ("vouches", "software", "measured", "course", "unit", "test", "differs")

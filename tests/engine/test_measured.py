@@ -1,4 +1,4 @@
-"""The tier's data file, `macros/catalog/measured.yml`, against what this run measured (runs last).
+"""The tier's data file, `catalog/measured.yml`, against what this run measured (runs last).
 
 With ENGINE_WRITE=1 the file is rewritten, but only if no test of the run
 failed; otherwise every record this run made must be in the file as it is, and

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from macros.lessons import index_lessons
+from macros.data.lessons import index_lessons
 from tests.conftest import Built, build_copy, copy_course, course, replace_in
 
 Edit = Callable[[Path, str, str], None]
@@ -80,6 +80,14 @@ WRONG_CALLS = [
         "call it as model_states(entry, state='all', recipe='mixed-adam'), then display options",
     ),
     ("{{ bytes_per_paramter() }}", "there is no macro 'bytes_per_paramter'"),
+    (
+        '{{ table("one_copy", rows={"entry": ["gpt2-1.5b"]}, columns={"precision": ["fp16"]}, captoin="x") }}',
+        "table() has no option 'captoin' (did you mean caption?); its own are rows, columns, caption,",
+    ),
+    (
+        '{{ chart("one_copy", x={"entry": ["gpt2-1.5b"]}, fixed={"precision": "fp16"}, caption="x", lables={}) }}',
+        "chart() has no option 'lables' (did you mean labels?); its own are x, caption, series,",
+    ),
     ('{{ term("ZeR0") }}', "{{ term(\"ZeR0\") }}: unknown term 'ZeR0'. Nearest: zero"),
     ("`{{ bytes_per_parameter() }}` in a code span", "is inside code, where it would show"),
     ("{% set x = 1 %} a statement", "a page holds macro calls only"),
@@ -204,13 +212,13 @@ DATA_SCRIPTS = [
         "activation-checkpointing.definition: holds a javascript: address",
     ),
     (
-        "macros/catalog/models.yml",
+        "catalog/models.yml",
         "name: GPT-2 1.5B",
         "name: 'GPT-2 1.5B <img src=x onerror=window.__pwned=1>'",
         "gpt2-1.5b.name: holds an onerror attribute on a <img>",
     ),
     (
-        "macros/catalog/sources.yml",
+        "catalog/sources.yml",
         "url: https://arxiv.org/abs/1910.02054v3",
         "url: 'data:text/html,pwned'",
         "zero.url: holds a data: address",
@@ -259,7 +267,7 @@ def test_a_lesson_added_later_is_checked_like_the_first(course_copy: Path) -> No
 def test_a_bad_catalog_value_fails_the_build_naming_file_and_key(
     course_copy: Path, edit: Edit, old: str, new: str, message: str
 ) -> None:
-    edit(course_copy / "macros/catalog/models.yml", old, new)
+    edit(course_copy / "catalog/models.yml", old, new)
     built = build_copy(course_copy)
     assert not built.ok and any(message in line for line in built.messages), built.output
     assert "Traceback" not in built.output
@@ -444,7 +452,7 @@ def test_a_page_title_or_description_with_markup_fails_at_its_line(
 def test_a_source_address_that_is_not_http_stops_the_build(
     course_copy: Path, edit: Edit, url: str, message: str
 ) -> None:
-    edit(course_copy / "macros/catalog/sources.yml", "url: https://arxiv.org/abs/1910.02054v3", f'url: "{url}"')
+    edit(course_copy / "catalog/sources.yml", "url: https://arxiv.org/abs/1910.02054v3", f'url: "{url}"')
     built = build_copy(course_copy)
     assert not built.ok and any(message in m for m in built.messages), built.output
 
@@ -474,7 +482,7 @@ def test_a_lesson_in_an_untitled_stage_fails_the_build(course_copy: Path) -> Non
     (course_copy / "docs/stage-9/lesson-90-x.md").write_text(lesson, encoding="utf-8")
     built = build_copy(course_copy)
     assert not built.ok and any(
-        "lessons name stage(s) [9] that macros/catalog/course.yml does not title" in m for m in built.messages
+        "lessons name stage(s) [9] that catalog/course.yml does not title" in m for m in built.messages
     )
 
 
@@ -507,7 +515,7 @@ def test_under_serve_a_broken_data_file_shows_on_every_page_and_the_site_keeps_i
 ) -> None:
     # The same process builds the copy twice, as `mkdocs serve` does on every save.
     assert build_copy(course_copy).ok
-    edit(course_copy / "macros/catalog/models.yml", "layers: 48", "layers: 48.5")
+    edit(course_copy / "catalog/models.yml", "layers: 48", "layers: 48.5")
     built = build_copy(course_copy)
     assert not built.ok
     message = "models.yml: gpt2-1.5b.layers: got 48.5; expected a whole number (until it is fixed, pages use"
@@ -515,3 +523,17 @@ def test_under_serve_a_broken_data_file_shows_on_every_page_and_the_site_keeps_i
     for page in ("index.html", "glossary/index.html"):
         box = soup_of(built.site / page).select_one("article .sbn-build-error")
         assert box is not None and message in box.get_text()
+
+
+def test_a_mistyped_id_in_a_quiz_key_is_reported_once_at_its_line(course_copy: Path, edit: Edit) -> None:
+    """The key's macro call fails; the quiz shows that problem without a second, wrong one ("a typed number")."""
+    path = course_copy / LESSON_8
+    edit(
+        path,
+        '{{ model_states("example-7b") }}: {{ bytes_per_parameter() }} for each of',
+        '{{ model_states("example-7bb") }}: {{ bytes_per_parameter() }} for each of',
+    )
+    built = build_copy(course_copy)
+    fails_with(built, f"{LESSON_8}:{line_of(path, 'example-7bb')}", "example-7bb")
+    problems = [line for line in built.messages if line.startswith(LESSON_8)]
+    assert len(problems) == 1, built.output

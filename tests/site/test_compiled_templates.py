@@ -10,8 +10,8 @@ import pytest
 from jinja2.bccache import Bucket
 from mkdocs.config import load_config
 
-from macros import compiled_templates
-from macros.compiled_templates import CompiledTemplates, fingerprint
+from macros.build import compiled_templates
+from macros.build.compiled_templates import CompiledTemplates, fingerprint
 from tests.conftest import build_copy
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from macros.scripts import script_in
+from macros.data.scripts import script_in
 from tests.checks import lesson_body
 from tests.conftest import Built, build_copy, copy_course, replace_in, script_refusal_off, soup
 
@@ -41,7 +41,7 @@ def payload_build(tmp_path_factory: pytest.TempPathFactory) -> Built:
         "How data parallelism keeps every copy of the model identical, what its all-reduce sends, and why the copies"
         " run out of memory."
     )
-    replace_in(copy / "macros/catalog/course.yml", f"summary: {summary}", f"summary: {json.dumps(SUMMARY_PAYLOAD)}")
+    replace_in(copy / "catalog/course.yml", f"summary: {summary}", f"summary: {json.dumps(SUMMARY_PAYLOAD)}")
     # The onfocus handler would be refused at its line first (test_bad_input.py); without that refusal, the page
     # still shows every value as text.
     with script_refusal_off():

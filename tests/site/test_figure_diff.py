@@ -49,7 +49,7 @@ EXPECTED = {
 @pytest.fixture
 def report(site_dir: Path, course_copy: Path, edit: Edit) -> str:
     """The figure diff from the course's build to a copy's in which GPT-2 has 1.6 billion parameters, not 1.5."""
-    edit(course_copy / "macros/catalog/models.yml", "parameters: 1_500_000_000", "parameters: 1_600_000_000")
+    edit(course_copy / "catalog/models.yml", "parameters: 1_500_000_000", "parameters: 1_600_000_000")
     built = build_copy(course_copy)
     assert built.ok, built.output
     base = load_figures(site_dir / "figures.json")

@@ -1,4 +1,4 @@
-"""The figures contract (DESIGN.md), checked on every built page and on figures.json."""
+"""The figures contract (ARCHITECTURE.md, "Figures"), checked on every built page and on figures.json."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.kinds import kind_of
+from macros.figures.kinds import kind_of
 from tests.checks import bare_figures, lesson_body, rederives
 from tests.conftest import catalog, course, soup
 

@@ -10,7 +10,7 @@ from urllib.parse import urljoin, urlsplit
 from bs4 import BeautifulSoup
 from mkdocs.config import load_config
 
-from macros.lessons import index_lessons, read_front_matter
+from macros.data.lessons import index_lessons, read_front_matter
 from tests.checks import lesson_body
 from tests.conftest import catalog, course, site_pages, soup
 

@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from macros.glossary import load_glossary, usages
-from macros.search import DOCS as SEARCH_DOCS
+from macros.build.search import DOCS as SEARCH_DOCS
+from macros.data.glossary import load_glossary, usages
 from tests.checks import heading_text, lesson_body
 from tests.conftest import catalog, course, soup
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from bs4 import Tag
 
-from macros.lessons import SECTIONS, index_lessons
+from macros.data.lessons import SECTIONS, index_lessons
 from tests.checks import heading_text, lesson_body
 from tests.conftest import course, soup
 

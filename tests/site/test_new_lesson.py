@@ -8,18 +8,20 @@ from pathlib import Path
 import pytest
 import yaml
 
-from macros.catalog import load_catalog
-from macros.lessons import SECTIONS
+from macros.data.catalog import load_catalog
+from macros.data.lessons import PLACEHOLDERS, SECTIONS
 from tests.checks import heading_text, lesson_body
 from tests.conftest import ROOT, build_copy, soup
 from tools.new_lesson import add_to_nav, main
 
 
-def test_a_new_lesson_builds_with_every_section_under_a_new_stage(course_copy: Path) -> None:
+def test_a_new_lesson_builds_with_every_section_under_a_new_stage_and_names_each_placeholder_left(
+    course_copy: Path,
+) -> None:
     # The next free number, under the first stage of the syllabus that has no lesson yet; a colon in the title.
     numbers = [int(p.name.split("-")[1]) for p in (course_copy / "docs").glob("stage-*/lesson-*.md")]
     number = max(numbers) + 1
-    course = course_copy / "macros" / "catalog" / "course.yml"
+    course = course_copy / "catalog" / "course.yml"
     stages = load_catalog(course.parent).stages
     stage = next((n for n in stages if not (course_copy / "docs" / f"stage-{n}").exists()), None)
     if stage is None:  # every stage has its lessons: the copy's syllabus gets one more, last in course.yml
@@ -28,9 +30,16 @@ def test_a_new_lesson_builds_with_every_section_under_a_new_stage(course_copy: P
     title = "Splitting: the layers"
     arguments = [str(number), str(stage), "4", title, "--prerequisites", str(max(numbers)), "--root", str(course_copy)]
     assert main(arguments) == 0
-    built = build_copy(course_copy)
-    assert built.ok and built.messages == [], built.output
     page = f"stage-{stage}/lesson-{number:02d}-splitting-the-layers"
+    lines = (course_copy / "docs" / f"{page}.md").read_text().splitlines()
+    built = build_copy(course_copy)
+    # The skeleton builds, and a strict build names every placeholder it still holds, at its line.
+    expected = [
+        f"docs/{page}.md:{next(n for n, line in enumerate(lines, 1) if text in line)}: "
+        f"{text!r} is the lesson skeleton's placeholder: write the lesson's own text"
+        for text in PLACEHOLDERS.values()
+    ]
+    assert not built.ok and sorted(built.messages[:-1]) == sorted(expected), built.output
     article = lesson_body(soup(built.site / page / "index.html"))
     found = [heading_text(h).rstrip(":") for h in article.select("p > strong:first-child, h2")]
     assert [name for name in found if name in dict(SECTIONS)] == [name for name, _ in SECTIONS]
@@ -81,11 +90,14 @@ def test_make_lesson_hands_each_value_over_as_typed(tmp_path: Path) -> None:
     (fake / "python").write_text("#!/bin/sh\nprintf '%s\\0' \"$@\"\n", encoding="utf-8")
     (fake / "python").chmod(0o755)
     marker = tmp_path / "ran"
+    # A stamp newer than what it depends on, so that make installs nothing whatever the checkout's file times.
+    stamp = tmp_path / "installed"
+    stamp.touch()
     title = HOSTILE_TITLE.format(marker=marker) + f" $(shell touch {marker}-make)"
     prerequisites = f"7 8; touch {marker}-list *"
     variables = ["NUMBER=14", "STAGE=6", "MISSION=5", f"TITLE={title}", f"PREREQUISITES={prerequisites}"]
     done = subprocess.run(
-        ["make", "-s", "-C", str(ROOT), "lesson", f"BIN={fake}", "STAMP=Makefile", *variables],
+        ["make", "-s", "-C", str(ROOT), "lesson", f"BIN={fake}", f"STAMP={stamp}", *variables],
         capture_output=True,
         check=True,
     )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.calculator import calculator_config
+from macros.pictures.calculator import calculator_config
 from tests.checks import lesson_body
 from tests.conftest import build_copy, catalog, site_pages, soup
 from tests.site.test_bad_input import LESSON_7, LESSON_8, Edit, fails_with, line_of

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
-from macros.lessons import index_lessons
+from macros.data.lessons import index_lessons
 from tests.checks import lesson_body
 from tests.conftest import catalog, course, soup
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup, NavigableString, Tag
 
-from macros.search import DOCS
+from macros.build.search import DOCS
 from tests.checks import lesson_body
 from tests.conftest import soup
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -13,12 +16,12 @@ import material
 import pytest
 from mkdocs.config import load_config
 
-from macros import compiled_templates
-from macros.assets import strip_css, strip_js
-from macros.compiled_templates import CompiledTemplates
-from macros.config import course_config
-from macros.lessons import index_lessons
-from macros.search import DOCS, INDEX
+from macros.build import compiled_templates
+from macros.build.assets import strip_css, strip_js
+from macros.build.compiled_templates import CompiledTemplates
+from macros.build.search import DOCS, INDEX
+from macros.data.config import course_config
+from macros.data.lessons import index_lessons
 from tests.checks import heading_text
 from tests.conftest import ROOT, build_copy, catalog, course, site_pages, soup
 from tools.audit import load_budgets
@@ -135,9 +138,25 @@ def test_a_build_keeps_the_themes_compiled_templates_for_the_next(
     monkeypatch.setattr(compiled_templates, "_MEMORY", {})  # as in a new process: nothing compiled yet
     assert build_copy(course_copy).ok
     config = load_config(str(course_copy / "mkdocs.yml"))
-    root = course_config(config).template_cache
+    root = compiled_templates.cache_root(course_config(config).project_dir)
     assert root is not None and course_copy.resolve() not in root.parents
     cache = CompiledTemplates.for_environment(config.theme.get_env(), root)
     assert cache is not None
     base = Path(material.__file__).parent / "templates" / "base.html"
     assert (cache.folder / cache.get_cache_key("base.html", str(base))).is_file()
+
+
+def test_a_build_tells_the_author_only_what_matters(tmp_path: Path) -> None:
+    """No configuration dump on every `mkdocs serve` rebuild: a problem must not drown in a hundred macro names."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    said = [line.split(" -  ", 1)[-1] for line in result.stderr.splitlines() if line.strip()]
+    assert not [line for line in said if line.startswith("[macros]")], result.stderr
+    assert len(said) <= 4 and any(line.startswith("figures.json: ") for line in said), result.stderr

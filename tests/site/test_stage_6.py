@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.kinds import KINDS
+from macros.figures.kinds import KINDS
 from tests.checks import lesson_body
 from tests.conftest import catalog, soup
 from tests.site.test_lessons import lesson_page

@@ -67,7 +67,7 @@ def shown(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
     """A copy whose typed figures come from what pages show: a macro's caption, a catalog value, front matter."""
     copy = copy_course(tmp_path_factory.mktemp("shown"))
     replace_in(
-        copy / "macros/catalog/course.yml",
+        copy / "catalog/course.yml",
         "why the copies run out of memory.",
         "why the copies run out of memory on 8 GPUs.",
     )

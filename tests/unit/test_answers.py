@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 import yaml
 
-from macros.quantities import BINARY_SCALES, SCALES, UNITS, display_quantity
+from macros.data.quantities import BINARY_SCALES, SCALES, UNITS, display_quantity
+from macros.data.schema import percentage
 from macros.quiz.answers import judge, read_answer
 from macros.quiz.units import TABLE_FILE, UnitTableError, page_json, size, unit_table
-from macros.schema import percentage
 
 QUESTIONS = yaml.safe_load((Path(__file__).parents[1] / "answers.yml").read_text(encoding="utf-8"))["questions"]
 CASES = [(question, case) for question in QUESTIONS for case in question["cases"]]

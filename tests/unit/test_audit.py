@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from macros.schema import SchemaError
+from macros.data.schema import SchemaError
 from tools.audit import BUDGETS as BUDGETS_FILE
 from tools.audit import Budgets, Run, load_budgets, own_assets, read_report, sitemap_pages, summarize
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from macros.calls import CallError, parse_call
-from macros.charts import MAX_POINTS, ChartError, figure_chart
-from macros.kinds import KINDS
-from macros.kinds.pipeline import _pipeline
+from macros.build.calls import CallError, parse_call
+from macros.figures.kinds import KINDS
+from macros.figures.kinds.pipeline import _pipeline
 from macros.model import pipeline
+from macros.pictures.charts import MAX_POINTS, ChartError, figure_chart
 from tests.conftest import catalog
 from tests.unit.test_charts import _render, _resolve
 

@@ -6,7 +6,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from macros.build import _cached
+from macros.build.state import _cached
 
 
 def test_each_data_set_is_kept_until_one_of_its_files_changes(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The calculator's arithmetic in Python (macros/calculator.py): the oracle the page is held to."""
+"""The calculator's arithmetic in Python (macros/pictures/calculator.py): the oracle the page is held to."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from fractions import Fraction
 import pytest
 
 from macros import model
-from macros.calculator import MESSAGES, calculator_config, calculator_html, evaluate
-from macros.typed_figures import typed_figures
+from macros.data.typed_figures import typed_figures
+from macros.pictures.calculator import MESSAGES, calculator_config, calculator_html, evaluate
 from tests.conftest import catalog
 
 CONFIG = calculator_config(catalog())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from macros.calls import CallError, parse_call, render_calls
+from macros.build.calls import CallError, parse_call, render_calls
 
 
 def _macros() -> dict[str, object]:

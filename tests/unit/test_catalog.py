@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.catalog import CatalogError, Model, Workload, capacity, load_catalog
+from macros.data.catalog import CatalogError, Model, Workload, capacity, load_catalog
 from tests.conftest import catalog, course
 
 

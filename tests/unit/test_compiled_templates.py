@@ -10,8 +10,8 @@ import jinja2
 import pytest
 from jinja2.bccache import bc_magic
 
-from macros import compiled_templates
-from macros.compiled_templates import CACHE_FOLDER, CompiledTemplates, cache_root, fingerprint
+from macros.build import compiled_templates
+from macros.build.compiled_templates import CACHE_FOLDER, CompiledTemplates, cache_root, fingerprint
 
 
 @pytest.fixture(autouse=True)

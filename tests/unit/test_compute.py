@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from macros import model
-from macros.catalog import load_catalog
-from macros.kinds import KINDS
+from macros.data.catalog import load_catalog
+from macros.figures.kinds import KINDS
 from tests.conftest import catalog, course
 
 DAY = 86_400

@@ -1,4 +1,4 @@
-"""The front door and the way on from a lesson, from the lesson index and course.yml (macros/course.py)."""
+"""The front door and the way on from a lesson, from the lesson index and course.yml (macros/pages/front_door.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from macros.catalog import Catalog, Stage
-from macros.course import next_steps, start_here_markdown, syllabus_markdown
-from macros.lessons import Lesson, LessonIndex
+from macros.data.catalog import Catalog, Stage
+from macros.data.lessons import Lesson, LessonIndex
+from macros.pages.front_door import next_steps, start_here_markdown, syllabus_markdown
 from tests.conftest import catalog
 
 
@@ -28,7 +28,7 @@ def _index(*lessons: Lesson) -> LessonIndex:
 def test_start_here_links_the_first_lesson_and_says_why_the_course_starts_there() -> None:
     lessons = _index(_lesson(8, 4, (7,)), _lesson(7, 4, description="It *does* A."))
     text = start_here_markdown(_catalog(4), lessons, "index.md")
-    # Data written as Markdown text (macros.markup.markdown_text): its punctuation escaped, so it reads as it is.
+    # Data written as Markdown text (macros.data.markup.markdown_text): its punctuation escaped, so it reads as it is.
     assert "**Start here:** [Lesson 7\\. X](stage-4/lesson-07-x.md): It \\*does\\* A\\." in text
     assert "Lessons 1 to 6 are being written, so for now the course starts at Stage 4." in text
     assert "Lesson 7 needs nothing from them." in text

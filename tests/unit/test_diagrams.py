@@ -1,4 +1,4 @@
-"""Diagrams as frames of device boxes (macros/diagrams.py): the ring all-reduce drawn from its schedule,
+"""Diagrams as frames of device boxes (macros/pictures/diagrams.py): the ring all-reduce drawn from its schedule,
 ZeRO's stages from what each partitions, and one FSDP unit from its schedule."""
 
 from __future__ import annotations
@@ -7,7 +7,9 @@ import pytest
 from bs4 import BeautifulSoup
 
 from macros import model
-from macros.diagrams import (
+from macros.data.typed_figures import typed_figures
+from macros.model.mixed_precision import mixed_precision_iteration
+from macros.pictures.diagrams import (
     Cell,
     DiagramError,
     Frame,
@@ -20,8 +22,6 @@ from macros.diagrams import (
     ring_allreduce_frames,
     zero_stages_frames,
 )
-from macros.model.mixed_precision import mixed_precision_iteration
-from macros.typed_figures import typed_figures
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 6])

@@ -11,10 +11,10 @@ import pytest
 from bs4 import BeautifulSoup
 
 from macros import model
-from macros.catalog import load_catalog
-from macros.figures import Computed, Figure, FigureLog, render_html, value_text
-from macros.kinds import KINDS, FigureKindError, check_printed, kind_of
-from macros.quantities import Display, display_quantity
+from macros.data.catalog import load_catalog
+from macros.data.quantities import Display, display_quantity
+from macros.figures.figure import Computed, Figure, FigureLog, render_html, value_text
+from macros.figures.kinds import KINDS, FigureKindError, check_printed, kind_of
 from tests.conftest import catalog, course
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from macros.glossary import Entry, GlossaryError, glossary_markdown, jump_list, load_glossary, term_link, usages
-from macros.lessons import LessonIndex
+from macros.data.glossary import Entry, GlossaryError, glossary_markdown, jump_list, load_glossary, term_link, usages
+from macros.data.lessons import LessonIndex
 from tests.conftest import catalog, script_refusal_off
 
 SOURCES = catalog().sources

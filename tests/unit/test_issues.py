@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import yaml
 
-from macros import issues
+from macros.pages import issues
 from tests.conftest import ROOT
 
 CONTEXT = issues.PageContext(

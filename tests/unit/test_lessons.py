@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from macros.lessons import (
+from macros.data.lessons import (
     SECTIONS,
     LessonError,
     check_mission_link,

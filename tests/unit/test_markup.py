@@ -7,8 +7,8 @@ import pytest
 from bs4 import BeautifulSoup
 from mkdocs.config import load_config
 
-from macros.markup import link_html, markdown_text
-from macros.scripts import script_in, script_in_text
+from macros.data.markup import link_html, markdown_text
+from macros.data.scripts import script_in, script_in_text
 from tests.conftest import ROOT
 
 _CONFIG = load_config(str(ROOT / "mkdocs.yml"))

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from macros.kinds import KINDS
+from macros.figures.kinds import KINDS
 from macros.model import pipeline
 from tests.conftest import catalog
 

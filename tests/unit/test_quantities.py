@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from macros.quantities import (
+from macros.data.quantities import (
     check_display_options,
     display_quantity,
     format_quantity,

@@ -10,7 +10,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from macros.schedules import schedule_table
+from macros.pictures.schedules import schedule_table
 
 
 def _rows(schedule: str, stages: int, microbatches: int) -> tuple[ET.Element, list[list[str]]]:

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from macros.schema import (
+from macros.data.schema import (
     SchemaError,
     check_record,
     list_of,

@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 
 from macros import model
-from macros.kinds import KINDS
+from macros.figures.kinds import KINDS
 from tests.conftest import catalog
 
 

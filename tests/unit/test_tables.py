@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup
 
-from macros.calls import render_calls
-from macros.catalog import Catalog, load_catalog
-from macros.figures import render_html
-from macros.kinds import KINDS
-from macros.quantities import display_quantity
-from macros.tables import TableError, figure_table
+from macros.build.calls import render_calls
+from macros.data.catalog import Catalog, load_catalog
+from macros.data.quantities import display_quantity
+from macros.figures.figure import render_html
+from macros.figures.kinds import KINDS
+from macros.pictures.tables import TableError, figure_table
 from tests.conftest import catalog, course
 
 

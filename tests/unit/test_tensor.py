@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from macros import model
-from macros.catalog import load_catalog
-from macros.kinds import KINDS
+from macros.data.catalog import load_catalog
+from macros.figures.kinds import KINDS
 from macros.model import parallel_activations, tensor
 from tests.conftest import catalog, course
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from macros import typed_figures as module
-from macros.typed_figures import find_in_text, lines_of, typed_figures
+from macros.data import typed_figures as module
+from macros.data.typed_figures import find_in_text, lines_of, typed_figures
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from macros.unrendered import unrendered
+from macros.data.unrendered import unrendered
 from tests.unit.test_markup import SITE_MARKDOWN
 
 #: Syntax of extensions mkdocs.yml does not enable, or that Markdown could not apply, and what it is.

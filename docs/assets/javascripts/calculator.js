@@ -1,9 +1,9 @@
-// Scale by the Numbers: the memory calculator (macros/calculator.py).
+// Scale by the Numbers: the memory calculator (macros/pictures/calculator.py).
 //
 // Bytes per device of a data-parallel run under ZeRO's stages, by role. Every
 // coefficient, catalog entry, limit and message comes from the JSON the build
 // wrote into the form's data-sbn-config from the Python model: nothing of the
-// arithmetic is typed here. `compute` mirrors macros/calculator.py's
+// arithmetic is typed here. `compute` mirrors macros/pictures/calculator.py's
 // `evaluate`, and the browser tests hold the two equal on many inputs. Only
 // pages with a calculator load this script, from their content, so Material's
 // instant navigation runs it too; it sets itself up once.

@@ -225,6 +225,10 @@
       add(source, web(url) ? "a" : "span", cite, "", web(url));
       source.append(`, ${where}`);
     }
+    // What running the software gave for it (the engine tier's measured.yml, macros/figures/figure.py).
+    for (const [software, differs] of figure?.measured ?? []) {
+      add(tip, "span", `Measured: ${software}, ${differs ? `which differs: ${differs}` : "the same"}.`, "sbn-tip__source");
+    }
     if (web(figures.report)) {
       const description = `The page shows ${shown} (exact value: ${data.value} ${data.unit}).\n\nWhat is wrong, and your source or arithmetic:\n`;
       add(tip, "a", "Report this figure", "sbn-tip__more", `${figures.report}&title=${encode(`Figure: ${data.figId}`)}&figure-id=${encode(data.figId)}&description=${encode(description)}`);
@@ -410,12 +414,15 @@
     window,
   );
 
-  // The search index comes without its pages (macros/search.py): Material's set-up message
+  // The search index comes without its pages (macros/build/search.py): Material's set-up message
   // to its worker (type 0) waits here until the reader first opens search, then takes them.
   // In a query (type 2), a word's hyphen is escaped for lunr's query lexer, which splits at
   // hyphens whatever mkdocs.yml's separator. The worker lexes a query twice (Material's
   // transform, then lunr's search), each taking one level off: "all\\\-reduce" is searched
   // as the word "all-reduce", and results do not call it missing.
+  // A private API of Material (checked against Material for MkDocs 9.8.2): its worker messages are
+  // numbered at compile time (SearchMessageType: 0 set-up, 2 query). tests/browser/test_pages.py's
+  // search tests fail if they change: no result would come back.
   const post = Worker.prototype.postMessage;
   let setup;
   Worker.prototype.postMessage = function (message, ...rest) {

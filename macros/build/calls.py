@@ -1,0 +1,229 @@
+"""The macro calls in a page's Markdown, found with their line and rendered.
+
+A lesson writes a figure as `{{ name("id", option=true) }}`: a call of a
+registered macro with literal arguments (text, numbers, true/false, lists).
+This module finds each call with the line of the Markdown file it is on,
+calls the macro, and puts what it returns in its place, so that an error names
+the file, the line and the call exactly as the author wrote them. It takes the
+place of a Jinja pass over the whole page, which costs a template compilation
+per page and numbers lines from the end of the front matter. Anything else in
+double braces, a Jinja statement, or a call inside a code span is an error: it
+would reach the reader as raw template syntax or raw HTML.
+
+A call is checked before its macro runs: its literals are finite numbers of a
+bounded size, and its arguments fit the macro's signature and the types its
+parameters declare (`schema.check_argument`). Whatever a macro still raises on
+an argument it did not foresee is reported at the call's line like any other
+problem, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import logging
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from ..data.schema import check_argument
+
+log = logging.getLogger("mkdocs.plugins.macros.calls")
+
+#: `{{ ... }}`, `{% ... %}` and `{# ... #}`, on one line or several.
+_TEMPLATE = re.compile(r"\{\{(?P<call>.*?)\}\}|\{%(?P<statement>.*?)%\}|\{#(?P<comment>.*?)#\}", re.DOTALL)
+#: Fenced code blocks and code spans, where a call would render as raw HTML.
+_FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}).*?^(?P=indent)(?P=fence)[ \t]*$", re.DOTALL | re.MULTILINE
+)
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+#: Jinja's lower-case constants, which authors write as in YAML.
+_CONSTANTS = {"true": True, "false": False, "none": None, "True": True, "False": False, "None": None}
+#: The largest number a call may write: larger than any count or size of training, small enough that
+#: arithmetic on it stays instant (a literal `1e999` is infinity; `10**5000` digits take time to print).
+LARGEST = 10**30
+
+
+class CallError(ValueError):
+    """A macro call cannot be read or made; the message says what and how to write it instead.
+
+    Macros raise it without the call's text, which `render_calls` adds.
+    """
+
+
+@dataclass(frozen=True)
+class Call:
+    """One macro call as the author wrote it: its text, its line in the file, the macro and its arguments."""
+
+    text: str
+    line: int
+    name: str
+    args: tuple[Any, ...]
+    kwargs: Mapping[str, Any]
+
+
+def _literal(node: ast.expr, text: str) -> Any:
+    if isinstance(node, ast.Name) and node.id in _CONSTANTS:
+        return _CONSTANTS[node.id]
+    if isinstance(node, ast.List | ast.Tuple):
+        return [_literal(item, text) for item in node.elts]
+    if isinstance(node, ast.Dict):
+        return {_literal(k, text): _literal(v, text) for k, v in zip(node.keys, node.values, strict=True) if k}
+    try:
+        value = ast.literal_eval(node)
+    except ValueError:
+        raise CallError(
+            f'{text}: arguments are written as literals ("text", 3, true, [1, 2]), not {ast.unparse(node)}'
+        ) from None
+    number = isinstance(value, int | float | complex) and not isinstance(value, bool)
+    if number and (isinstance(value, complex) or not math.isfinite(value) or abs(value) > float(LARGEST)):
+        raise CallError(f"{text}: a number in a call is finite and at most 10^30 in size, not {value!r}")
+    return value
+
+
+@lru_cache(maxsize=4096)
+def _syntax(text: str) -> ast.Call | None:
+    """The call `text` is, parsed once however often a course writes it; None when it is not a call."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return None
+    return tree.body if isinstance(tree.body, ast.Call) else None
+
+
+def parse_call(text: str, line: int) -> Call:
+    """The call in `text`, the inside of `{{ }}`.
+
+    >>> parse_call(' value("gpt2-1.5b", "parameters", short=true) ', 12).kwargs
+    {'short': True}
+    """
+    written = "{{" + text + "}}"
+    call = _syntax(text.strip())
+    if call is None or not isinstance(call.func, ast.Name):
+        raise CallError(
+            f'{written}: write a macro call with literal arguments, such as {{{{ value("gpt2-1.5b", "parameters") }}}}'
+        )
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
+        raise CallError(f"{written}: write every argument out; * and ** are not read")
+    args = tuple(_literal(arg, written) for arg in call.args)
+    kwargs = {keyword.arg: _literal(keyword.value, written) for keyword in call.keywords if keyword.arg}
+    return Call(text=" ".join(written.split()), line=line, name=call.func.id, args=args, kwargs=kwargs)
+
+
+def _code_ranges(markdown: str) -> list[tuple[int, int]]:
+    ranges = [match.span() for match in _FENCE.finditer(markdown)]
+    for match in _CODE_SPAN.finditer(markdown):
+        if not any(start <= match.start() < end for start, end in ranges):
+            ranges.append(match.span())
+    return ranges
+
+
+#: What rendering does with a problem: report it (file, line, message) and return what to show in its place.
+Report = Callable[[int, str], str]
+#: What rendering hands on about each call that rendered: the call, and what its macro returned.
+Inspect = Callable[[Call, str], None]
+
+
+@lru_cache(maxsize=1024)
+def _signature(macro: Callable[..., str]) -> inspect.Signature | None:
+    """The macro's signature, with its annotations read; None where it has none to read."""
+    try:
+        return inspect.signature(macro, eval_str=True)
+    except (TypeError, ValueError, NameError):
+        return None
+
+
+def usage(name: str, signature: inspect.Signature) -> str:
+    """How to call a macro, as a page writes it: `term(name, link=None)`."""
+    written = []
+    for parameter in signature.parameters.values():
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            written.append("arguments…")
+        elif parameter.kind is parameter.VAR_KEYWORD:
+            written.append("options…")
+        else:
+            default = parameter.default
+            written.append(parameter.name if default is parameter.empty else f"{parameter.name}={default!r}")
+    return f"{name}({', '.join(written)})"
+
+
+def check_call(macro: Callable[..., str], call: Call) -> None:
+    """Raise `CallError` unless `call`'s arguments fit the macro's signature and its parameters' types.
+
+    >>> def term(name: str, link: bool | None = None) -> str: ...
+    >>> check_call(term, Call('{{ term("x", link="no") }}', 1, "term", ("x",), {"link": "no"}))
+    Traceback (most recent call last):
+    ...
+    macros.calls.CallError: link is true or false or none, got 'no'; call it as term(name, link=None)
+    """
+    signature = _signature(macro)
+    if signature is None:
+        return
+    try:
+        bound = signature.bind(*call.args, **call.kwargs)
+        for name, value in bound.arguments.items():
+            check_argument(name, value, signature.parameters[name].annotation)
+    except (TypeError, ValueError) as error:
+        raise CallError(f"{error}; call it as {usage(call.name, signature)}") from None
+
+
+def render_calls(
+    markdown: str,
+    macros: Mapping[str, Callable[..., str]],
+    report: Report,
+    first_line: int = 1,
+    inspect_call: Inspect | None = None,
+) -> str:
+    """`markdown` with every macro call replaced by what its macro returns.
+
+    `first_line` is the file's line number of the Markdown's first line (after
+    the front matter). A call that cannot be read or made, a template
+    statement, or a call inside code is passed to `report` with its line, and
+    replaced by what `report` returns; `inspect_call`, if given, sees every call
+    that rendered, with what its macro returned.
+    """
+    code = _code_ranges(markdown)
+    parts: list[str] = []
+    position = 0
+    for match in _TEMPLATE.finditer(markdown):
+        parts.append(markdown[position : match.start()])
+        position = match.end()
+        line = first_line + markdown.count("\n", 0, match.start())
+        written = " ".join(match.group(0).split())
+        if match.group("call") is None:
+            parts.append(report(line, f"{written}: a page holds macro calls only, {{{{ name(arguments) }}}}"))
+            continue
+        if any(start <= match.start() < end for start, end in code):
+            parts.append(report(line, f"{written} is inside code, where it would show as raw HTML; move it out"))
+            continue
+        try:
+            call = parse_call(match.group("call"), line)
+        except CallError as error:
+            parts.append(report(line, str(error)))
+            continue
+        macro = macros.get(call.name)
+        if macro is None:
+            known = ", ".join(sorted(macros))
+            parts.append(report(line, f"{call.text}: there is no macro {call.name!r}; the macros are {known}"))
+            continue
+        try:
+            check_call(macro, call)
+            output = macro(*call.args, **call.kwargs)
+        except CallError as error:
+            parts.append(report(line, f"{call.text}: {error}"))
+            continue
+        except Exception as error:  # an argument the macro did not foresee: still the author's line, no traceback
+            log.debug("%s raised", call.text, exc_info=True)
+            signature = _signature(macro)
+            how = f"; call it as {usage(call.name, signature)}" if signature else ""
+            detail = f"{type(error).__name__}: {error}"[:300]
+            parts.append(report(line, f"{call.text}: an argument is not one the macro takes ({detail}){how}"))
+            continue
+        if inspect_call is not None:
+            inspect_call(call, output)
+        parts.append(output)
+    parts.append(markdown[position:])
+    return "".join(parts)

@@ -1,0 +1,571 @@
+"""One build's state: the course's data, the page being rendered, and every problem found.
+
+`Build` holds what a build shares across pages (configuration, catalog, lessons,
+glossary, the figures shown) and the page being rendered (`PageState`). A host
+(`build.mkdocs` under MkDocs) hands it each page (`start_page`), has it render
+the page's macro calls (`render`) and lets the Markdown extension of
+`build.markdown` do the rest; after the last page, `finish` writes the site's
+own files. Every problem is reported once, as `docs/<page>.md:<line>: <what>`,
+in the terminal and in the page where it happened; a strict build fails on any
+of them. Nothing here knows which generator runs it.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+import re
+import xml.etree.ElementTree as etree
+from collections.abc import Callable, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from html import escape as escape_attribute
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+from markdown import Markdown, util
+from markdown.util import AMP_SUBSTITUTE, HTML_PLACEHOLDER_RE
+
+from ..data import glossary, lessons
+from ..data.catalog import Catalog, CatalogError, load_catalog
+from ..data.config import ConfigError, CourseConfig, course_config
+from ..data.markup import PLAIN_FIELDS, markup_in, script_json, without_markup
+from ..data.scripts import ScriptFound, script_in
+from ..data.typed_figures import TypedFigure, find_in_text, lines_of, typed_figures
+from ..data.unrendered import unrendered
+from ..figures.figure import FigureLog, render_html, tooltip
+from ..figures.kinds import KINDS, FigureKindError, check_measured, check_printed
+from ..pages import front_door, issues, reading
+from ..quiz import KeyFigure, ReportedAlready
+from .assets import strip_site_assets
+from .calls import Call, render_calls
+from .search import defer_search_docs
+
+# The name MkDocs' strict mode counts errors under (any logger under "mkdocs").
+log = logging.getLogger("mkdocs.plugins.macros.course")
+
+#: A lesson's question ids and rep ids, in page order.
+LessonItems = dict[str, list[str]]
+
+#: Private-use characters around a token's number: plain text to Markdown, and never typed by an author.
+TOKEN_OPEN, TOKEN_CLOSE = "\ue000", "\ue001"
+TOKEN = re.compile(f"{TOKEN_OPEN}(\\d+){TOKEN_CLOSE}")
+#: What stands for a page's tooltip data until the page is written.
+FIGURE_DATA = f"{TOKEN_OPEN}figures{TOKEN_CLOSE}"
+#: Where the syllabus keeps a lesson's reading time (`front_door.READING_ELEMENT`), as the page is written.
+_READING_PLACE = re.compile(r'<span class="sbn-lesson-reading" data-sbn-reading="(\d+)"></span>')
+#: A stash placeholder at the start of a text, as Python-Markdown writes it (`markdown.util`).
+_PLACEHOLDER = re.compile(rf"\s*({util.HTML_PLACEHOLDER_RE.pattern})")
+
+#: What of a piece of Markdown is an address, not text: a link's target, an autolink, a tag.
+_MARKDOWN_ADDRESS = re.compile(r"\]\([^)]*\)|<[^>]*>")
+
+#: The last data each course (by its folder) loaded without a problem, for `Build._data`.
+_LAST_GOOD: dict[tuple[str, str], Any] = {}
+T = TypeVar("T")
+
+#: Data read by a build, by name, with the contents of the files it came from: kept between `mkdocs serve`
+#: rebuilds, and between builds of copies of the course in one process, while those are the same (one
+#: version of each is enough). Reading a few small files costs far less than checking what they say.
+_CACHE: dict[str, tuple[tuple[Any, ...], Any]] = {}
+
+
+class BuildError(Exception):
+    """The course cannot be built at all (its configuration or a data file, on a first build): the host stops."""
+
+
+@dataclass(frozen=True)
+class PageSource:
+    """A page as its host hands it over, before its Markdown is converted."""
+
+    src_path: str
+    url: str
+    title: str
+    #: The page's front matter, as the host keeps it: what the build writes into it reaches the theme's templates.
+    meta: MutableMapping[str, Any]
+    #: The whole file, front matter included, to number lines as the author sees them.
+    source: str
+    #: The Markdown the host converts (the file after its front matter).
+    markdown: str
+
+
+def relative_url(url: str, from_url: str) -> str:
+    """The address of site path `url` from page address `from_url`, as a link in that page writes it."""
+    base = (
+        from_url if from_url.endswith("/") or "." not in posixpath.basename(from_url) else posixpath.dirname(from_url)
+    )
+    relative = posixpath.relpath("/" + url, "/" + base)
+    return relative + "/" if url.endswith("/") else relative
+
+
+def _cached(name: str, paths: list[Path], load: Callable[[], Any]) -> Any:
+    """`load()`, or what it returned for `name` last time if the files of `paths` (by folder, name and
+    content) are the same."""
+    key = tuple((path.parent.name, path.name, path.read_bytes()) for path in sorted(paths))
+    if name not in _CACHE or _CACHE[name][0] != key:
+        _CACHE[name] = (key, load())
+    return _CACHE[name][1]
+
+
+@dataclass
+class PageState:
+    """The page being rendered: where it comes from, and what it has shown and reported so far."""
+
+    src_path: str
+    url: str
+    title: str
+    source: str
+    #: The file's line number of the Markdown's first line, after the front matter.
+    first_line: int
+    lesson: lessons.Lesson | None
+    #: The page's front matter, as its host keeps it (`PageSource.meta`).
+    meta: MutableMapping[str, Any] = field(default_factory=dict)
+    linked_terms: set[str] = field(default_factory=set)
+    #: HTML the page's macros returned, by token number, with the key figure it shows, if it is one figure.
+    html: list[tuple[str, KeyFigure | None]] = field(default_factory=list)
+    #: The key figure of each stash placeholder Markdown gave a figure's HTML.
+    placeholders: dict[str, KeyFigure] = field(default_factory=dict)
+    #: The tokens, then the stash placeholders, that stand for a problem reported already (a failed macro call).
+    problem_tokens: set[int] = field(default_factory=set)
+    problem_placeholders: set[str] = field(default_factory=set)
+    #: How many charts, diagrams and calculators the page has drawn so far, for their element ids.
+    counters: dict[str, int] = field(default_factory=dict)
+    #: The scripts and style sheets of ours the page has loaded so far (its first picture loads them).
+    scripts: set[str] = field(default_factory=set)
+
+    #: The stash placeholders that stand for HTML the build made (figures, pictures, links from data, boxes):
+    #: the page's own text is the rest, read for typed figures without them.
+    ours: set[str] = field(default_factory=set)
+    #: The problems reported on the page, as reported (a box that repeats one is not read again).
+    reported: set[str] = field(default_factory=set)
+    #: Typed figures already reported at the line of the macro call whose output holds them.
+    inserted: set[str] = field(default_factory=set)
+    #: The page's Markdown as the author wrote it, after the front matter: where a typed figure's line is found.
+    markdown: str = ""
+
+    def ident(self, what: str) -> str:
+        """An element id for the page's next `what` (chart, diagram, calculator): `sbn-chart-1`, ..."""
+        self.counters[what] = self.counters.get(what, 0) + 1
+        return f"sbn-{what}-{self.counters[what]}"
+
+    #: What the tooltip of each figure the page shows says beyond its title, by figure id (`figures.tooltip`).
+    tooltips: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def token(self, html: str, key: KeyFigure | None = None) -> str:
+        """A token that stands for `html` in the page's Markdown until Markdown stashes it (see `build.markdown`).
+
+        Inline HTML costs Markdown's inline parser a pass over every tag and attribute; a stashed
+        placeholder costs nothing, and the HTML is put back as it is.
+        """
+        self.html.append((html, key))
+        return f"{TOKEN_OPEN}{len(self.html) - 1}{TOKEN_CLOSE}"
+
+    def line_of(self, text: str | None) -> int | None:
+        """The first line of the page's source that contains `text`."""
+        if not text:
+            return None
+        for number, line in enumerate(self.source.splitlines(), start=1):
+            if text in line:
+                return number
+        return None
+
+    def lines_holding(self, *texts: str) -> list[int]:
+        """The lines of the page's source that hold every one of `texts` (none when one is empty), in order."""
+        if not all(texts):
+            return []
+        return [
+            number for number, line in enumerate(self.source.splitlines(), start=1) if all(t in line for t in texts)
+        ]
+
+    def script_line(self, script: ScriptFound, occurrence: int) -> int | None:
+        """The line `script` was typed on: its `occurrence`-th line (from 0) holding its attribute's name and
+        value, or else its value, or else its name; None when the source spells it otherwise (with character
+        references, or through a macro)."""
+        lines = (
+            self.lines_holding(script.name, script.value)
+            or self.lines_holding(script.value)
+            or self.lines_holding(script.name)
+        )
+        return lines[min(occurrence, len(lines) - 1)] if lines else None
+
+
+class Build:
+    """The course's state for one build."""
+
+    def __init__(self, conf: Mapping[str, Any], url_of: Callable[[str], str]) -> None:
+        """The build of the course that configuration `conf` describes (the host's loaded `mkdocs.yml`, with
+        `config_file_path` and `docs_dir`); `url_of` gives a docs page's address in the site, as the host
+        writes it (`stage-4/lesson-08-…/`).
+
+        Raises:
+            BuildError: the configuration is wrong, or a data file is and no good version was loaded before.
+        """
+        self.url_of = url_of
+        #: Problems with the course as a whole (a data file), shown at the top of every page.
+        self.site_problems: list[str] = []
+        self.problems: list[str] = []
+        try:
+            self.config: CourseConfig = course_config(conf)
+        except ConfigError as error:
+            raise BuildError(str(error)) from None
+        catalog_files = sorted(self.config.catalog_dir.glob("*.yml"))
+        self.catalog: Catalog = self._data("catalog", lambda: _cached("catalog", catalog_files, self._load_catalog))
+        self.lessons = self._data("lessons", lambda: lessons.index_lessons(self.config.docs_dir))
+        self.glossary = self._data(
+            "glossary",
+            lambda: _cached(
+                "glossary",
+                [*catalog_files, self.config.glossary_file],
+                lambda: glossary.load_glossary(
+                    self.config.glossary_file, self.catalog.sources, self.config.relative(self.config.glossary_file)
+                ),
+            ),
+        )
+        unknown_stages = sorted({lesson.stage for lesson in self.lessons.lessons.values()} - set(self.catalog.stages))
+        if unknown_stages:
+            raise BuildError(
+                f"lessons name stage(s) {unknown_stages} that {self.catalog_file('course')} does not title; "
+                f"known stages: {sorted(self.catalog.stages)}"
+            )
+        self.term_usages = glossary.usages(self.config.docs_dir, self.glossary)
+        self.commit = issues.built_commit(self.config.project_dir)
+        self.figure_log = FigureLog()
+        self.page: PageState | None = None
+        self.question_pages: dict[str, list[str]] = {}
+        #: Each lesson's question and rep ids, by lesson number, filled as the lessons are converted.
+        self.lesson_items: dict[int, LessonItems] = {}
+        #: Each lesson's words, read straight through, by lesson number, counted as the lessons are converted.
+        self.reading_words: dict[int, int] = {}
+        #: Each page's tooltip data for course.js, by source path, written into the page as it is written.
+        self.figure_data: dict[str, dict[str, Any]] = {}
+        #: The page's macros by name, filled by the host (`build.macros.course_macros`).
+        self.macros: dict[str, Callable[..., str]] = {}
+
+    def _data(self, name: str, load: Callable[[], T]) -> T:
+        """The course's data `name`, loaded; on a problem, the last good version this process loaded, if any.
+
+        Under `mkdocs serve` a slip in a data file then shows at the top of every page, and the site
+        keeps rendering; without a good version to fall back on (a first build, `mkdocs build`), the
+        build stops with the problem. Either way the problem is logged, and a strict build fails.
+        """
+        key = (name, str(self.config.project_dir))
+        try:
+            data = load()
+        except (CatalogError, FigureKindError, lessons.LessonError, glossary.GlossaryError) as error:
+            if key not in _LAST_GOOD:
+                raise BuildError(str(error)) from None
+            message = f"{error} (until it is fixed, pages use the last good {name})"
+            self.site_problems.append(message)
+            log.error(message)
+            return cast(T, _LAST_GOOD[key])
+        _LAST_GOOD[key] = data
+        return data
+
+    def _load_catalog(self) -> Catalog:
+        catalog = load_catalog(self.config.catalog_dir)
+        try:
+            check_printed(catalog, KINDS)
+            check_measured(catalog, KINDS)
+        except FigureKindError as error:
+            raise CatalogError(f"{self.config.relative(self.config.catalog_dir)}/{error}") from None
+        return catalog
+
+    def catalog_file(self, name: str) -> str:
+        """A catalog file as the repository names it, for messages."""
+        return f"{self.config.relative(self.config.catalog_dir)}/{name}.yml"
+
+    # ------------------------------------------------------------------ problems
+
+    def report(self, message: str, line: int | None = None) -> str:
+        """Log a problem with the current page once, naming its file and line; return a box that shows it."""
+        where = f"docs/{self.page.src_path}" if self.page else "docs"
+        text = f"{where}:{line}: {message}" if line else f"{where}: {message}"
+        if self.page is not None:
+            self.page.reported.update((message, text))
+        if text not in self.problems:
+            self.problems.append(text)
+            log.error(text)
+        return problem_box(text, "span")
+
+    # --------------------------------------------------------------------- pages
+
+    def start_page(self, source: PageSource) -> None:
+        """Before a page's Markdown is converted: note it, and check it if it is a lesson."""
+        text, markdown, meta = source.source, source.markdown, source.meta
+        offset = text[: len(text) - len(markdown)].count("\n") if text.endswith(markdown) else 0
+        self.page = PageState(
+            src_path=source.src_path,
+            url=source.url,
+            title=source.title,
+            source=text,
+            first_line=offset + 1,
+            lesson=self.lessons.at(source.src_path),
+            meta=meta,
+        )
+        for name in ("title", "description"):
+            value = meta.get(name)
+            # A lesson's are checked with its front matter (`data.lessons`), before any page is built.
+            typed = find_in_text(value) if isinstance(value, str) and self.page.lesson is None else []
+            if typed:
+                self.report(
+                    f"the front matter's {name} types {', '.join(map(repr, typed))}; titles and descriptions show"
+                    " no figures, since they cannot carry a computed one: say it in words",
+                    self.page.line_of(f"{name}:"),
+                )
+            if isinstance(value, str) and markup_in(value):
+                found = ", ".join(map(repr, markup_in(value)))
+                self.report(f"the front matter's {name} holds {found}; {PLAIN_FIELDS}", self.page.line_of(f"{name}:"))
+                meta[name] = without_markup(value)
+        if self.page.lesson is not None:
+            lesson = self.page.lesson
+            try:
+                lessons.check_sections(lesson.src_path, markdown, self.page.first_line)
+                lessons.check_mission_link(lesson, markdown, self.catalog.mission, self.page.first_line)
+            except lessons.LessonError as error:
+                self.report(error.detail, error.line)
+            for line, placeholder in lessons.placeholders_left(text):
+                self.report(f"{placeholder!r} is the lesson skeleton's placeholder: write the lesson's own text", line)
+            meta["issue_url"] = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {lesson.title}"})
+            meta["sbn_next"] = self.next_steps(lesson)
+        self.page.markdown = markdown
+
+    def render(self, markdown: str) -> str:
+        """The page's Markdown with its macro calls rendered (`build.calls`), each problem reported at its line."""
+        first_line = self.page.first_line if self.page else 1
+        return render_calls(markdown, self.macros, self._report_call, first_line, self._check_output)
+
+    def _report_call(self, line: int, message: str) -> str:
+        """Report a macro call that failed; what stands in its place is known as a problem (`find_figure`)."""
+        box = self.report(message, line)
+        if self.page is None:
+            return box
+        self.page.problem_tokens.add(len(self.page.html))
+        return self.page.token(box)
+
+    def _check_output(self, call: Call, output: str) -> None:
+        """Report the typed figures in what a macro call returned (a label, a caption, a value from the catalog
+        or the glossary), at the call's line: the page's own text is checked without it."""
+        if self.page is None:
+            return
+        found: list[TypedFigure] = []
+        for number in TOKEN.findall(output):
+            html, key = self.page.html[int(number)]
+            if key is None:  # a lone figure is what it says
+                found += typed_figures(html)
+        # Markdown made from data (the front door's), read without its links' addresses.
+        words = _MARKDOWN_ADDRESS.sub(" ", TOKEN.sub(" ", output))
+        found += [TypedFigure(text, "the text") for text in find_in_text(words)]
+        for typed in found:
+            self.page.inserted.add(typed.text)
+            self.report(
+                f"{call.text}: {typed.text!r} in {typed.where} of what it shows is a typed figure; it comes from"
+                " the call's own arguments (a label, a caption) or from the data it shows (the catalog, the"
+                " glossary): compute it with a figure macro, or leave the number out of that text",
+                call.line,
+            )
+
+    def check_page(self, md: Markdown, root: etree.Element) -> None:
+        """Once a page's Markdown is a tree: report anything in it that would run script, Markdown it left as
+        typed, and every typed figure of the page's own text, each at the line it was typed on.
+
+        The page's own text is its HTML without what the build put in it (figures, pictures, links made
+        from data, boxes), which is checked where each call was made: no class or tag of the author's
+        hides a number, and no number the build showed is taken for the author's.
+        """
+        page = self.page
+        if page is None:
+            return
+        serialized = md.serializer(root)
+        occurrences: dict[ScriptFound, int] = {}
+        for script in script_in(_restored(md, serialized, page.ours, with_built=True)):
+            occurrence = occurrences[script] = occurrences.get(script, -1) + 1
+            self.report(
+                f"the page's content holds {script.what}, which would run script in a reader's browser: a page is"
+                " text, figures and the course's own pictures; remove it (no event handler, <script>, embedded"
+                " document, javascript: or data: address: link to an https:// page, or to a file in docs/ by its path)",
+                page.script_line(script, occurrence),
+            )
+        seen: dict[str, int] = {}
+        own = _restored(md, serialized, page.ours, with_built=False)
+        for syntax in unrendered(own):
+            lines = lines_of(page.markdown, syntax.text, page.first_line)
+            self.report(
+                f"{syntax.text!r} is {syntax.what}: the site's Markdown does not read it (mkdocs.yml's"
+                f" markdown_extensions), so the page shows it as typed; {syntax.fix}",
+                lines[0] if lines else None,
+            )
+        for found in typed_figures(own, figures=False, reported=page.reported):
+            lines = lines_of(page.markdown, found.text, page.first_line)
+            if not lines and found.text in page.inserted:
+                continue  # a macro's output, reported at its call's line
+            occurrence = seen[found.text] = seen.get(found.text, -1) + 1
+            line = lines[min(occurrence, len(lines) - 1)] if lines else None
+            hidden = "" if lines else " (written with markup or character references inside it: search the page)"
+            self.report(
+                f"{found.text!r} in {found.where} is a typed figure{hidden}: compute it with a figure macro, such as"
+                ' {{ value("gpt2-1.5b", "parameters") }}, or add the input to the catalog',
+                line,
+            )
+
+    # ------------------------------------------ what the page's macros and blocks ask
+
+    def find_figure(self, text: str) -> KeyFigure | None:
+        """The figure a numeric answer's text starts with (a stashed figure's placeholder), for its key."""
+        match = _PLACEHOLDER.match(text)
+        if not match or self.page is None:
+            return None
+        if match.group(1) in self.page.problem_placeholders:
+            raise ReportedAlready("its first figure's macro call failed (reported above at its line)")
+        return self.page.placeholders.get(match.group(1))
+
+    def issue_url(self, form: str, fields: dict[str, str], any_page: bool = False) -> str | None:
+        """A new issue on the course repository about this page, or None off a lesson unless `any_page`."""
+        if self.page is None or (self.page.lesson is None and not any_page):
+            return None
+        context = issues.PageContext(
+            lesson=self.page.title,
+            page_url=f"{self.config.site_url}{self.page.url}",
+            source_file=f"docs/{self.page.src_path}",
+            commit=self.commit,
+        )
+        return issues.new_issue_url(self.config.repo_url, form, context, fields)
+
+    def next_steps(self, lesson: lessons.Lesson) -> dict[str, Any]:
+        """What follows `lesson`, as the lesson footer shows it (overrides/main.html): plain values, addresses as
+        the site has them."""
+        steps = front_door.next_steps(self.catalog, self.lessons, lesson)
+        following = None
+        if steps.lesson is not None:
+            following = {
+                "title": steps.lesson.title,
+                "description": steps.lesson.description,
+                "url": self.url_of(steps.lesson.src_path),
+            }
+        writing = [{"number": stage.number, "title": stage.title, "summary": stage.summary} for stage in steps.writing]
+        return {"writing": writing, "lesson": following}
+
+    def collect_items(self, root: etree.Element) -> None:
+        """Note the question and rep ids a lesson asks, as its forms and checkboxes carry them for course.js."""
+        if self.page is None or self.page.lesson is None:
+            return
+        self.lesson_items[self.page.lesson.number] = {
+            "questions": [form.get("data-quiz-id", "") for form in root.iter("form") if form.get("data-quiz-id")],
+            "reps": [box.get("data-rep-id", "") for box in root.iter("input") if box.get("data-rep-id")],
+        }
+
+    def script(self, name: str) -> str | None:
+        """The address of our script `name` from the current page, the first time the page asks for it.
+
+        Scripts that only some pages need are loaded by those pages' content: Material's instant
+        navigation runs the scripts of the content it swaps in, and so does a first load.
+        """
+        if self.page is not None and name in self.page.scripts:
+            return None
+        path = f"assets/javascripts/{name}"
+        if self.page is None:
+            return path
+        self.page.scripts.add(name)
+        return relative_url(path, self.page.url)
+
+    def picture(self, html: str) -> str:
+        """A picture's HTML (chart, diagram, schedule, calculator) for the page, with the pictures' style sheet once.
+
+        Only pages with pictures need their styles, so those pages' content loads them, as it
+        loads their scripts: every page's budget of our own script and style stays small.
+        """
+        if self.page is None:
+            return html
+        if "pictures.css" not in self.page.scripts:
+            self.page.scripts.add("pictures.css")
+            href = relative_url("assets/stylesheets/pictures.css", self.page.url)
+            html = f'<link rel="stylesheet" href="{href}">{html}'
+        return self.page.token(html)
+
+    def add_question(self, question_id: str) -> None:
+        """Note that the current page asks question (or rep) `question_id`."""
+        if self.page is not None:
+            self.question_pages.setdefault(question_id, []).append(self.page.src_path)
+
+    # ------------------------------------------------------- after the conversion
+
+    def count_reading(self, src_path: str, url: str, html: str, meta: MutableMapping[str, Any]) -> None:
+        """After a page is converted to `html`: if it is a lesson, count its words, and give its template its
+        reading time (`pages.reading`) in `meta`."""
+        lesson = self.lessons.at(src_path)
+        if lesson is not None:
+            self.reading_words[lesson.number] = reading.count_words(html)
+            meta["sbn_reading"] = self._reading_time(lesson.number, src_path, url)
+
+    def fill_page(self, src_path: str, url: str, output: str) -> str:
+        """As a page is written: each lesson's reading time where the syllabus keeps its place
+        (`front_door.READING_ELEMENT`), now that every lesson has been converted and counted, then the page's
+        tooltip data, reading times included."""
+
+        def fill(match: re.Match[str]) -> str:
+            number = int(match.group(1))
+            if number not in self.reading_words:
+                return ""
+            return f'<span class="sbn-lesson-reading">{self._reading_time(number, src_path, url)}</span>'
+
+        output = _READING_PLACE.sub(fill, output)
+        data = self.figure_data.get(src_path)
+        return output if data is None else output.replace(FIGURE_DATA, escape_attribute(script_json(data)), 1)
+
+    def _reading_time(self, lesson: int, src_path: str, url: str) -> str:
+        """The element of a lesson's reading time, logged for figures.json and the tooltips of the page `src_path`
+        that shows it."""
+        figure = reading.reading_time(self.catalog, lesson, self.reading_words[lesson])
+        shown = reading.display(figure)
+        self.figure_log.add(src_path, url, figure, shown)
+        if src_path in self.figure_data:
+            self.figure_data[src_path]["figures"].setdefault(figure.id, tooltip(figure))
+        return render_html(figure, shown)
+
+    # ---------------------------------------------------------------- whole site
+
+    def finish(self, site_dir: Path) -> None:
+        """After the last page: check that question ids are unique on the site, write figures.json, serve
+        the course's own script and style without their comments, and keep the search index's pages apart."""
+        self.page = None
+        for question_id, pages in sorted(self.question_pages.items()):
+            if len(pages) > 1:
+                self.report(
+                    f"the question id {question_id!r} is used on {', '.join(pages)}: ids must be unique on the site,"
+                    " so that progress is kept apart"
+                )
+        self.figure_log.write(site_dir / "figures.json")
+        log.info("figures.json: %s figures", len(self.figure_log.records()))
+        strip_site_assets(self.config.docs_dir, site_dir)
+        defer_search_docs(site_dir)
+
+
+def problem_box(message: str, tag: str) -> str:
+    """The element that shows a problem in the page, where it happened."""
+    escaped = message.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f'<{tag} class="sbn-build-error" role="alert">{escaped}</{tag}>'
+
+
+#: What stands for the build's own HTML in a page's own text: a character no author types (private use), which
+#: parts a number from a unit on either side of it and is no syntax of any kind.
+_BUILT = "\ue003"
+
+
+def _restored(md: Markdown, html: str, built: set[str], *, with_built: bool) -> str:
+    """`html` with the stash's placeholders put back as Markdown puts them back; without `with_built`, each of
+    `built` (the build's own HTML) put back as `_BUILT`, and the author's as they are."""
+    stash = md.htmlStash.rawHtmlBlocks
+
+    def piece(match: re.Match[str]) -> str:
+        if not with_built and match.group(0) in built:
+            return _BUILT
+        index = int(match.group(1))
+        if index >= len(stash):
+            return match.group(0)
+        raw = stash[index]
+        return raw if isinstance(raw, str) else md.serializer(raw)
+
+    for _ in range(8):  # a stashed piece may hold another's placeholder (md_in_html's blocks do)
+        restored = HTML_PLACEHOLDER_RE.sub(piece, html)
+        if restored == html:
+            break
+        html = restored
+    return html.replace(AMP_SUBSTITUTE, "&")

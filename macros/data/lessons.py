@@ -1,0 +1,327 @@
+"""Lessons: their front matter, their sections, and how they depend on each other.
+
+A lesson is a Markdown page in a stage folder, `stage-N/`, and every page there
+is one: its front matter must say its `lesson` number, and a page that leaves
+it out (or misspells it) is refused rather than quietly built as a plain page.
+This module reads every lesson of the docs folder into a `LessonIndex`, and
+checks what ARCHITECTURE.md ("Lessons") asks of one: its sections in the seed's order,
+prerequisites that exist and form no cycle, and a mission link that quotes the
+bullet it names. It never imports MkDocs.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .markup import PLAIN_FIELDS, markup_in
+from .schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, positive_count, text
+from .typed_figures import find_in_text
+
+#: The sections of a lesson, in order, and the Markdown line that opens each:
+#: a bold lead-in for the three header lines, a level-2 heading for the rest.
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("Mission link", "**Mission link:**"),
+    ("Primary source", "**Primary source:**"),
+    ("Prerequisites", "**Prerequisites:**"),
+    ("Warm-up", "## Warm-up"),
+    ("Know this", "## Know this"),
+    ("Practice", "## Practice"),
+    ("Real-world reps", "## Real-world reps"),
+    ("Going further", "## Going further"),
+    ("Not landing?", "## Not landing?"),
+)
+
+# MkDocs closes front matter with --- or ... (mkdocs/utils/meta.py); so do we.
+_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?\n)(?:---|\.\.\.)\s*\n", re.DOTALL)
+#: The folder a stage's lessons live in: `stage-4/`.
+STAGE_FOLDER = re.compile(r"^stage-(\d+)/")
+_FIELDS: Fields = {
+    "title": text,
+    "lesson": positive_count,
+    "stage": positive_count,
+    "prerequisites": list_of(positive_count),
+    "mission": positive_count,
+    "also_serves": optional(list_of(positive_count), ()),
+    "description": optional(text),
+    # Material's own page settings, which it reads from the same front matter.
+    "hide": optional(list_of(text)),
+    "search": optional(lambda value: value),
+    "tags": optional(list_of(text)),
+}
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+class LessonError(ValueError):
+    """A lesson breaks the lesson contract; the message names the file and the fix.
+
+    `line` is the file's line where there is one, and `detail` the message without the file and line.
+    """
+
+    def __init__(self, message: str, *, line: int | None = None, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+        self.detail = detail or message
+
+
+def _at(src_path: str, line: int | None, detail: str) -> LessonError:
+    """A LessonError at a line of `src_path` (or the file as a whole, when `line` is None)."""
+    return LessonError(f"{src_path}:{line}: {detail}" if line else f"{src_path}: {detail}", line=line, detail=detail)
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """What the front matter of one lesson says."""
+
+    src_path: str
+    number: int
+    title: str
+    stage: int
+    prerequisites: tuple[int, ...]
+    mission: int
+    also_serves: tuple[int, ...] = ()
+    description: str | None = None
+
+
+def read_front_matter(text: str, src_path: str = "") -> dict[str, Any]:
+    """The YAML front matter of a Markdown text, or {} when it has none.
+
+    Raises:
+        LessonError: the front matter is not valid YAML, repeats a key, or is not a mapping.
+    """
+    match = _FRONT_MATTER.match(text)
+    if not match:
+        return {}
+    try:
+        data = load_yaml(match.group(1), f"{src_path} (front matter)", data_file=False) or {}
+    except SchemaError as error:
+        raise LessonError(str(error)) from None
+    if not isinstance(data, dict):
+        raise LessonError(f"{src_path}: the front matter should be a mapping of fields, like `title: ...`")
+    return data
+
+
+def front_matter_lines(text: str) -> int:
+    """How many lines the front matter takes at the top of a Markdown file (0 without one)."""
+    match = _FRONT_MATTER.match(text)
+    return match.group(0).count("\n") if match else 0
+
+
+def parse_lesson(src_path: str, meta: Mapping[str, Any]) -> Lesson | None:
+    """The lesson that `meta` describes; None for a page outside the stage folders.
+
+    Raises:
+        LessonError: the page is in a stage folder but is not a lesson, a field is unknown,
+            missing or of the wrong type, or the stage is not its folder's.
+    """
+    folder = STAGE_FOLDER.match(src_path)
+    if folder is None:
+        if "lesson" in meta:
+            raise LessonError(f"{src_path}: a lesson lives in its stage's folder, docs/stage-N/; move it there")
+        return None
+    if "lesson" not in meta:
+        raise LessonError(
+            f"{src_path}: every page in {folder.group(0)} is a lesson; its front matter needs `lesson:` (its number)"
+            " and the other lesson fields (see CONTRIBUTING.md)"
+        )
+    try:
+        clean = check_record(f"{src_path}: front matter", meta, _FIELDS)
+    except SchemaError as error:
+        raise LessonError(str(error)) from None
+    if clean["stage"] != int(folder.group(1)):
+        raise LessonError(
+            f"{src_path}: `stage: {clean['stage']}` but the lesson is in {folder.group(0)}; make them agree"
+        )
+    for name in ("title", "description"):
+        typed = find_in_text(clean[name] or "")
+        if typed:
+            raise LessonError(
+                f"{src_path}: the front matter's {name} types {', '.join(map(repr, typed))}; "
+                "titles and descriptions show no figures, since they cannot carry a computed one"
+            )
+        markup = markup_in(clean[name] or "")
+        if markup:
+            raise LessonError(
+                f"{src_path}: the front matter's {name} holds {', '.join(map(repr, markup))}; {PLAIN_FIELDS}"
+            )
+    return Lesson(
+        src_path=src_path,
+        number=clean["lesson"],
+        title=clean["title"],
+        stage=clean["stage"],
+        prerequisites=clean["prerequisites"],
+        mission=clean["mission"],
+        also_serves=clean["also_serves"],
+        description=clean["description"],
+    )
+
+
+@dataclass(frozen=True)
+class LessonIndex:
+    """Every lesson of the course by number, checked as a whole."""
+
+    lessons: Mapping[int, Lesson]
+
+    def at(self, src_path: str) -> Lesson | None:
+        """The lesson whose source is `src_path`, or None when that page is not a lesson."""
+        return next((lesson for lesson in self.lessons.values() if lesson.src_path == src_path), None)
+
+    def by_stage(self) -> dict[int, list[Lesson]]:
+        """Lessons grouped by stage, each group in lesson order."""
+        stages: dict[int, list[Lesson]] = {}
+        for number in sorted(self.lessons):
+            lesson = self.lessons[number]
+            stages.setdefault(lesson.stage, []).append(lesson)
+        return dict(sorted(stages.items()))
+
+    def serving(self, bullet: int) -> list[Lesson]:
+        """Lessons that serve mission bullet `bullet` (in their mission link or `also_serves`), in order."""
+        return [
+            lesson
+            for _, lesson in sorted(self.lessons.items())
+            if lesson.mission == bullet or bullet in lesson.also_serves
+        ]
+
+
+def index_lessons(docs_dir: Path) -> LessonIndex:
+    """Read every lesson under `docs_dir` and check their numbers and prerequisites.
+
+    Raises:
+        LessonError: two lessons share a number, a prerequisite does not exist,
+            or prerequisites form a cycle.
+    """
+    lessons: dict[int, Lesson] = {}
+    for path in sorted(docs_dir.rglob("*.md")):
+        src_path = path.relative_to(docs_dir).as_posix()
+        lesson = parse_lesson(src_path, read_front_matter(path.read_text(encoding="utf-8"), src_path))
+        if lesson is None:
+            continue
+        if lesson.number in lessons:
+            raise LessonError(f"{src_path}: Lesson {lesson.number} is already {lessons[lesson.number].src_path}")
+        lessons[lesson.number] = lesson
+    for lesson in lessons.values():
+        for number in lesson.prerequisites:
+            if number not in lessons:
+                raise LessonError(
+                    f"{lesson.src_path}: prerequisite Lesson {number} does not exist; lessons are {sorted(lessons)}"
+                )
+    _check_acyclic(lessons)
+    return LessonIndex(lessons)
+
+
+def _check_acyclic(lessons: Mapping[int, Lesson]) -> None:
+    done: set[int] = set()
+
+    def visit(number: int, path: tuple[int, ...]) -> None:
+        if number in path:
+            cycle = " → ".join(f"Lesson {n}" for n in (*path[path.index(number) :], number))
+            raise LessonError(f"{lessons[number].src_path}: prerequisites form a cycle: {cycle}")
+        if number in done:
+            return
+        for prerequisite in lessons[number].prerequisites:
+            visit(prerequisite, (*path, number))
+        done.add(number)
+
+    for number in sorted(lessons):
+        visit(number, ())
+
+
+#: The placeholder text of the lesson skeleton (`make lesson`), by where it stands: the skeleton writes
+#: them, and a lesson that still holds one is not written yet.
+PLACEHOLDERS = {
+    "description": "One sentence on what this lesson teaches.",
+    "mission": "Say how this lesson serves it.",
+    "warm-up": "A question that recalls what the prerequisites taught.",
+    "model answer": "The model answer.",
+    "know this": "What the lesson teaches, every number a figure macro:",
+    "numeric question": "A question whose answer is a number with its unit.",
+    "working": "the key, a figure macro, then the working.",
+    "choice question": "A question with one right option among options of similar length.",
+    "right option": "The right option",
+    "why right": "Why it is right.",
+    "wrong option": "A wrong option",
+    "why wrong": "Why it is wrong.",
+    "rep": "Something to do with a real model or system.",
+    "reading rep": "Something to read in the primary source.",
+}
+
+
+def placeholders_left(source: str) -> list[tuple[int, str]]:
+    """Each line of a lesson's file (front matter included) that still holds skeleton text, with that text.
+
+    >>> placeholders_left("# Lesson 14\\n\\nThe right option\\nThe right option, at last")
+    [(3, 'The right option')]
+    """
+    found = []
+    for number, line in enumerate(source.splitlines(), start=1):
+        text = line.strip().removeprefix("description:").strip().removeprefix("- ")
+        for placeholder in PLACEHOLDERS.values():
+            # A whole line, or a sentence inside one: "… Say how this lesson serves it."
+            if text == placeholder or (placeholder.endswith((".", ":")) and placeholder in text):
+                found.append((number, placeholder))
+    return found
+
+
+def check_sections(src_path: str, markdown: str, first_line: int = 1) -> None:
+    """Check that `markdown` has every lesson section once, in the seed's order.
+
+    Raises:
+        LessonError: naming the first missing, repeated or misplaced section.
+    """
+    lines = [line.rstrip() for line in markdown.splitlines()]
+    positions = []
+    for name, opener in SECTIONS:
+        found = [i for i, line in enumerate(lines) if line == opener or line.startswith(opener + " ")]
+        if not found:
+            raise _at(src_path, None, f"missing the {name!r} section; start it with a line `{opener}`")
+        if len(found) > 1:
+            where = ", ".join(str(first_line + i) for i in found)
+            raise _at(src_path, first_line + found[1], f"the {name!r} section appears on lines {where}; keep one")
+        positions.append((found[0], name))
+    order = sorted(positions)
+    expected = [name for name, _ in SECTIONS]
+    if [name for _, name in order] != expected:
+        first = next(i for i, ((_, a), b) in enumerate(zip(order, expected, strict=True)) if a != b)
+        raise _at(
+            src_path,
+            first_line + order[first][0],
+            f"section {order[first][1]!r} comes where {expected[first]!r} belongs; the order is: {', '.join(expected)}",
+        )
+
+
+def check_mission_link(lesson: Lesson, markdown: str, bullets: tuple[str, ...], first_line: int = 1) -> None:
+    """Check that the mission link quotes, word for word, the bullet the front matter names.
+
+    Raises:
+        LessonError: the bullet does not exist, or the line does not quote it or name its place.
+    """
+    for number in (lesson.mission, *lesson.also_serves):
+        if not 1 <= number <= len(bullets):
+            raise _at(lesson.src_path, None, f"mission bullet {number} does not exist; there are {len(bullets)}")
+    number, line = next((n, line) for n, line in enumerate(markdown.splitlines()) if line.startswith(SECTIONS[0][1]))
+    at = first_line + number
+    # The home page's list ends each bullet with a full stop; a quote may leave it off.
+    bullet = bullets[lesson.mission - 1].rstrip(".")
+    if f'"{bullet}"' not in line and f"“{bullet}”" not in line:
+        raise _at(lesson.src_path, at, f'the mission link must quote bullet {lesson.mission} word for word: "{bullet}"')
+    ordinal = ordinal_word(lesson.mission)
+    if f"{ordinal} bullet" not in line:
+        raise _at(lesson.src_path, at, f"the mission link should call it the {ordinal} bullet")
+
+
+def ordinal_word(number: int) -> str:
+    """ "first", "second", ... for the mission's bullets; "11th" past ten.
+
+    >>> ordinal_word(4), ordinal_word(12)
+    ('fourth', '12th')
+    """
+    return _ORDINALS[number - 1] if 1 <= number <= len(_ORDINALS) else f"{number}th"
+
+
+def relative_link(from_src: str, to_src: str) -> str:
+    """A Markdown link target from one docs page to another, both given by source path."""
+    return posixpath.relpath(to_src, posixpath.dirname(from_src) or ".")

@@ -1,0 +1,103 @@
+"""Data in a page: catalog and glossary values never become markup, and no page's content runs script.
+
+Authors and reviewers read the catalog and the glossary as data, so a value
+from them enters a page only as text. Where it can, the build puts it into a
+page as HTML made here (`source_html`, `link_html`), escaped and stashed as a
+figure's element is, so the page's Markdown never reads it; where a page is
+Markdown built from data (the front door's syllabus), `markdown_text` writes a
+value as one line of Markdown that renders exactly as it reads. A source's
+address is known to be http(s), checked when the catalog loads. A page's title
+and description are refused when they hold markup, since the theme writes them
+into the page unescaped; data a script reads goes into the page as JSON that
+cannot end its `<script>`. Last, `macros.data.scripts` finds what in a page's
+finished HTML, or in a data file's text, would run script (an event handler, a
+`javascript:` or `data:` address, a script of no course file): the build
+refuses each, at its file and line.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import xml.etree.ElementTree as etree
+from typing import Any
+
+from .catalog import Source
+
+#: What is markup where a theme writes text unescaped: a tag's bracket, a double quote that ends an
+#: attribute, an ampersand that starts a character reference.
+_MARKUP = re.compile(r'[<>"]|&(?=[#A-Za-z])')
+#: Why a page's title and description must be plain, for a message.
+PLAIN_FIELDS = (
+    "a page's title and description are plain text, which the theme writes unescaped into the navigation,"
+    " the browser tab, the search index and a meta tag: write them without <, > or double quotes, and without"
+    " character references such as &lt;"
+)
+
+#: Punctuation that starts Markdown's inline syntax, which a backslash escapes: the characters Python-Markdown's
+#: backslash escapes accept (`markdown.Markdown.ESCAPED_CHARS`, with the site's tables and caret), so that
+#: each renders as itself, its backslash gone.
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|^])")
+#: Other ASCII punctuation, which no backslash escapes: as the first character of a line it can open a block
+#: (`???` details, `///` blocks, `~~~` a fence, `===` or `:` of extensions); written as a character reference.
+_LEADING = re.compile(r"^([!-/:-@\[-`{-~])")
+
+
+def markdown_text(value: str) -> str:
+    """`value` as one line of Markdown that renders exactly as `value` reads: no HTML, no emphasis, no link, and no
+    block (a list, a heading, a rule, a details block) wherever the line is put; its line breaks become spaces.
+
+    >>> markdown_text('<img src=x onerror=alert(1)> *not* [a](b)')
+    '&lt;img src=x onerror=alert\\\\(1\\\\)&gt; \\\\*not\\\\* \\\\[a\\\\]\\\\(b\\\\)'
+    >>> markdown_text('??? note\\n\\n- a list')
+    '&#63;?? note \\\\- a list'
+    """
+    text = " ".join(value.split())
+    head = ""
+    if _LEADING.match(text) and not _MARKDOWN_PUNCTUATION.match(text) and text[0] not in "<>&":
+        head, text = f"&#{ord(text[0])};", text[1:]
+    return head + _MARKDOWN_PUNCTUATION.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def markup_in(value: str) -> list[str]:
+    """The characters of `value` that would be markup where a theme writes it unescaped, each once, in order.
+
+    >>> markup_in('Tensor & pipeline <b>"x"</b> &amp;')
+    ['<', '>', '"', '&']
+    """
+    return list(dict.fromkeys(match.group(0) for match in _MARKUP.finditer(value)))
+
+
+def without_markup(value: str) -> str:
+    """`value` without the characters `markup_in` finds: what a page shows while its problem is reported."""
+    return _MARKUP.sub("", value)
+
+
+def link_html(text: str, href: str, **attributes: str) -> str:
+    """A link as HTML: `text` shown as it reads, every attribute escaped (in the order Python-Markdown writes them).
+
+    >>> link_html('a "b" <c> &lt;', "https://x/?a=1&b=2", title='say "hi" &lt;')
+    '<a href="https://x/?a=1&amp;b=2" title="say &quot;hi&quot; &amp;lt;">a "b" &lt;c&gt; &amp;lt;</a>'
+    """
+    # xml.etree, not Python-Markdown's serializer, which leaves a character reference in data as it is.
+    link = etree.Element("a", dict(sorted({"href": href, **attributes}.items())))
+    link.text = text
+    return etree.tostring(link, encoding="unicode", method="html")
+
+
+def source_html(source: Source) -> str:
+    """A source as HTML: its title in quotes, linked where it has an address, then its citation."""
+    title = link_html(source.title, source.url) if source.url else html.escape(source.title, quote=False)
+    return f"“{title}”, {html.escape(source.cite, quote=False)}"
+
+
+def script_json(data: Any) -> str:
+    """`data` as compact JSON to sit in a `<script type="application/json">`: it can neither end that element nor
+    start markup, since `<`, `>` and `&` are written as JSON escapes.
+
+    >>> print(script_json({"name": "</script><img src=x>&amp;"}))
+    {"name":"\\u003c/script\\u003e\\u003cimg src=x\\u003e\\u0026amp;"}
+    """
+    encoded = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return encoded.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

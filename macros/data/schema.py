@@ -1,0 +1,397 @@
+"""One way to check every record the course reads: catalog entries, glossary terms, front matter, quiz options.
+
+A record's fields are described by small type functions, each of which takes a
+raw value and returns a clean one or raises `ValueError` saying what it expected
+(the pymdownx `type_*` pattern). `check_record` applies them to a mapping and
+alone words "unknown field", "missing field" and "got X; expected Y", so every
+data file and block reports its mistakes the same way. `load_yaml` reads YAML
+strictly: a key given twice is an error, not "last one wins".
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+import reprlib
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, TypeVar
+
+import yaml
+
+from .scripts import script_in_text
+
+T = TypeVar("T")
+#: A type function: a raw value in, a clean value out, `ValueError` when it does not fit.
+Check = Callable[[Any], T]
+
+#: Lower-case words and digits joined by hyphens: glossary ids, question ids.
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+#: A catalog id also allows dots, as in `gpt2-1.5b`.
+CATALOG_ID = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
+
+
+class SchemaError(ValueError):
+    """A record does not fit its schema; the message says where, what was found and what was expected."""
+
+
+# ------------------------------------------------------------------ type functions
+
+
+#: How much of a wrong value a message quotes: enough to find it, never a whole file's worth.
+_QUOTED = 120
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _QUOTED
+_REPR.maxlevel = 3
+
+
+def _got(value: Any) -> str:
+    return f"got {_REPR.repr(value)}"
+
+
+#: Characters no text of the course holds: C0 and C1 controls but tab and line breaks, and the controls that
+#: reorder what follows them (bidirectional embeddings, overrides and isolates), which make text read otherwise
+#: than it is written.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def text(value: Any) -> str:
+    """Non-empty text, stripped, without control characters.
+
+    >>> text("fp16\\u202e61pf")
+    Traceback (most recent call last):
+    ...
+    ValueError: got 'fp16\\u202e61pf'; expected text without control characters (U+202E at 5)
+    """
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{_got(value)}; expected text")
+    control = _CONTROL.search(value)
+    if control:
+        where = f"U+{ord(control.group(0)):04X} at {control.start() + 1}"
+        raise ValueError(f"{_got(value)}; expected text without control characters ({where})")
+    return value.strip()
+
+
+def integer(value: Any) -> int:
+    """A whole number (not a boolean)."""
+    if isinstance(value, str) and re.fullmatch(r"[\d.,_]+(?:[eE][+-]?\d+)?", value.strip()):
+        raise ValueError(
+            f"{_got(value)}; expected a whole number: write large ones as 1_500_000_000 (YAML reads 1.5e9 as text)"
+        )
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{_got(value)}; expected a whole number")
+    return value
+
+
+def positive_count(value: Any) -> int:
+    """A whole number above zero: a count of layers, devices, parameters."""
+    if isinstance(value, float) and value.is_integer() and value > 0:
+        raise ValueError(f"{_got(value)}; expected a whole number: write it without a decimal point")
+    count = integer(value)
+    if count <= 0:
+        raise ValueError(f"{_got(value)}; expected a whole number above zero")
+    return count
+
+
+def positive_amount(value: Any) -> int | Fraction:
+    """A finite number above zero, kept exact: a whole number stays whole, a decimal becomes its fraction.
+
+    >>> positive_amount(0.5)
+    Fraction(1, 2)
+    """
+    if isinstance(value, str):
+        raise ValueError(f"{_got(value)}; expected a number, without quotes; write large ones as 1_500_000_000")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{_got(value)}; expected a number")
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{_got(value)}; expected a finite number above zero")
+    # YAML's decimal text, not the float's binary approximation: 0.1 stays one tenth.
+    return value if isinstance(value, int) else Fraction(repr(value))
+
+
+def percentage(value: Any) -> Fraction:
+    """A share written as a percentage above 0 and at most 100, "5%" or "0.5 %", returned as a fraction of 1.
+
+    >>> percentage("5%")
+    Fraction(1, 20)
+    """
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*%\s*", str(value)) if isinstance(value, str) else None
+    if match is None or not 0 < Fraction(match.group(1)) <= 100:
+        raise ValueError(f"{_got(value)}; expected a percentage above 0 and at most 100, like 5%")
+    return Fraction(match.group(1)) / 100
+
+
+def slug(value: Any) -> str:
+    """An id of lower-case words and digits joined by hyphens, like `l8-practice-1`."""
+    if not isinstance(value, str) or not SLUG.match(value):
+        raise ValueError(f"{_got(value)}; expected lower-case words and digits joined by hyphens, like l8-practice-1")
+    return value
+
+
+#: An absolute http(s) address as RFC 3986 writes one: a host name, an optional port, then a path, query and
+#: fragment of its unreserved and reserved characters and %-escapes, and nothing else (no space or control
+#: character, no quote, bracket of a tag, backslash or character outside ASCII: write them %-escaped).
+_WEB_URL = re.compile(
+    r"https?://[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?(?:[/?#][-\w.~:/?#\[\]@!$&()*+,;=%]*)?",
+    re.ASCII,
+)
+
+
+def web_url(value: Any) -> str:
+    """An absolute http(s) address (`_WEB_URL`); anything else (javascript:, data:, //host, a relative path, a
+    control character or a quote in it) is refused.
+
+    >>> web_url("https://arxiv.org/abs/1910.02054\\x01")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: got 'https://arxiv.org/abs/1910.02054\\x01'; expected an address starting with https:// ...
+    """
+    if not isinstance(value, str) or not _WEB_URL.fullmatch(value):
+        raise ValueError(
+            f"{_got(value)}; expected an address starting with https:// (or http://), its other characters those"
+            " of RFC 3986 (write others %-escaped)"
+        )
+    return value
+
+
+#: How an argument's type is said in a message, for the annotations `check_argument` reads.
+_ARGUMENT_TYPES: Mapping[Any, str] = {
+    str: "text in quotes",
+    int: "a whole number",
+    float: "a number",
+    bool: "true or false",
+    type(None): "none",
+}
+
+
+def check_argument(name: str, value: Any, annotation: Any) -> None:
+    """Raise `ValueError` unless `value` fits `annotation`, the type of the parameter `name`: text, a whole
+    number (never true or false), a number, true or false, none, or a union of them; other annotations
+    (a mapping, `Any`) say nothing to check here.
+
+    >>> check_argument("devices", 8.5, int)
+    Traceback (most recent call last):
+    ...
+    ValueError: devices is a whole number, got 8.5
+    """
+    union = isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union
+    kinds = typing.get_args(annotation) if union else (annotation,)
+    if not all(kind in _ARGUMENT_TYPES for kind in kinds):
+        return
+    for kind in kinds:
+        if isinstance(value, bool):
+            if kind is bool:
+                return
+        elif (kind is float and isinstance(value, int | float)) or isinstance(value, kind):
+            return
+    raise ValueError(f"{name} is {' or '.join(_ARGUMENT_TYPES[kind] for kind in kinds)}, {_got(value)}")
+
+
+def one_of(*choices: str) -> Check[str]:
+    """A type function that accepts exactly one of `choices`."""
+
+    def check(value: Any) -> str:
+        if value not in choices:
+            raise ValueError(f"{_got(value)}; expected one of: {', '.join(choices)}")
+        return str(value)
+
+    return check
+
+
+def list_of(item: Check[T], *, empty: bool = True) -> Check[tuple[T, ...]]:
+    """A type function for a list whose every item passes `item`, returned as a tuple."""
+
+    def check(value: Any) -> tuple[T, ...]:
+        if not isinstance(value, list) or (not empty and not value):
+            raise ValueError(f"{_got(value)}; expected a {'' if empty else 'non-empty '}list, like [a, b]")
+        clean = []
+        for index, raw in enumerate(value, start=1):
+            try:
+                clean.append(item(raw))
+            except ValueError as error:
+                raise ValueError(f"item {index}: {error}") from None
+        return tuple(clean)
+
+    return check
+
+
+def reference(known: Mapping[str, Any], what: str) -> Check[str]:
+    """A type function for an id of `known` (another table), with the nearest ids when it is not one."""
+
+    def check(value: Any) -> str:
+        if not isinstance(value, str) or value not in known:
+            raise ValueError(unknown(what, value, list(known)))
+        return value
+
+    return check
+
+
+def unknown(what: str, name: Any, known: Sequence[str]) -> str:
+    """The words for a name that is not one of `known`, with the nearest where there is one."""
+    close = difflib.get_close_matches(str(name), list(known), n=3)
+    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    listed = ", ".join(sorted(known)) or "none"
+    return f"unknown {what} {name!r}.{hint} Known: {listed}."
+
+
+# ------------------------------------------------------------------------ records
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a record: its type function, and its default when it may be left out."""
+
+    check: Check[Any]
+    required: bool = True
+    default: Any = None
+
+
+#: A record's fields: a name to a `Field`, or to a bare type function for a required one.
+Fields = Mapping[str, "Field | Check[Any]"]
+
+
+def optional(check: Check[Any], default: Any = None) -> Field:
+    """A field that may be left out, taking `default`."""
+    return Field(check, required=False, default=default)
+
+
+def check_record(where: str, data: Any, fields: Fields, noun: str = "field") -> dict[str, Any]:
+    """The record `data` with every field checked and defaults filled in.
+
+    `fields` maps a name to a `Field`, or to a bare type function for a
+    required field. Raises `SchemaError` naming `where` and the field: unknown
+    fields first (with the allowed ones), then missing ones, then the first
+    value of the wrong type.
+
+    >>> check_record("models.yml: gpt", {"layers": 47.5}, {"layers": positive_count})
+    Traceback (most recent call last):
+    ...
+    macros.data.schema.SchemaError: models.yml: gpt.layers: got 47.5; expected a whole number
+    """
+    if not isinstance(data, Mapping):
+        raise SchemaError(f"{where}: {_got(data)}; expected a mapping of {noun}s: {', '.join(fields)}")
+    spec = {name: kind if isinstance(kind, Field) else Field(kind) for name, kind in fields.items()}
+    unknown_names = sorted(str(name) for name in data if name not in spec)
+    if unknown_names:
+        raise SchemaError(f"{where}: unknown {noun}(s) {', '.join(unknown_names)}; allowed: {', '.join(spec)}")
+    missing = [name for name, field in spec.items() if field.required and name not in data]
+    if missing:
+        raise SchemaError(f"{where}: missing {noun}(s) {', '.join(missing)}")
+    clean = {}
+    for name, field in spec.items():
+        if name not in data:
+            clean[name] = field.default
+            continue
+        try:
+            clean[name] = field.check(data[name])
+        except ValueError as error:
+            raise SchemaError(f"{where}.{name}: {error}") from None
+    return clean
+
+
+# --------------------------------------------------------------------------- YAML
+
+
+class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """libyaml's safe loader (ten times faster where PyYAML has it) that refuses a key given twice, a key that
+    is not a scalar (a list or a mapping), and an alias (`*name`)."""
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        # A data file is written out in full: an alias reuses a value, so that a few lines can stand for a
+        # structure of any size (a "billion laughs") or one that holds itself.
+        seen: set[int] = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if id(current) in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "this value is used again by an alias (*name): write it out", current.start_mark
+                )
+            seen.add(id(current))
+            if isinstance(current, yaml.SequenceNode):
+                stack.extend(current.value)
+            elif isinstance(current, yaml.MappingNode):
+                stack.extend(item for pair in current.value for item in pair)
+        return super().construct_document(node)
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"a key is a name or a number, not a {key_node.id}; quote it", key_node.start_mark
+                )
+            key = self.construct_object(key_node, deep=True)
+            if key in seen:
+                line = key_node.start_mark.line + 1
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key {key!r} is given twice (lines {seen[key]} and {line}); keep one", None
+                )
+            seen[key] = key_node.start_mark.line + 1
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
+
+
+def load_yaml(source: str, where: str, *, data_file: bool = True) -> Any:
+    """Parse YAML text strictly; `SchemaError` naming `where` and the line for invalid YAML or a repeated key.
+
+    A data file's text (`data_file`; not a page's front matter, which has checks of its own) holds nothing
+    that would run script were it read as markup (`scripts.script_in_text`): the pages show it as text, and
+    an event handler or a javascript: address there is a mistake or an attack, refused at its line.
+    """
+    loader = _StrictLoader(source)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if data_file:
+            _refuse_script(node, source, where)
+        return loader.construct_document(node)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        if isinstance(error, yaml.reader.ReaderError):  # a character YAML refuses: at its position, not a mark
+            line = f":{source.count(chr(10), 0, error.position) + 1}"
+        problem = getattr(error, "problem", None) or str(error)
+        raise SchemaError(f"{where}{line}: not valid YAML: {problem}") from None
+    finally:
+        loader.dispose()
+
+
+def _refuse_script(node: yaml.Node, source: str, where: str) -> None:
+    """`SchemaError` at the line of the first text in the document `node` that would run script as markup."""
+    lines = source.splitlines()
+    stack: list[tuple[yaml.Node, str]] = [(node, "")]
+    seen: set[int] = set()  # a node used again (an alias) is read once here, and refused as one when built
+    while stack:
+        current, path = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, yaml.MappingNode):
+            for key, value in reversed(current.value):
+                label = key.value if isinstance(key, yaml.ScalarNode) else "?"
+                name = f"{path}.{label}" if path else str(label)
+                stack.extend([(value, name), (key, path)])
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend((item, f"{path}[{index}]") for index, item in reversed(list(enumerate(current.value))))
+        elif isinstance(current, yaml.ScalarNode) and isinstance(current.value, str):
+            found = script_in_text(current.value)
+            if not found:
+                continue
+            first, last = current.start_mark.line, current.end_mark.line
+            span = range(first, min(last, len(lines) - 1) + 1)
+            needles = [text.lower() for text in (found[0].value, found[0].name) if text]
+            line = next((n for needle in needles for n in span if needle in lines[n].lower()), first) + 1
+            field = f" {path}:" if path else ""
+            raise SchemaError(
+                f"{where}:{line}:{field} holds {found[0].what}, which would run script in a reader's browser were it"
+                " read as markup (a page shows it as text): write words only, with no event handler (on...=),"
+                " <script>, javascript: or data: address; an address is a source's url, https://"
+            )

@@ -1,0 +1,301 @@
+"""Typed figures: numbers with a unit that a page shows outside a computed figure.
+
+The first check of ARCHITECTURE.md ("Figures"): a number with a unit of size, memory, count, time or
+rate in a page must be a figure (`<span class="fig">`), never typed. What reads
+as one is `TYPED_FIGURE`, over text normalized as a reader sees it (`normalized`:
+invisible characters dropped, full-width and other compatibility forms folded,
+superscript exponents written out), so no spelling of a figure hides it: "2.5 TB",
+"40 GiB", "312 TFLOPS", "3 days", "10⁹ bytes", "1.5b parameters", "24–32 GB".
+
+`typed_figures` finds them in HTML: in its text, read in runs as a browser
+groups it, code included, and in the attributes a reader sees (`title`, `alt`,
+`aria-label`). Nothing is skipped for its class or tag but what a reader never
+reads as text (a script or a style sheet) and, where the caller says the HTML's
+figures are real (`figures=True`: HTML the course made, a built page), the
+figures; in a quiz's hint the tolerance it states (a percentage) is not a
+figure, and a build error's box that repeats a problem reported already is not
+read again. The build reads a page's own HTML with its macros' output taken out
+(`figures=False`: an element an author gives the class `fig` hides nothing), and
+each macro's output on its own, at the line of its call; `lines_of` finds the
+line a typed figure was written on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html as html_module
+import re
+import unicodedata
+from collections import OrderedDict
+from collections.abc import Collection
+from dataclasses import dataclass
+
+#: Characters a reader does not see, which would part a number from its unit in the text alone.
+_INVISIBLE = re.compile("[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
+_SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
+_FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+
+
+def normalized(text: str) -> str:
+    """`text` as a reader reads it: invisible characters dropped, a superscript exponent written with `^`, and
+    compatibility forms (full-width digits and letters, ligatures, "½") folded as Unicode's NFKC folds them.
+
+    >>> normalized("２４\u200bＧＢ or 10⁹ bytes")
+    '24GB or 10^9 bytes'
+    """
+    text = _SUPERSCRIPT_RUN.sub(lambda run: "^" + run.group(0).translate(_FROM_SUPERSCRIPT), _INVISIBLE.sub("", text))
+    return unicodedata.normalize("NFKC", text)
+
+
+#: Counts of a model's or a cluster's size, which a figure gives: after a number, or a scale letter ("7B params").
+_COUNTS = (
+    r"(?i:params?|parameters?|weights|layers?|tokens?|samples?|sequences?|GPUs?|TPUs?|devices?|nodes?|hosts?"
+    r"|ranks?|workers?|accelerators?|chips?|heads?|experts?)"
+)
+#: Words and symbols that make a number a size, memory, count, time or rate.
+_UNIT_WORDS = (
+    r"(?i:(?:kilo|mega|giga|tera|peta|exa|kibi|mebi|gibi|tebi|pebi)?(?:bytes?|bits?))"
+    r"|(?i:[kmgtpez]i?b(?:its?)?(?:/s|ps)?)|B(?:/s|ps)?|bits?(?:/s|ps)"
+    r"|(?i:(?:kilo|mega|giga|tera|peta|exa|zetta)?flop(?:s|/s)?|[kmgtpez]flop(?:s|/s)?|pf-?days?)"
+    r"|[kMG]?T/s|[kMG]?Hz|[kMG]?W"
+    r"|(?i:thousand|million|billion|trillion|bn)"
+    rf"|(?:[kmbKMBT]\s*-?\s*)?{_COUNTS}"
+    r"|(?i:(?:nano|micro|milli)?seconds?|minutes?|hours?|days?|weeks?|months?|years?|secs?|mins?|hrs?|yrs?)"
+    r"|ns|[µμu]s|ms|s|%|(?i:percent|per\s?cent)"
+)
+_NUMBER = r"\d[\d,]*(?:\.\d+)?"
+#: A number (not part of a word or an id, such as fp16, GPT-2 or gpt2-1.5b), in digits, with an exponent
+#: (1e9, × 10^9, 2^30), as a fraction (1/2) or a range (24–32), then such a unit; or a scale letter (1.5B);
+#: or a lone "h" after a space ("2 h": "12h" is a formula's 12·h).
+TYPED_FIGURE = re.compile(
+    rf"(?<![\w.\-/^]){_NUMBER}"
+    rf"(?:[eE][+-]?\d+|\s*[×x*·]\s*10\s*\^\s*[+-]?\d+|\s*\^\s*[+-]?\d+|\s*[/⁄]\s*\d+|\s*[-–—]\s*{_NUMBER})?"
+    rf"(?:\s*-?\s*(?:{_UNIT_WORDS})(?![\w])|[KMBT](?=[\s\-]|$)|\s+h(?![\w]))"
+)
+
+_FORMAT_NAME = re.compile(r"\d+-bits?")
+_DIGIT = re.compile(r"\d")
+#: A percentage: what a quiz's hint states of its tolerance.
+_PERCENTAGE = re.compile(r".*(?:%|(?i:percent|per ?cent))")
+
+
+def find_in_text(text: str) -> list[str]:
+    """The typed figures in a piece of plain text, such as a glossary definition or a page title, as normalized.
+
+    >>> find_in_text("it takes 24 gigabytes, or 1e9 bytes, on 8 GPUs of fp16, a 16-bit format of 16 bits")
+    ['24 gigabytes', '1e9 bytes', '8 GPUs', '16 bits']
+    >>> find_in_text("2.5 TB, 40 GiB, 312 TFLOPS, 3 days, 10⁹ bytes, 128k tokens, 24–32 GB; not GPT-2, gpt2-1.5b, 12h")
+    ['2.5 TB', '40 GiB', '312 TFLOPS', '3 days', '10^9 bytes', '128k tokens', '24–32 GB']
+    """
+    if text.isascii() and not _DIGIT.search(text):  # most text has no number at all
+        return []
+    readable = normalized(text)  # "½" and "𝟐" are digits only once folded
+    if not _DIGIT.search(readable):
+        return []
+    found = (" ".join(match.group(0).split()) for match in TYPED_FIGURE.finditer(readable))
+    # "16-bit" names a number format, as fp16 does; "16 bits" counts bits.
+    return [text for text in found if not _FORMAT_NAME.fullmatch(text)]
+
+
+@dataclass(frozen=True)
+class TypedFigure:
+    """A typed figure found in HTML: its text, and where (the text of an element, or an attribute)."""
+
+    text: str
+    where: str
+
+
+#: What a page's HTML is made of, taken in order: a comment, a declaration, or a tag with its attributes
+#: and, for `<br/>`, its closing slash; the text between them is the page's words. As html.parser and
+#: browsers read a tag, a quote opens a value only after "=" (a quoted value may hold ">"), and an
+#: unquoted value runs to a space or ">", slashes and quotes included.
+_MARKUP = re.compile(
+    r"<!--.*?-->|<![^>]*>|<\?[^>]*>"
+    r"|<(?P<end>/)?(?P<tag>[a-zA-Z][^\s/>]*)"
+    r"(?P<attributes>(?:[^>=/]|/(?!\s*>)|=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]*))*)(?P<closed>/)?\s*>",
+    re.DOTALL,
+)
+_ATTRIBUTE = re.compile(r"""([^\s/>=][^\s/>=]*)(?:\s*=+\s*(?:"([^"]*)"|'([^']*)'|(?!["'])([^\s>]*)))?""")
+#: Elements whose content is raw text up to their end tag, as browsers read them, and that end tag.
+_RAW_TEXT_END = {tag: re.compile(f"</{tag}\\s*>", re.IGNORECASE) for tag in ("script", "style")}
+
+
+def _attributes(text: str) -> dict[str, str]:
+    """A tag's attributes by name, their values unescaped."""
+    return {
+        name.lower(): html_module.unescape(double or single or bare or "")
+        for name, double, single, bare in _ATTRIBUTE.findall(text)
+    }
+
+
+#: Elements whose start or end ends a run of text; inline elements (em, a, span, code) do not split one.
+_BLOCKS = frozenset(
+    {
+        *("p", "li", "ul", "ol", "td", "th", "tr", "table", "dd", "dt", "dl", "div", "section", "article", "pre"),
+        *("details", "summary", "fieldset", "legend", "label", "form", "blockquote", "figure", "figcaption"),
+        *("br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "nav", "aside", "header", "footer", "caption"),
+        # An SVG text is a label apart from the others: "100" on an axis and "GB" in its title are not "100GB".
+        "text",
+    }
+)
+_VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+)
+#: Attributes a reader sees as text (Material turns `title` into a tooltip).
+_PROSE_ATTRIBUTES = ("title", "alt", "aria-label")
+#: Elements whose text is judged as a whole, by their class: a quiz's hint states its tolerance, a percentage
+#: that is not a figure; a build error's box quotes a problem the build has reported already.
+_HINT, _BOX = "sbn-quiz__hint", "sbn-build-error"
+
+
+class _Finder:
+    """Reads HTML in document order as a browser groups its text: runs of text parted by block elements, and
+    the attributes readers see; the figures left out where they are real (`figures`), and each box that says
+    one of the problems of `reported` not read again."""
+
+    def __init__(self, figures: bool, reported: Collection[str]) -> None:
+        self.found: list[TypedFigure] = []
+        self._figures = figures
+        self._reported = reported
+        self._skipping: list[str] = []  # the tags of open figures
+        self._chunks: list[str] = []
+        #: The open hint or box: its tag, its class, how many of its tag are open in it, and its text so far.
+        self._judged: tuple[str, str] | None = None
+        self._depth = 0
+        self._judged_chunks: list[str] = []
+
+    def feed(self, html: str) -> None:
+        position = 0
+        while (match := _MARKUP.search(html, position)) is not None:
+            self._text(html[position : match.start()])
+            position = match.end()
+            tag = (match.group("tag") or "").lower()
+            if not tag:  # a comment or a declaration
+                continue
+            if match.group("end"):
+                self._end(tag)
+                continue
+            self._start(tag, match.group("attributes"))
+            if match.group("closed") and tag not in _VOID:
+                self._end(tag)
+            if tag in _RAW_TEXT_END:  # its content is never markup, nor read as text
+                end = _RAW_TEXT_END[tag].search(html, position)
+                position = end.start() if end else len(html)
+        self._text(html[position:])
+        self._flush()
+
+    def _text(self, text: str) -> None:
+        if self._skipping:
+            return
+        (self._judged_chunks if self._judged else self._chunks).append(text)
+
+    def _start(self, tag: str, text: str) -> None:
+        if self._skipping:
+            if tag not in _VOID:
+                self._skipping.append(tag)
+            return
+        # Most tags carry neither a class nor a reader's text: their attributes need no reading.
+        attributes = _attributes(text) if "=" in text else {}
+        classes = set(attributes.get("class", "").split())
+        if self._figures and "fig" in classes:
+            if tag not in _VOID:
+                self._skipping.append(tag)
+            return
+        for name in _PROSE_ATTRIBUTES:
+            if name in attributes:
+                for found in find_in_text(attributes[name]):
+                    self.found.append(TypedFigure(found, f"the {name} of a <{tag}>"))
+        if self._judged:
+            self._depth += tag == self._judged[0] and tag not in _VOID
+            return
+        if tag in _BLOCKS:
+            self._flush()
+        judged = _HINT if _HINT in classes else _BOX if _BOX in classes else None
+        if judged and tag not in _VOID:
+            self._flush()
+            self._judged, self._depth, self._judged_chunks = (tag, judged), 1, []
+
+    def _end(self, tag: str) -> None:
+        if self._skipping:
+            if tag in self._skipping:
+                while self._skipping and self._skipping.pop() != tag:
+                    pass
+            return
+        if self._judged:
+            if tag == self._judged[0]:
+                self._depth -= 1
+                if not self._depth:
+                    self._judge(self._judged[1], html_module.unescape("".join(self._judged_chunks)))
+                    self._judged = None
+            return
+        if tag in _BLOCKS:
+            self._flush()
+
+    def _judge(self, kind: str, text: str) -> None:
+        if kind == _BOX and " ".join(text.split()) in self._reported:
+            return
+        found = find_in_text(text)
+        if kind == _HINT:
+            found = [text for text in found if not _PERCENTAGE.fullmatch(text)]
+        self.found.extend(TypedFigure(text, "the text") for text in found)
+
+    def _flush(self) -> None:
+        text = html_module.unescape("".join(self._chunks))
+        self._chunks = []
+        self.found.extend(TypedFigure(found, "the text") for found in find_in_text(text))
+
+
+#: Findings by a digest of what they were found in, newest last: a page's HTML is large, its digest is not.
+_FOUND: OrderedDict[bytes, tuple[TypedFigure, ...]] = OrderedDict()
+#: How many findings are kept: a build's pages and their headings, several builds over.
+_KEPT = 4096
+
+
+def typed_figures(html: str, *, figures: bool = True, reported: Collection[str] = ()) -> list[TypedFigure]:
+    """Every typed figure in an HTML fragment or page, in document order.
+
+    `figures`: the HTML's figure elements are the course's own (HTML the course made, a built page), and
+    are left out; an author's HTML is read with `figures=False`, so that the class hides nothing.
+    `reported`: the problems reported already, whose boxes in the HTML are not read again.
+
+    What a page holds depends on its HTML alone, which is the same from one build to the next
+    while the page and what it shows are: `mkdocs serve`'s rebuilds and the tests' copies of the
+    course read each unchanged page once.
+    """
+    reported = frozenset(" ".join(message.split()) for message in reported)
+    digest = hashlib.blake2b(html.encode(), digest_size=16)
+    digest.update(repr((figures, sorted(reported))).encode())
+    key = digest.digest()
+    found = _FOUND.get(key)
+    if found is None:
+        finder = _Finder(figures, reported)
+        finder.feed(html)
+        found = _FOUND[key] = tuple(finder.found)
+        if len(_FOUND) > _KEPT:
+            _FOUND.popitem(last=False)
+    else:
+        _FOUND.move_to_end(key)
+    return list(found)
+
+
+# ------------------------------------------------------------------ where it was typed
+
+#: What may stand between the characters of a typed figure in a page's Markdown and leave it as readers read
+#: it: spaces and line breaks, a tag, a character reference, Markdown's emphasis and escape characters.
+_GAP = r"(?:\s|<[^<>]*>|&#?\w+;|[*_`~^\\])*"
+#: A macro call, whose arguments are not the page's text (its output is checked at its line).
+_CALL = re.compile(r"\{\{.*?\}\}", re.DOTALL)
+
+
+def lines_of(source: str, text: str, first_line: int = 1) -> list[int]:
+    """The lines of a page's Markdown `source` (its first line numbered `first_line`) on which the typed
+    figure `text` (as `find_in_text` gives it) starts, in order: read as the source is read, normalized,
+    with spaces, line breaks, markup or character references between its characters, and outside macro calls.
+
+    >>> lines_of("a\\n24 **GB** and 3 da<i>ys</i>\\n24&nbsp;GB\\n{{ x(caption='24 GB') }}", "24 GB")
+    [2, 3]
+    """
+    readable = _CALL.sub(lambda call: re.sub(r"[^\n]", " ", call.group(0)), source)
+    readable = "\n".join(normalized(html_module.unescape(line)) for line in readable.split("\n"))
+    pattern = _GAP.join(re.escape(character) for character in text.replace(" ", ""))
+    return [first_line + readable.count("\n", 0, match.start()) for match in re.finditer(pattern, readable)]

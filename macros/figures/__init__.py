@@ -1,0 +1,1 @@
+"""Figures: a computed value with its provenance, its display, and the kinds that compute them."""

@@ -1,0 +1,47 @@
+"""Catalog values shown as they are: a model's parameter count, a GPU's memory, a batch size, and what the
+engine tier measured against the course's formula."""
+
+from __future__ import annotations
+
+from ...data.catalog import Catalog, Quantity
+from ...data.schema import unknown
+from ..figure import Computed, shown
+from .registry import figure_kind
+
+
+@figure_kind("catalog")
+def value(catalog: Catalog, entry: str, field: str) -> Computed:
+    """A catalog value shown as it is, such as a model's parameter count."""
+    quantity = catalog.quantity(entry, field)
+    return Computed(quantity.value, quantity.unit, field, shown(quantity), (quantity,), quantity.display)
+
+
+#: The catalog source that a measurement of the engine tier cites.
+ENGINE_SOURCE = "engine-tier"
+
+
+@figure_kind("measured")
+def measured(catalog: Catalog, key: str) -> Computed:
+    """What real software measured over what the course's formula gives, for one case the engine tier ran.
+
+    1 where they agree; 1.34 where transformers' Llama layer keeps 1.34 times Korthikanti et al.'s count.
+    """
+    if key not in catalog.engine:
+        raise KeyError(unknown("engine measurement (a key of catalog/measured.yml)", key, list(catalog.engine)))
+    record = catalog.engine[key]
+    if record.course == 0:
+        raise ValueError(f"the course's formula gives 0 for {key!r}: there is no ratio to show")
+    ratio = Quantity(
+        entry=key,
+        field="measured",
+        value=record.ratio,
+        unit="1",
+        label=f"{record.software}, {key}",
+        source=catalog.sources[ENGINE_SOURCE],
+        where=record.test,
+    )
+    words = (
+        f"{record.software} measured {record.measured} {record.unit} where the course's formula gives"
+        f" {record.course} ({record.test})"
+    )
+    return Computed(record.ratio, "1", "measured ÷ the course's formula", words, (ratio,))

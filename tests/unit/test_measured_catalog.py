@@ -1,0 +1,80 @@
+"""What the engine tier measured reaches the figures it vouches for: figures.json and the tooltip."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from macros.data.catalog import CatalogError, load_catalog
+from macros.data.quantities import display_quantity
+from macros.figures.figure import FigureLog, tooltip
+from macros.figures.kinds import KINDS, FigureKindError, check_measured
+from tests.conftest import ROOT
+
+RECORD = """\
+model-states/ddp/fp32-adam/world-4:
+  vouches: [model-states]
+  software: torch 2.14.1
+  measured: 20
+  course: 16
+  unit: B/param
+  test: tests/engine/test_data_parallel.py::test_ddp[4]
+  differs: DDP keeps its gradient buckets, a second copy of the gradients
+  figure: {figure}
+"""
+
+
+def _catalog_with(tmp_path: Path, measured: str) -> Path:
+    folder = tmp_path / "catalog"
+    shutil.copytree(ROOT / "catalog", folder)
+    (folder / "measured.yml").write_text(measured, encoding="utf-8")
+    return folder
+
+
+def test_a_measured_figure_carries_the_value_the_software_would_show(tmp_path: Path) -> None:
+    catalog = load_catalog(_catalog_with(tmp_path, RECORD.format(figure="model-states/gpt2-1.5b")))
+    check_measured(catalog)
+    figure = KINDS["model_states"].figure(catalog, "gpt2-1.5b")
+    log = FigureLog()
+    log.add("a.md", "a/", figure, display_quantity(figure.value, figure.unit))
+    (record,) = log.records()
+    # The course's 16 bytes a parameter, scaled to the 20 the software kept.
+    assert Fraction(record["engine"]["measured"]) == Fraction(figure.value) * 20 / 16
+    assert record["engine"]["software"] == "torch 2.14.1"
+    assert record["engine"]["test"].startswith("tests/engine/")
+    assert "buckets" in record["engine"]["differs"]
+    assert tooltip(figure)["measured"] == [
+        ["torch 2.14.1", "DDP keeps its gradient buckets, a second copy of the gradients"]
+    ]
+
+
+def test_a_figure_without_a_measurement_says_none(tmp_path: Path) -> None:
+    catalog = load_catalog(_catalog_with(tmp_path, RECORD.format(figure="model-states/gpt2-1.5b")))
+    figure = KINDS["model_states"].figure(catalog, "gpt2-1.5b", "fp16_parameters")
+    assert figure.measured == () and "measured" not in tooltip(figure)
+
+
+def test_a_record_for_a_figure_the_course_does_not_compute_is_refused(tmp_path: Path) -> None:
+    catalog = load_catalog(_catalog_with(tmp_path, RECORD.format(figure="model-states/gpt2-9b")))
+    with pytest.raises(FigureKindError, match=re.escape("measured.yml: model-states/ddp/fp32-adam/world-4: figure")):
+        check_measured(catalog)
+
+
+def test_a_malformed_record_is_refused_at_its_key(tmp_path: Path) -> None:
+    broken = RECORD.format(figure="model-states/gpt2-1.5b").replace("measured: 20", "measured: 19.99")
+    with pytest.raises(CatalogError, match=re.escape("measured.yml: model-states/ddp/fp32-adam/world-4.measured")):
+        load_catalog(_catalog_with(tmp_path, broken))
+
+
+def test_a_measurement_shows_as_a_figure_of_its_ratio_to_the_course(tmp_path: Path) -> None:
+    catalog = load_catalog(_catalog_with(tmp_path, RECORD.format(figure="model-states/gpt2-1.5b")))
+    figure = KINDS["measured"].figure(catalog, "model-states/ddp/fp32-adam/world-4")
+    assert figure.value == Fraction(20, 16) and figure.unit == "1"
+    (source,) = figure.computed.inputs
+    assert source.source.id == "engine-tier" and source.where == "tests/engine/test_data_parallel.py::test_ddp[4]"
+    with pytest.raises(KeyError, match="Did you mean"):
+        KINDS["measured"].figure(catalog, "model-states/ddp/fp32-adam/world-5")

@@ -1,0 +1,41 @@
+"""Each private API the course leans on, pinned: these fail when the dependency changes it, naming where.
+
+pymdownx's Block._validate and BlocksProcessor.stack (macros/quiz/blocks.py). Material's search worker
+messages (docs/assets/javascripts/course.js) are pinned by tests/browser/test_pages.py's search checks,
+which run the page's own search.
+"""
+
+from __future__ import annotations
+
+import inspect
+from importlib.metadata import version
+
+import markdown
+from pymdownx.blocks import BlockEntry, BlocksProcessor
+from pymdownx.blocks.block import Block
+
+from macros.quiz import QuizExtension, StandaloneHost
+from macros.quiz.blocks import CourseBlock
+
+
+def test_pymdownx_is_the_version_the_overrides_were_checked_against():
+    assert version("pymdown-extensions") == "13.1.2", (
+        "pymdownx changed: check macros/quiz/blocks.py's uses of Block._validate and BlocksProcessor.stack"
+        " against the new version's pymdownx/blocks/__init__.py and block.py, then update this version"
+    )
+
+
+def test_blocks_processor_validates_a_block_by_calling_its_private_validate():
+    source = inspect.getsource(BlocksProcessor)
+    assert "._validate(parent, arguments, **options)" in source
+    assert list(inspect.signature(Block._validate).parameters) == ["self", "parent", "arg", "options"]
+    assert CourseBlock._validate is not Block._validate
+
+
+def test_the_open_blocks_are_a_stack_of_entries_that_name_their_block():
+    """A quiz opened inside another is refused: that reads the stack, so it must exist as the code expects."""
+    md = markdown.Markdown(extensions=[QuizExtension(host=StandaloneHost())])
+    processor = next(p for p in md.parser.blockprocessors if isinstance(p, BlocksProcessor))
+    assert isinstance(processor.stack, list)
+    assert list(inspect.signature(BlockEntry).parameters)[:1] == ["block"]
+    assert "self.stack.append(BlockEntry(" in inspect.getsource(BlocksProcessor)
