@@ -16,15 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..model.shape import TransformerShape
 from .quantities import Number, check_unit
 from .schema import (
     CATALOG_ID,
     Fields,
     SchemaError,
+    boolean,
     check_record,
     integer,
     list_of,
     load_yaml,
+    one_of,
     optional,
     percentage,
     positive_amount,
@@ -103,6 +106,57 @@ class Model:
     heads: int | None = None
     vocabulary: int | None = None
     context: int | None = None
+    #: The rest of a shape, where the model is not GPT-shaped (see `transformer_shape`).
+    kv_heads: int | None = None
+    ffn: int | None = None
+    gated: bool | None = None
+    tied: bool | None = None
+    norm: str | None = None
+    biases: bool | None = None
+    rotary: bool | None = None
+
+
+def transformer_shape(record: Model) -> TransformerShape:
+    """The model's whole shape, for the planner: GPT-shaped as Megatron-LM builds it unless the entry says otherwise.
+
+    A model needs its layers, hidden size, heads and vocabulary; without more it has as many key-value
+    heads as heads, an MLP of 4h that is not gated, tied embeddings, LayerNorm, biases on every linear layer
+    and learned positions for its `context` (GPT-2 and GPT-3 as their papers describe them).
+
+    Raises:
+        ValueError: a field the shape needs is missing; the message names them.
+    """
+    missing = [name for name in ("layers", "hidden", "heads", "vocabulary") if getattr(record, name) is None]
+    if missing:
+        raise ValueError(f"the catalog's {record.id} has no {', '.join(missing)}: the planner needs its whole shape")
+    assert record.layers and record.hidden and record.heads and record.vocabulary
+    biases = True if record.biases is None else record.biases
+    rotary = bool(record.rotary)
+    return TransformerShape(
+        layers=record.layers,
+        hidden=record.hidden,
+        heads=record.heads,
+        kv_heads=record.kv_heads or record.heads,
+        ffn=record.ffn or 4 * record.hidden,
+        vocabulary=record.vocabulary,
+        gated=bool(record.gated),
+        tied=True if record.tied is None else record.tied,
+        norm=record.norm or "layernorm",
+        attention_bias=biases,
+        output_bias=biases,
+        mlp_bias=biases,
+        positions=0 if rotary else (record.context or 0),
+    )
+
+
+@dataclass(frozen=True)
+class Interconnect:
+    """A link between devices, with its bandwidth in each direction in bytes per second."""
+
+    id: str
+    name: str
+    bandwidth_per_direction: Number
+    provenance: Provenance
 
 
 @dataclass(frozen=True)
@@ -121,20 +175,15 @@ class Gpu:
     sold: int | None = None
     memory: int | None = None
     memory_provenance: Provenance | None = None
+    #: Where the peaks come from when it is not the entry's own source (a transcription of a datasheet, say).
+    peak_provenance: Provenance | None = None
     peak_fp16_flops: Number | None = None
     peak_fp32_flops: Number | None = None
     peak_tf32_flops: Number | None = None
     peak_bf16_flops: Number | None = None
-
-
-@dataclass(frozen=True)
-class Interconnect:
-    """A link between devices, with its bandwidth in each direction in bytes per second."""
-
-    id: str
-    name: str
-    bandwidth_per_direction: Number
-    provenance: Provenance
+    #: Its link to the other GPUs of its node, and its own port to other nodes, where the catalog has them.
+    nvlink: Interconnect | None = None
+    network: Interconnect | None = None
 
 
 @dataclass(frozen=True)
@@ -224,6 +273,20 @@ TABLES: Mapping[str, Table] = {
             "heads": Column(positive_count, "1"),
             "vocabulary": Column(positive_count, "1"),
             "context": Column(positive_count, "1"),
+            "kv_heads": Column(positive_count, "1"),
+            "ffn": Column(positive_count, "1"),
+            "gated": Column(boolean),
+            "tied": Column(boolean),
+            "norm": Column(one_of("layernorm", "rmsnorm")),
+            "biases": Column(boolean),
+            "rotary": Column(boolean),
+        },
+    ),
+    "interconnects": Table(
+        Interconnect,
+        {
+            "name": Column(text, required=True),
+            "bandwidth_per_direction": Column(positive_amount, "B/s", required=True),
         },
     ),
     "gpus": Table(
@@ -238,14 +301,10 @@ TABLES: Mapping[str, Table] = {
             "peak_fp32_flops": Column(positive_amount, "FLOP/s"),
             "peak_tf32_flops": Column(positive_amount, "FLOP/s"),
             "peak_bf16_flops": Column(positive_amount, "FLOP/s"),
+            "nvlink": Column(text),
+            "network": Column(text),
         },
-    ),
-    "interconnects": Table(
-        Interconnect,
-        {
-            "name": Column(text, required=True),
-            "bandwidth_per_direction": Column(positive_amount, "B/s", required=True),
-        },
+        references={"nvlink": "interconnects", "network": "interconnects"},
     ),
     "workloads": Table(
         Workload,
@@ -378,6 +437,8 @@ class Catalog:
         if isinstance(record, Gpu) and field_name == "memory" and record.memory_provenance is not None:
             # Shown beside the capacity it is sold with, from its own report.
             origin, display = record.memory_provenance, {**display, "sold": record.sold}
+        elif isinstance(record, Gpu) and str(field_name).startswith("peak_") and record.peak_provenance is not None:
+            origin = record.peak_provenance
         if column is None or column.unit is None or value is None:
             if isinstance(record, Workload) and field_name in TABLES["models"].columns:
                 return self.quantity(record.model.id, field_name)
@@ -453,6 +514,20 @@ def _memory_provenance(where: str, sources: Mapping[str, Source], clean: dict[st
     return Provenance(sources[source], place, quote)
 
 
+def _peak_provenance(where: str, sources: Mapping[str, Source], clean: dict[str, Any]) -> Provenance | None:
+    """A GPU entry's `peak_source`, `peak_where` and `peak_quote`, taken out of `clean`: where its peaks come from
+    when that is not the entry's own source."""
+    source, place, quote = (clean.pop(f"peak_{name}") for name in ("source", "where", "quote"))
+    if source is None and place is None and quote is None:
+        return None
+    peaks = [name for name in TABLES["gpus"].columns if name.startswith("peak_") and clean.get(name) is not None]
+    if source is None or place is None or not peaks:
+        raise CatalogError(
+            f"{where}: peak_source and peak_where go together, and with a peak (peak_bf16_flops, say) they describe"
+        )
+    return Provenance(sources[source], place, quote)
+
+
 def load_catalog(directory: Path) -> Catalog:
     """Read and validate every catalog file in `directory`.
 
@@ -485,6 +560,9 @@ def _load(directory: Path) -> Catalog:
         "memory_source": optional(reference(sources, "source")),
         "memory_where": optional(text),
         "memory_quote": optional(text),
+        "peak_source": optional(reference(sources, "source")),
+        "peak_where": optional(text),
+        "peak_quote": optional(text),
     }
 
     records: dict[str, Record] = {}
@@ -512,6 +590,7 @@ def _load(directory: Path) -> Catalog:
             origin = Provenance(sources[clean.pop("source")], clean.pop("where"), clean.pop("quote"))
             if extra:
                 clean["memory_provenance"] = _memory_provenance(where, sources, clean)
+                clean["peak_provenance"] = _peak_provenance(where, sources, clean)
             records[entry_id] = table.record(id=entry_id, provenance=origin, **clean)
             tables[entry_id] = name
 
