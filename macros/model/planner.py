@@ -436,15 +436,16 @@ def stage_parameters(count: ParameterCount, tp: int, pp: int, stage: int, tied: 
     layers = Fraction(count.layers, pp)
     split = layers * count.layer.split
     copied = layers * count.layer.copied
-    ends = Fraction(0)
+    ends: list[int] = []
     if first:
-        ends += count.embedding
+        ends.append(count.embedding)
         copied += count.positions
     if last:
         copied += count.final_norm
-        ends += count.output if not tied else (count.embedding if not first else 0)
-    split += ends
-    unit = max(Fraction(count.layer.split, tp) + count.layer.copied, Fraction(ends, tp))
+        ends.append(count.output if not tied else (count.embedding if not first else 0))
+    split += sum(ends)
+    # FSDP wraps the embeddings and the output layer each as a unit of its own, as it wraps each layer.
+    unit = max([Fraction(count.layer.split, tp) + count.layer.copied, *(Fraction(end, tp) for end in ends)])
     return Stage(split / tp, copied, unit)
 
 
