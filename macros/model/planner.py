@@ -63,11 +63,13 @@ Conventions that differ from the two references the tests compare with, and why:
 - Megatron-LM's `report_theoretical_memory` (megatron/training/theoretical_memory_usage.py) counts 18 bytes
   per parameter (6 + 12/d with the distributed optimizer: the recipe "bf16-adam" at ZeRO-1 here) on the most
   loaded shard: the same parameters as here for a model without biases, except that Megatron-LM pads the
-  vocabulary to a multiple of 128·t and this planner takes the config's. Its activations per layer with
+  vocabulary to a multiple of 128·t and this planner takes the config's, and that it counts a p-th of the
+  final norm on every stage where the planner puts the norm on the last one. Its activations per layer with
   sequence parallelism and selective recomputation are sbh(18 + 4f/h)/t, this planner's count for an MLP that
   is not gated; a gated (SwiGLU) MLP keeps a third intermediate, 2f more per s·b, which Megatron-LM's formula
-  leaves out. Without sequence parallelism it counts sbh(10 + 24/t), the GPT shape's, and adds 5% "for
-  optimizer and miscellaneous temporaries"; this planner's reserve stands for that.
+  leaves out; and it divides the embedding's int64 token ids by t with the rest, which are not split. Without
+  sequence parallelism it counts sbh(10 + 24/t), the GPT shape's, and adds 5% "for optimizer and
+  miscellaneous temporaries"; this planner's reserve stands for that.
 - Korthikanti et al.'s counts, and so this planner's, include the dropout masks (1 byte per value): a model
   trained without dropout, as Llama is, keeps 2sbh per layer less than counted.
 
