@@ -17,15 +17,18 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from ..model.shape import TransformerShape
 from .quantities import Number, check_unit
 from .schema import (
     CATALOG_ID,
     Fields,
     SchemaError,
+    boolean,
     check_record,
     integer,
     list_of,
     load_yaml,
+    one_of,
     optional,
     percentage,
     positive_amount,
@@ -135,6 +138,57 @@ class Model:
     heads: int | None = column(positive_count, "1")
     vocabulary: int | None = column(positive_count, "1")
     context: int | None = column(positive_count, "1")
+    #: The rest of a shape, where the model is not GPT-shaped (see `transformer_shape`).
+    kv_heads: int | None = column(positive_count, "1")
+    ffn: int | None = column(positive_count, "1")
+    gated: bool | None = column(boolean)
+    tied: bool | None = column(boolean)
+    norm: str | None = column(one_of("layernorm", "rmsnorm"))
+    biases: bool | None = column(boolean)
+    rotary: bool | None = column(boolean)
+
+
+def transformer_shape(record: Model) -> TransformerShape:
+    """The model's whole shape, for the planner: GPT-shaped as Megatron-LM builds it unless the entry says otherwise.
+
+    A model needs its layers, hidden size, heads and vocabulary; without more it has as many key-value
+    heads as heads, an MLP of 4h that is not gated, tied embeddings, LayerNorm, biases on every linear layer
+    and learned positions for its `context` (GPT-2 and GPT-3 as their papers describe them).
+
+    Raises:
+        ValueError: a field the shape needs is missing; the message names them.
+    """
+    missing = [name for name in ("layers", "hidden", "heads", "vocabulary") if getattr(record, name) is None]
+    if missing:
+        raise ValueError(f"the catalog's {record.id} has no {', '.join(missing)}: the planner needs its whole shape")
+    assert record.layers and record.hidden and record.heads and record.vocabulary
+    biases = True if record.biases is None else record.biases
+    rotary = bool(record.rotary)
+    return TransformerShape(
+        layers=record.layers,
+        hidden=record.hidden,
+        heads=record.heads,
+        kv_heads=record.kv_heads or record.heads,
+        ffn=record.ffn or 4 * record.hidden,
+        vocabulary=record.vocabulary,
+        gated=bool(record.gated),
+        tied=True if record.tied is None else record.tied,
+        norm=record.norm or "layernorm",
+        attention_bias=biases,
+        output_bias=biases,
+        mlp_bias=biases,
+        positions=0 if rotary else (record.context or 0),
+    )
+
+
+@dataclass(frozen=True)
+class Interconnect:
+    """A link between devices, with its bandwidth in each direction in bytes per second."""
+
+    id: str
+    provenance: Provenance
+    name: str = column(text, required=True)
+    bandwidth_per_direction: Number = column(positive_amount, "B/s", required=True)
 
 
 @dataclass(frozen=True)
@@ -154,21 +208,16 @@ class Gpu:
     sold: int | None = column(sold_capacity, "B")
     memory: int | None = column(capacity, "B", display={"nominal": True})
     memory_provenance: Provenance | None = None
+    #: Where the peaks come from when it is not the entry's own source (a transcription of a datasheet, say).
+    peak_provenance: Provenance | None = None
     peak_fp16_flops: Number | None = column(positive_amount, "FLOP/s")
     # Dense peaks, without sparsity, by the precision of the math.
     peak_fp32_flops: Number | None = column(positive_amount, "FLOP/s")
     peak_tf32_flops: Number | None = column(positive_amount, "FLOP/s")
     peak_bf16_flops: Number | None = column(positive_amount, "FLOP/s")
-
-
-@dataclass(frozen=True)
-class Interconnect:
-    """A link between devices, with its bandwidth in each direction in bytes per second."""
-
-    id: str
-    provenance: Provenance
-    name: str = column(text, required=True)
-    bandwidth_per_direction: Number = column(positive_amount, "B/s", required=True)
+    #: Its link to the other GPUs of its node, and its own port to other nodes, where the catalog has them.
+    nvlink: Interconnect | None = column(text, refers="interconnects")
+    network: Interconnect | None = column(text, refers="interconnects")
 
 
 @dataclass(frozen=True)
@@ -245,8 +294,8 @@ class Table:
 #: The catalog's tables, in an order in which references point backwards.
 TABLES: Mapping[str, Table] = {
     "models": Table(Model),
-    "gpus": Table(Gpu),
     "interconnects": Table(Interconnect),
+    "gpus": Table(Gpu),
     "workloads": Table(Workload),
     "claims": Table(Claim),
 }
@@ -410,6 +459,8 @@ class Catalog:
         if isinstance(record, Gpu) and field_name == "memory" and record.memory_provenance is not None:
             # Shown beside the capacity it is sold with, from its own report.
             origin, display = record.memory_provenance, {**display, "sold": record.sold}
+        elif isinstance(record, Gpu) and str(field_name).startswith("peak_") and record.peak_provenance is not None:
+            origin = record.peak_provenance
         if column is None or column.unit is None or value is None:
             if isinstance(record, Workload) and field_name in TABLES["models"].columns:
                 return self.quantity(record.model.id, field_name)
@@ -485,6 +536,20 @@ def _memory_provenance(where: str, sources: Mapping[str, Source], clean: dict[st
     return Provenance(sources[source], place, quote)
 
 
+def _peak_provenance(where: str, sources: Mapping[str, Source], clean: dict[str, Any]) -> Provenance | None:
+    """A GPU entry's `peak_source`, `peak_where` and `peak_quote`, taken out of `clean`: where its peaks come from
+    when that is not the entry's own source."""
+    source, place, quote = (clean.pop(f"peak_{name}") for name in ("source", "where", "quote"))
+    if source is None and place is None and quote is None:
+        return None
+    peaks = [name for name in TABLES["gpus"].columns if name.startswith("peak_") and clean.get(name) is not None]
+    if source is None or place is None or not peaks:
+        raise CatalogError(
+            f"{where}: peak_source and peak_where go together, and with a peak (peak_bf16_flops, say) they describe"
+        )
+    return Provenance(sources[source], place, quote)
+
+
 def load_catalog(directory: Path) -> Catalog:
     """Read and validate every catalog file in `directory`.
 
@@ -517,6 +582,9 @@ def _load(directory: Path) -> Catalog:
         "memory_source": optional(reference(sources, "source")),
         "memory_where": optional(text),
         "memory_quote": optional(text),
+        "peak_source": optional(reference(sources, "source")),
+        "peak_where": optional(text),
+        "peak_quote": optional(text),
     }
 
     records: dict[str, Record] = {}
@@ -544,6 +612,7 @@ def _load(directory: Path) -> Catalog:
             origin = Provenance(sources[clean.pop("source")], clean.pop("where"), clean.pop("quote"))
             if extra:
                 clean["memory_provenance"] = _memory_provenance(where, sources, clean)
+                clean["peak_provenance"] = _peak_provenance(where, sources, clean)
             records[entry_id] = table.record(id=entry_id, provenance=origin, **clean)
             tables[entry_id] = name
 

@@ -127,6 +127,13 @@ def percentage(value: Any) -> Fraction:
     return Fraction(match.group(1)) / 100
 
 
+def boolean(value: Any) -> bool:
+    """true or false, as YAML writes them (not "yes", 1 or "true" in quotes)."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{_got(value)}; expected true or false")
+    return value
+
+
 def slug(value: Any) -> str:
     """An id of lower-case words and digits joined by hyphens, like `l8-practice-1`."""
     if not isinstance(value, str) or not SLUG.match(value):

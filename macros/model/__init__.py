@@ -18,12 +18,13 @@ reads `model.model_state_bytes(...)` whichever module holds it.
 - `parallel_activations`: a layer's activations under tensor and sequence parallelism (Korthikanti et al., Table 2);
 - `pipeline`: the GPipe and 1F1B schedules, their bubble, stage boundaries (GPipe; Narayanan et al.);
 - `layout`: one step laid out as DP, ZeRO-3, tensor, pipeline or PTD-P (Narayanan et al.);
-- `sharding`: ZeRO-DP's stages for any recipe, by the role of each model state (ZeRO §5).
+- `sharding`: ZeRO-DP's stages for any recipe, by the role of each model state (ZeRO §5);
+- `planner`: every layout of a model on a cluster, its memory by role and step time by part, ranked.
 """
 
 from __future__ import annotations
 
-from . import layout, parallel_activations, pipeline, tensor
+from . import layout, parallel_activations, pipeline, planner, tensor
 from .activations import (
     ACTIVATION_COUNTS,
     ATTENTION_SCORE_BYTES,
@@ -49,10 +50,12 @@ from .communication import (
     transfer_seconds,
 )
 from .compute import (
+    ATTENTION_FORWARD_FLOPS,
     BACKWARD_FLOPS_PER_PARAMETER,
     FLOPS_PER_PARAMETER,
     FLOPS_PER_PETAFLOP_S_DAY,
     FORWARD_FLOPS_PER_PARAMETER,
+    attention_flops_per_token,
     compute_optimal_parameters,
     model_flops_utilization,
     petaflop_s_days,
@@ -103,8 +106,13 @@ from .shape import (
     BLOCK_PARAMETERS_PER_LAYER_PER_HIDDEN_SQUARED,
     GPT2_FINAL_VECTORS_PER_HIDDEN,
     GPT2_VECTORS_PER_LAYER_PER_HIDDEN,
+    LayerParameters,
+    ParameterCount,
+    TransformerShape,
     block_parameters,
     embedding_parameters,
+    layer_parameters,
+    parameter_count,
     shape_parameters,
     vector_parameters,
 )
@@ -127,6 +135,7 @@ __all__ = [
     "ACTIVATION_PRECISION",
     "ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN",
     "ADAM_STATE_BYTES",
+    "ATTENTION_FORWARD_FLOPS",
     "ATTENTION_SCORE_BYTES",
     "BACKWARD_FLOPS_PER_PARAMETER",
     "BLOCK_PARAMETERS_PER_LAYER_PER_HIDDEN_SQUARED",
@@ -157,11 +166,14 @@ __all__ = [
     "ZERO_STAGES",
     "Format",
     "HeldStates",
+    "LayerParameters",
+    "ParameterCount",
     "Recipe",
     "RingSend",
     "RingStep",
     "Stage",
     "Strategy",
+    "TransformerShape",
     "UnitMoment",
     "ZeroStage",
     "activation_bytes",
@@ -169,6 +181,7 @@ __all__ = [
     "activation_bytes_per_layer",
     "activation_bytes_total",
     "activation_values",
+    "attention_flops_per_token",
     "attention_score_term",
     "block_parameters",
     "bytes_per_token_hidden",
@@ -188,14 +201,17 @@ __all__ = [
     "fsdp_strategy",
     "fsdp_unit_schedule",
     "largest_segment",
+    "layer_parameters",
     "layers_kept",
     "layout",
     "model_flops_utilization",
     "model_state_bytes",
     "number_format",
     "parallel_activations",
+    "parameter_count",
     "petaflop_s_days",
     "pipeline",
+    "planner",
     "recipe",
     "recomputation",
     "recompute_overhead",

@@ -119,3 +119,29 @@ def seconds_at_utilization(
     if share > 1:
         raise ValueError(f"a utilization is at most 1 (100%), got {share!r}")
     return Fraction(flops) / (devices * Fraction(peak_per_device) * share)
+
+
+#: Attention's own FLOPs per token per layer per unit of width and sequence, by pass: the forward pass's QKᵀ and
+#: scores × V, 2·s·w each (Narayanan et al., Appendix: the 4Bs²h of a layer's forward pass, here per token), and
+#: the backward pass twice that.
+ATTENTION_FORWARD_FLOPS = 4
+
+
+def attention_flops_per_token(layers: int, width: int, sequence: int, recompute: str = "none") -> int:
+    """FLOPs per token of attention's scores, which 6N leaves out: 12·L·w·s for a training step (PaLM App. B).
+
+    PaLM's model FLOPs per token are "6N + 12LHQT", H heads of Q values each (w = H·Q, the queries' width) over
+    a sequence of T tokens, counting every query against every key as the non-causal products do. Recomputing
+    the forward pass ("full") or the attention alone ("selective", Korthikanti et al. §5) adds the forward
+    pass's 4·L·w·s once more.
+
+    Raises:
+        KeyError: an unknown `recompute`.
+    """
+    for name, value in (("layers", layers), ("width", width), ("sequence", sequence)):
+        _check_count(name, value)
+    passes = {"none": 0, "selective": 1, "full": 1}
+    if recompute not in passes:
+        raise KeyError(f"unknown recomputation {recompute!r}; known: {', '.join(passes)}")
+    forward = ATTENTION_FORWARD_FLOPS * layers * width * sequence
+    return (1 + BACKWARD_FLOPS_PER_PARAMETER // FORWARD_FLOPS_PER_PARAMETER + passes[recompute]) * forward

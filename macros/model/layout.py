@@ -356,3 +356,52 @@ def transformer_parameters(layers: int, hidden: int, vocabulary: int, sequence: 
     for name, value in (("layers", layers), ("hidden", hidden), ("vocabulary", vocabulary), ("sequence", sequence)):
         _check_count(name, value)
     return 12 * layers * hidden**2 + 13 * layers * hidden + (vocabulary + sequence) * hidden
+
+
+@dataclass(frozen=True)
+class RankPlacement:
+    """Where Megatron-LM's rank order puts a layout's groups: how a data-parallel group and the stages meet nodes."""
+
+    #: Nodes the layout's GPUs fill (a partial node counts as one).
+    nodes: int
+    #: The fewest GPUs of one data-parallel group that share a node, over the nodes each group touches: the k
+    #: whose ports share a ring's crossings (`communication.cross_host_bytes_per_port`), or d when a group
+    #: stays on one node.
+    data_per_node: int
+    #: Whether a data-parallel group's ring crosses between nodes.
+    data_spans_nodes: bool
+    #: Whether some pipeline stage boundary crosses between nodes (every one does when a stage fills nodes).
+    boundary_crosses_nodes: bool
+
+
+def rank_placement(tensor: int, pipeline: int, data: int, per_node: int) -> RankPlacement:
+    """Where Megatron-LM's order ("tp-dp-pp", tensor-parallel ranks adjacent) puts each group, for any degrees.
+
+    GPU r is node r ÷ G; the tensor-parallel group of t adjacent ranks must fit a node, t dividing G (see
+    `placement`, which asks more: that each stage's t·d GPUs fill whole nodes). Data-parallel group members
+    sit t apart, stages t·d apart. With more than one node and more than one stage, some stage boundary
+    crosses a node's edge: the ranks just before a node's last edge inside the layout pair with ranks past it.
+    Where `placement` applies, `data_per_node` is its `sharing`.
+
+    Raises:
+        ValueError: a tensor-parallel group that does not divide a node, or GPUs that do not fill whole nodes.
+    """
+    for name, value in (("tensor", tensor), ("pipeline", pipeline), ("data", data), ("per_node", per_node)):
+        _check_count(name, value)
+    if per_node % tensor:
+        raise ValueError(f"a tensor-parallel group of {tensor} does not divide a node of {per_node} GPUs")
+    devices = tensor * pipeline * data
+    if devices > per_node and devices % per_node:
+        raise ValueError(f"{devices} GPUs do not fill whole nodes of {per_node}")
+    nodes = max(1, devices // per_node)
+    blocks = per_node // tensor  # tensor-parallel groups per node
+    fewest, spans = data, False
+    for stage in range(pipeline):
+        first, last = stage * data, (stage + 1) * data  # the group's blocks, [first, last)
+        node = first // blocks
+        while node * blocks < last:
+            members = min(last, (node + 1) * blocks) - max(first, node * blocks)
+            fewest = min(fewest, members)
+            spans = spans or members < data
+            node += 1
+    return RankPlacement(nodes, fewest, spans, nodes > 1 and pipeline > 1)

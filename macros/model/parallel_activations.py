@@ -88,3 +88,69 @@ def selective_saving(sequence: int, hidden: int, heads: int, tensor: int = 1, te
         raise KeyError(f"unknown technique {technique!r} for selective recomputation; known: {', '.join(SELECTIVE)}")
     kept = layer_activation_bytes(sequence, 1, hidden, heads, tensor, SELECTIVE[technique])
     return 1 - kept / layer_activation_bytes(sequence, 1, hidden, heads, tensor, technique)
+
+
+#: Bytes per s·b of a layer that tensor parallelism leaves whole on every GPU (§4.2.1: "the layernorms, dropouts,
+#: and the inputs of attention and MLP"), in units of h: two norms' inputs (2 + 2), the attention's and the MLP's
+#: inputs (2 + 2), the two dropout masks after them (1 + 1). `REPLICATED`, whatever the shape.
+REPLICATED_PER_HIDDEN = 10
+
+
+def shape_layer_activation_bytes(
+    sequence: int,
+    microbatch: int,
+    hidden: int,
+    heads: int,
+    kv_width: int,
+    query_width: int,
+    ffn: int,
+    gated: bool,
+    tensor: int = 1,
+    sequence_parallel: bool = False,
+    recompute: str = "none",
+    scores_stored: bool = True,
+) -> Fraction:
+    """Bytes of activations one layer of any shape keeps on each GPU: Korthikanti et al.'s count, tensor by tensor.
+
+    §4.1 counts a GPT layer's 16-bit tensors (and 1-byte dropout masks) per s·b: 11h in attention (its input
+    2h, the queries and keys 4h, the values 2h, the output projection's input 2h, a dropout mask h), 19h in
+    the MLP (its input 2h, the GeLU's input and output 8h + 8h for f = 4h, a mask h), 4h for two norms, and
+    5as for the scores. The same tensors for grouped-query attention and any MLP: queries 2·heads·d, keys and
+    values 2·kv_heads·d each, the projection's input 2·heads·d; the MLP's intermediates 4f, or 6f when gated
+    (SwiGLU keeps the gate's and the up projection's outputs and their product). So a layer keeps
+
+        sb·(10h + 4·heads·d + 4·kv_heads·d + (4 or 6)·f + 5as),
+
+    of which the 10h of `REPLICATED_PER_HIDDEN` stays whole under t-way tensor parallelism and the rest is
+    divided by t (Eq. 2); sequence parallelism divides the 10h too (Eq. 4). With `scores_stored=False` (a
+    fused attention kernel such as FlashAttention, which never stores the scores) or selective recomputation,
+    the 5as term goes. Full recomputation keeps each layer's input, 2sbh, a t-th of it under sequence
+    parallelism, where Megatron-LM keeps the input sharded as it arrives. For a GPT shape (kv = heads,
+    d = h/a, f = 4h, not gated) this is `layer_activation_bytes` for each technique of Table 2.
+
+    Raises:
+        ValueError: an unknown `recompute`, or sequence parallelism without tensor parallelism.
+    """
+    for name, value in (
+        ("sequence", sequence),
+        ("microbatch", microbatch),
+        ("hidden", hidden),
+        ("kv_width", kv_width),
+        ("query_width", query_width),
+        ("ffn", ffn),
+        ("tensor", tensor),
+    ):
+        _check_count(name, value)
+    if sequence_parallel and tensor < 2:
+        raise ValueError(
+            "sequence parallelism splits a layer's whole activations over a tensor-parallel group of 2 or more"
+        )
+    tokens = sequence * microbatch
+    copied = Fraction(REPLICATED_PER_HIDDEN * hidden, tensor if sequence_parallel else 1)
+    if recompute == "full":
+        return tokens * Fraction(CHECKPOINT_BYTES_PER_TOKEN_HIDDEN * hidden, tensor if sequence_parallel else 1)
+    if recompute not in ("none", "selective"):
+        raise ValueError(f"unknown recompute {recompute!r}; known: none, selective, full")
+    split = 4 * query_width + 4 * kv_width + (6 if gated else 4) * ffn
+    scores = hidden * attention_score_term(heads, sequence, hidden) if scores_stored and recompute == "none" else 0
+    return tokens * (copied + Fraction(split, tensor) + Fraction(scores, tensor))

@@ -228,3 +228,17 @@ def boundary_bytes(microbatch: int, sequence: int, hidden: int, bytes_per_value:
     for name, value in (("microbatch", microbatch), ("sequence", sequence), ("hidden", hidden), ("tensor", tensor)):
         _check_count(name, value)
     return Fraction(microbatch * sequence * hidden * bytes_per_value, tensor)
+
+
+def interleaved_in_flight(stages: int, chunks: int) -> Fraction:
+    """Micro-batches' worth of one device's layers the interleaved schedule's first device holds at its peak.
+
+    Megatron-LM's theoretical memory report (megatron/training/theoretical_memory_usage.py,
+    `compute_activation_memory`) multiplies the 1F1B schedule's p micro-batches in flight by its "interleaved
+    schedule memory penalty", 1 + (p − 1)/(p·v): p + (p − 1)/v in all, between the p that
+    `stashed_microbatches` finds for the first stage of a 1F1B schedule of at least p micro-batches and
+    2p − 1. Megatron-LM applies it to interleaved schedules only (v ≥ 2); at v = 1 it is not the 1F1B count.
+    """
+    _check_count("stages", stages)
+    _check_count("chunks", chunks)
+    return stages + Fraction(stages - 1, chunks)

@@ -1,0 +1,698 @@
+"""A layout planner: every way to lay a model out on a cluster, what each costs in memory and time, ranked.
+
+Given a model's shape (`shape.TransformerShape`), a cluster (`Hardware`) and a run (`Run`: sequence length,
+global batch, a stated share of peak, a recipe, a memory reserve), the planner enumerates every layout
+(`Layout`): data × tensor × pipeline degrees that multiply to the GPUs, a ZeRO stage 0 to 3, tensor parallelism
+with or without sequence parallelism, the 1F1B schedule (interleaved when `Run.chunks` > 1), a micro-batch
+size and a recomputation (none, selective, full). Each layout either breaks a rule (`RULES`, the first one
+named) or gets its memory on the most loaded GPU by role and its step time by part, and the valid ones are
+ranked: those that fit first, fastest first, each with the reason for its place (`Reason`).
+
+Nothing here is a second formula: each piece calls the module of its topic.
+
+- Parameters: `shape.parameter_count`, exact for GPT-2, Llama, Mistral, Qwen2 and Mixtral as their model
+  classes build them; a GPU holds its stage's layers (`Stage`), split by t where Megatron-LM splits them
+  (`shape.LayerParameters`), with the first stage's embeddings and the last stage's output layer (and, with
+  tied embeddings and a pipeline, the last stage's copy of the embeddings, as Megatron-LM keeps it).
+- Model states by role: `sharding.device_bytes_by_role` of the GPU's parameters at the layout's ZeRO stage and
+  the recipe's bytes (`memory.RECIPES`; "bf16-adam" is Megatron-LM's 18 bytes: 2 + 4 + 12). FSDP's strategies
+  are these stages (`fsdp.STRATEGIES`: NO_SHARD 0, SHARD_GRAD_OP 2, FULL_SHARD 3). Under ZeRO-3 the GPU also
+  holds its largest unit gathered, parameters and gradients, as DeepSpeed's estimator counts it
+  (`largest_layer_memory = 4 * largest_layer_params`, the 2 + 2 bytes of fp16 parameters and gradients; here
+  the recipe's own parameter and gradient bytes).
+- Activations: `parallel_activations.shape_layer_activation_bytes` per layer and micro-batch, Korthikanti et
+  al.'s tensor-by-tensor count for any shape, times the stage's layers and the micro-batches it holds at its
+  peak (`pipeline.stashed_microbatches` of the simulated 1F1B schedule, `pipeline.interleaved_in_flight` for
+  the interleaved one); the first stage adds the embedding's input and dropout mask, the last the output layer's
+  input and fp32 logits (Megatron-LM's theoretical memory report's terms); full recomputation adds the one
+  layer the backward pass rebuilds (Chen et al.'s peak, `activations.checkpointed_peak_bytes`). The attention
+  kernel is fused by default (FlashAttention keeps no scores, so selective recomputation changes nothing and is
+  not enumerated); `Run.attention = "stored"` counts the 5as²b of scores a kernel that stores them keeps.
+- A stated reserve (`Run.reserve`, a share of the memory CUDA gives programs) for the CUDA context, NCCL's
+  buffers and the allocator's fragmentation, which no count above holds.
+- Compute: 6N per token for the N parameters a token multiplies by (`shape.ParameterCount.matmul`:
+  the layers' active parameters and the output layer; `compute.training_flops`, 8N with full recomputation),
+  plus attention's 12·L·w·s (`compute.attention_flops_per_token`, PaLM's "6N + 12LHQT", with the recomputed
+  forward's share when there is one), over all GPUs at the stated share of peak
+  (`compute.seconds_at_utilization`).
+- Tensor parallelism: per layer and micro-batch, the forward all-reduces in full and the backward ones beyond
+  their weight-gradient GEMMs at the stated share of peak (`tensor.exposed_allreduce_seconds`, with the
+  recomputed forward's two under full recomputation), over NVLink. Sequence parallelism sends the same bytes
+  as reduce-scatters and all-gathers (`tensor.sequence_parallel_bytes_per_layer`'s eight), and its extra
+  backward all-gather runs beside the weight-gradient GEMM, so it costs no exposed time here.
+- Data parallelism: the gradients in the recipe's gradient bytes, reduced once a step (a ring all-reduce for
+  ZeRO-0; a reduce-scatter, and an all-gather of the updated parameters, for ZeRO-1 and -2), or under ZeRO-3
+  all-gathered twice and reduce-scattered for every micro-batch (ZeRO §7.2.2, FSDP §3). Over NVLink when a
+  data-parallel group stays on a node, else through each GPU's network port, shared as NCCL's rings share them
+  (`communication.cross_host_bytes_per_port`, `layout.rank_placement`: Megatron-LM's rank order). What the
+  compute hides is taken off: the reduction hides behind the last micro-batch's backward pass (4N of 6N), the
+  parameters' all-gather behind the next step's first forward pass (2N of 6N), and ZeRO-3's per micro-batch
+  traffic behind that micro-batch's compute.
+- Pipeline: the bubble, (p − 1)/m of the compute and exposed tensor time (`pipeline.bubble_formula`), ÷ v
+  interleaved (`pipeline.interleaved_bubble`); and each micro-batch's b·s·h values across each boundary, both
+  ways, ÷ t with the scatter/gather optimisation (`pipeline.boundary_bytes`), all on the critical path.
+
+Conventions that differ from the two references the tests compare with, and why:
+
+- DeepSpeed's `estimate_zero2_model_states_mem_needs` (deepspeed/runtime/zero/stage_1_and_2.py) gives
+  2Ψ + 18Ψ/N without offload: fp16 parameters whole, and fp16 gradients, fp32 gradients, fp32 parameters and
+  Adam's two states sharded. That is this planner's ZeRO-2 for the recipe "fp16-adam-fp32-grads" exactly.
+  `estimate_zero3_model_states_mem_needs` (stage3.py) gives 4·largest_layer + 18Ψ/N: its 18 leaves out the
+  sharded fp16 gradients (freed once reduced into the fp32 partition); this planner counts the recipe's every
+  state sharded, 20Ψ/N for that recipe, 2Ψ/N more. Neither counts activations or a reserve.
+- Megatron-LM's `report_theoretical_memory` (megatron/training/theoretical_memory_usage.py) counts 18 bytes
+  per parameter (6 + 12/d with the distributed optimizer: the recipe "bf16-adam" at ZeRO-1 here) on the most
+  loaded shard: the same parameters as here for a model without biases, except that Megatron-LM pads the
+  vocabulary to a multiple of 128·t and this planner takes the config's, and that it counts a p-th of the
+  final norm on every stage where the planner puts the norm on the last one. Its activations per layer with
+  sequence parallelism and selective recomputation are sbh(18 + 4f/h)/t, this planner's count for an MLP that
+  is not gated; a gated (SwiGLU) MLP keeps a third intermediate, 2f more per s·b, which Megatron-LM's formula
+  leaves out; and it divides the embedding's int64 token ids by t with the rest, which are not split. Without
+  sequence parallelism it counts sbh(10 + 24/t), the GPT shape's, and adds 5% "for optimizer and
+  miscellaneous temporaries"; this planner's reserve stands for that.
+- Korthikanti et al.'s counts, and so this planner's, include the dropout masks (1 byte per value): a model
+  trained without dropout, as Llama is, keeps 2sbh per layer less than counted.
+
+Left out, and said so in each result's place: context and expert parallelism (Stage 7), FSDP's hybrid
+sharding, activation and optimizer offloading, fp8 compute, the imbalance of the first and last stages'
+compute, network latency, and anything measured: every time here is a bound at the stated share of peak and the
+links' bandwidths, which a measured step checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+
+from .checks import check_count as _check_count
+from .communication import cross_host_bytes_per_port, ring_allreduce_bytes_sent, ring_allreduce_factor, transfer_seconds
+from .compute import (
+    BACKWARD_FLOPS_PER_PARAMETER,
+    FLOPS_PER_PARAMETER,
+    FORWARD_FLOPS_PER_PARAMETER,
+    attention_flops_per_token,
+    seconds_at_utilization,
+    training_flops,
+)
+from .layout import rank_placement
+from .memory import BYTES_PER_VALUE, recipe
+from .parallel_activations import shape_layer_activation_bytes
+from .pipeline import boundary_bytes, bubble_formula, interleaved_bubble, interleaved_in_flight, schedule
+from .pipeline import stashed_microbatches as _stashed
+from .shape import ParameterCount, TransformerShape, parameter_count
+from .sharding import STAGES, device_bytes_by_role, role_bytes_per_parameter
+from .tensor import exposed_allreduce_seconds
+
+#: The recipe the planner assumes unless told: Megatron-LM's bf16 recipe, 18 bytes per parameter.
+PLANNER_RECIPE = "bf16-adam"
+#: Recomputations a layout may use (`activations.RECOMPUTE`).
+RECOMPUTATIONS = ("none", "selective", "full")
+#: Attention kernels: one that never stores the scores (FlashAttention), or one that stores them.
+ATTENTION_KERNELS = ("fused", "stored")
+#: The 16-bit format activations travel and are stored in.
+ACTIVATION_BYTES = BYTES_PER_VALUE["bf16"]
+#: Megatron-LM's theoretical memory report: bytes per token of the embedding's input (int64 token ids) ...
+TOKEN_ID_BYTES = 8
+#: ... and of the embedding's dropout mask, per hidden unit; the output layer's input and fp32 logits, 4 bytes
+#: per value each ("4 * (1 + (args.padded_vocab_size / args.hidden_size))" per s·b·h).
+EMBEDDING_MASK_BYTES = 1
+LOGIT_BYTES = 4
+#: The parts of a step's time, in the order they are shown.
+TIME_PARTS = ("compute", "bubble", "tensor", "data", "pipeline")
+#: The roles of a GPU's memory, in the order they are shown (the JSON's keys).
+MEMORY_ROLES = ("parameters", "gradients", "optimizer", "activations", "reserve")
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """A cluster of identical GPUs: each one's dense peak, memory and links, and how they are grouped in nodes.
+
+    `peak_flops` is the GPU's dense 16-bit peak (FLOP/s); `memory` what CUDA gives programs (bytes);
+    `nvlink_bandwidth` and `network_bandwidth` each GPU's bandwidth in one direction (bytes/s) within a node
+    and through its own network port.
+    """
+
+    peak_flops: int | Fraction
+    memory: int
+    nvlink_bandwidth: int | Fraction
+    network_bandwidth: int | Fraction
+    per_node: int
+    nodes: int
+
+    def __post_init__(self) -> None:
+        for name in ("peak_flops", "memory", "nvlink_bandwidth", "network_bandwidth", "per_node", "nodes"):
+            _check_count(name, getattr(self, name))
+
+    @property
+    def gpus(self) -> int:
+        """Every GPU of the cluster."""
+        return self.per_node * self.nodes
+
+
+@dataclass(frozen=True)
+class Run:
+    """What is asked of the cluster: sequences, the global batch, the stated share of peak, recipe and reserve.
+
+    `global_batch` is in tokens; `share` the share of peak FLOP/s the GEMMs reach (stated, not measured);
+    `reserve` the share of the GPU's memory held back for buffers and fragmentation; `training_tokens` and
+    `price` (per GPU-hour) give the run's GPU-hours and cost when set; `chunks` > 1 adds interleaved
+    schedules of that many model chunks per GPU.
+    """
+
+    sequence: int
+    global_batch: int
+    share: Fraction = Fraction(1, 2)
+    recipe: str = PLANNER_RECIPE
+    reserve: Fraction = Fraction(1, 10)
+    training_tokens: int | None = None
+    price: Fraction | None = None
+    attention: str = "fused"
+    chunks: int = 1
+
+    def __post_init__(self) -> None:
+        _check_count("sequence", self.sequence)
+        _check_count("global_batch", self.global_batch)
+        _check_count("share", self.share)
+        _check_count("chunks", self.chunks)
+        if self.share > 1:
+            raise ValueError(f"a share of peak is at most 1 (100%), got {self.share}")
+        if not 0 <= self.reserve < 1:
+            raise ValueError(f"a reserve is a share of the memory, at least 0 and below 1, got {self.reserve}")
+        recipe(self.recipe)  # an unknown recipe is refused here, with the known ones
+        if self.attention not in ATTENTION_KERNELS:
+            raise ValueError(f"unknown attention kernel {self.attention!r}; known: {', '.join(ATTENTION_KERNELS)}")
+        for name in ("training_tokens", "price"):
+            value = getattr(self, name)
+            if value is not None:
+                _check_count(name, value)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One way to lay the model out: its degrees, ZeRO stage, micro-batch, recomputation and schedule."""
+
+    tp: int
+    pp: int
+    dp: int
+    zero: int = 0
+    micro_batch: int = 1
+    recompute: str = "none"
+    sequence_parallel: bool = False
+    chunks: int = 1
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule a layout must keep: an id the tests and pages name it by, and what breaking it means."""
+
+    id: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Memory:
+    """Bytes on one GPU by role (`MEMORY_ROLES`)."""
+
+    parameters: Fraction
+    gradients: Fraction
+    optimizer: Fraction
+    activations: Fraction
+    reserve: Fraction
+
+    @property
+    def total(self) -> Fraction:
+        """Every role together."""
+        return self.parameters + self.gradients + self.optimizer + self.activations + self.reserve
+
+    def by_role(self) -> dict[str, Fraction]:
+        """Each role's bytes, and the total, by name."""
+        return {**{role: getattr(self, role) for role in MEMORY_ROLES}, "total": self.total}
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """A step's seconds by part (`TIME_PARTS`): compute, the bubble, and what each kind of traffic leaves exposed."""
+
+    compute: Fraction
+    bubble: Fraction
+    tensor: Fraction
+    data: Fraction
+    pipeline: Fraction
+
+    @property
+    def total(self) -> Fraction:
+        """The step's seconds: every part in line."""
+        return self.compute + self.bubble + self.tensor + self.data + self.pipeline
+
+    def by_part(self) -> dict[str, Fraction]:
+        """Each part's seconds by name."""
+        return {part: getattr(self, part) for part in TIME_PARTS}
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a plan sits where it does: the fastest that fits, slower than it by a share and a part, or not fitting.
+
+    `kind` is "fastest"; "as-fast" (a step as short as the fastest's, ranked after it for holding `extra`
+    more bytes, `part` = "memory"); "slower" (`slower_by` the share of the fastest's step, `part` the part
+    whose extra time is the largest, `extra` those seconds); or "does-not-fit" (`part` the largest role,
+    `extra` the bytes beyond the memory).
+    """
+
+    kind: str
+    slower_by: Fraction = Fraction(0)
+    part: str = ""
+    extra: Fraction = Fraction(0)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One valid layout, evaluated: memory on its most loaded GPU, step time, throughput, and the run's cost."""
+
+    layout: Layout
+    memory: Memory
+    #: Which stage the most loaded GPU is on: 0, the first, or pp − 1, the last.
+    stage: int
+    capacity: int
+    time: StepTime
+    tokens_per_second: Fraction
+    #: Model FLOPs (6N + attention, without recomputation) per second over the GPUs' peak: PaLM's MFU.
+    share_of_peak: Fraction
+    gpu_hours: Fraction | None
+    cost: Fraction | None
+    reason: Reason = field(default_factory=lambda: Reason("fastest"))
+
+    @property
+    def fits(self) -> bool:
+        """Whether the most loaded GPU's bytes, reserve included, are within what CUDA gives programs."""
+        return self.memory.total <= self.capacity
+
+    @property
+    def step_seconds(self) -> Fraction:
+        """The step's seconds."""
+        return self.time.total
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """A layout that breaks a rule: the layout (the first found that breaks it so) and the rule."""
+
+    layout: Layout
+    rule: Rule
+    #: How many enumerated layouts break the rule in these same words.
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Planned:
+    """Everything the planner found: the model's parameters, valid plans best first, and what broke a rule."""
+
+    parameters: ParameterCount
+    plans: tuple[Plan, ...]
+    invalid: tuple[Invalid, ...]
+
+
+def _rule(rule_id: str, message: str) -> Rule:
+    return Rule(rule_id, message)
+
+
+#: The rules a layout must keep, by id, in the order they are checked: the first broken one is named.
+RULES = (
+    "gpus",
+    "tp-node",
+    "tp-heads",
+    "tp-kv-heads",
+    "tp-ffn",
+    "sequence-parallel",
+    "pp-layers",
+    "chunks",
+    "batch-sequence",
+    "batch-dp",
+    "batch-micro",
+    "micro-stages",
+    "micro-interleaved",
+    "zero-dp",
+    "zero-pipeline",
+    "recompute",
+)
+
+
+def broken_rule(shape: TransformerShape, hardware: Hardware, run: Run, layout: Layout) -> Rule | None:
+    """The first rule of `RULES` that `layout` breaks, or None.
+
+    - the degrees multiply to the GPUs;
+    - a tensor-parallel group stays within a node and divides it (its all-reduces need NVLink; Megatron-LM's
+      rank order puts adjacent ranks on one node);
+    - t divides the attention heads, the key-value heads and the MLP's (or each expert's) width: each GPU
+      computes whole heads and whole columns (`tensor.check_heads`; Megatron-Core's `TransformerConfig`);
+    - sequence parallelism needs a tensor-parallel group;
+    - p divides the layers, and with v chunks each stage's layers divide by v;
+    - the global batch is whole sequences, which divide among the replicas into whole micro-batches;
+    - there are at least as many micro-batches as stages (1F1B), a multiple of them when interleaved
+      (`pipeline.interleaved_bubble`);
+    - a ZeRO stage above 0 has replicas to shard over, and ZeRO-2 or -3 has no pipeline: DeepSpeed's
+      `PipelineEngine` refuses them ("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism",
+      deepspeed/runtime/pipe/engine.py), as each micro-batch's gradients would be reduced while the schedule
+      still runs;
+    - the recomputation is one of `RECOMPUTATIONS`.
+    """
+    s, h, lay = shape, hardware, layout
+    t, p, d = lay.tp, lay.pp, lay.dp
+    for name in ("tp", "pp", "dp", "micro_batch", "chunks"):
+        _check_count(name, getattr(lay, name))
+    if lay.zero not in STAGES:
+        raise ValueError(f"unknown ZeRO stage {lay.zero!r}; the stages are 0 to 3")
+    if t * p * d != h.gpus:
+        return _rule("gpus", f"tp × pp × dp = {t} × {p} × {d} = {t * p * d}, not the cluster's {h.gpus} GPUs")
+    if t > h.per_node or h.per_node % t:
+        where = "is beyond" if t > h.per_node else "does not divide"
+        return _rule("tp-node", f"tp = {t} {where} a node of {h.per_node} GPUs: a tensor-parallel group needs NVLink")
+    if s.heads % t:
+        return _rule("tp-heads", f"tp = {t} does not divide the {s.heads} attention heads")
+    if s.kv_heads % t:
+        return _rule("tp-kv-heads", f"tp = {t} does not divide the {s.kv_heads} key-value heads")
+    width = s.expert_ffn if s.experts else s.ffn
+    if width % t:
+        return _rule("tp-ffn", f"tp = {t} does not divide the MLP's width of {width}")
+    if lay.sequence_parallel and t < 2:
+        return _rule("sequence-parallel", "sequence parallelism needs tp of 2 or more")
+    if s.layers % p:
+        return _rule("pp-layers", f"pp = {p} does not divide the {s.layers} layers")
+    if lay.chunks > 1 and (p < 2 or (s.layers // p) % lay.chunks):
+        return _rule("chunks", f"{s.layers // p} layers per stage do not make {lay.chunks} chunks of a pipeline")
+    if run.global_batch % run.sequence:
+        return _rule(
+            "batch-sequence",
+            f"a global batch of {run.global_batch} tokens is not whole sequences of {run.sequence} tokens",
+        )
+    sequences = run.global_batch // run.sequence
+    if sequences % d:
+        return _rule("batch-dp", f"a global batch of {sequences} sequences does not divide among dp = {d} replicas")
+    if (sequences // d) % lay.micro_batch:
+        return _rule(
+            "batch-micro",
+            f"{sequences // d} sequences per replica do not make micro-batches of {lay.micro_batch}",
+        )
+    microbatches = sequences // (d * lay.micro_batch)
+    if microbatches < p:
+        return _rule("micro-stages", f"{microbatches} micro-batches are fewer than the pp = {p} stages")
+    if lay.chunks > 1 and microbatches % p:
+        return _rule(
+            "micro-interleaved",
+            f"the interleaved schedule needs micro-batches ({microbatches}) in multiples of the stages ({p})",
+        )
+    if lay.zero and d < 2:
+        return _rule("zero-dp", f"ZeRO-{lay.zero} shards over data-parallel replicas, and dp = 1")
+    if lay.zero >= 2 and p > 1:
+        return _rule("zero-pipeline", f"ZeRO-{lay.zero} does not run with a pipeline (pp = {p})")
+    if lay.recompute not in RECOMPUTATIONS:
+        return _rule("recompute", f"unknown recomputation {lay.recompute!r}; known: {', '.join(RECOMPUTATIONS)}")
+    return None
+
+
+@dataclass(frozen=True)
+class Stage:
+    """The parameters one GPU of a pipeline stage holds: split by t, and whole on every GPU of its group."""
+
+    split: Fraction
+    copied: Fraction
+    #: The largest unit ZeRO-3 gathers, in parameters on this GPU: a layer, or the embeddings.
+    largest_unit: Fraction
+
+    @property
+    def parameters(self) -> Fraction:
+        """Every parameter this GPU holds (before ZeRO shards its states)."""
+        return self.split + self.copied
+
+
+def stage_parameters(count: ParameterCount, tp: int, pp: int, stage: int, tied: bool) -> Stage:
+    """The parameters a GPU of `stage` (0 to pp − 1) holds: its L/p layers, and the embeddings where they are.
+
+    The first stage holds the token embeddings (split by t, vocabulary-parallel) and the learned positions
+    (whole); the last the final norm and the output layer, or, with tied embeddings and a pipeline, its own copy
+    of the token embeddings (Megatron-LM keeps one on each end and all-reduces their gradients); one stage holds
+    both ends.
+    """
+    first, last = stage == 0, stage == pp - 1
+    layers = Fraction(count.layers, pp)
+    split = layers * count.layer.split
+    copied = layers * count.layer.copied
+    ends: list[int] = []
+    if first:
+        ends.append(count.embedding)
+        copied += count.positions
+    if last:
+        copied += count.final_norm
+        ends.append(count.output if not tied else (count.embedding if not first else 0))
+    split += sum(ends)
+    # FSDP wraps the embeddings and the output layer each as a unit of its own, as it wraps each layer.
+    unit = max([Fraction(count.layer.split, tp) + count.layer.copied, *(Fraction(end, tp) for end in ends)])
+    return Stage(split / tp, copied, unit)
+
+
+def _in_flight(pp: int, microbatches: int, chunks: int, stage: int) -> Fraction:
+    """Micro-batches whose activations the stage holds at its peak: the simulated 1F1B schedule's, or interleaved."""
+    if chunks > 1:
+        return interleaved_in_flight(pp, chunks)
+    return Fraction(_stashed(schedule("1f1b", pp, microbatches), stage))
+
+
+def _attention_recompute(run: Run, recompute: str) -> str:
+    """The recomputation as the attention kernel sees it: selective is what a fused kernel does anyway."""
+    return "none" if recompute == "selective" and run.attention == "fused" else recompute
+
+
+def stage_memory(
+    shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout, stage: int
+) -> Memory:
+    """Bytes by role on a GPU of `stage`: its model states at the ZeRO stage, its activations, and the reserve.
+
+    See the module's docstring for each term.
+    """
+    s, lay = shape, layout
+    held = stage_parameters(count, lay.tp, lay.pp, stage, s.tied)
+    states = device_bytes_by_role(held.parameters, lay.dp, lay.zero, run.recipe)
+    parameters, gradients = states["parameters"], states["gradients"]
+    if lay.zero == 3:
+        bytes_per = role_bytes_per_parameter(run.recipe)
+        parameters += held.largest_unit * bytes_per["parameters"]
+        gradients += held.largest_unit * bytes_per["gradients"]
+    microbatches = run.global_batch // run.sequence // (lay.dp * lay.micro_batch)
+    width = s.expert_ffn if s.experts else s.ffn
+    # A mixture of experts keeps each token's activations for the experts it is routed to.
+    routed = s.experts_per_token if s.experts else 1
+    scores = run.attention == "stored"
+
+    def layer(recompute: str) -> Fraction:
+        return shape_layer_activation_bytes(
+            run.sequence,
+            lay.micro_batch,
+            s.hidden,
+            s.heads,
+            s.kv_width,
+            s.query_width,
+            width * routed,
+            s.gated,
+            lay.tp,
+            lay.sequence_parallel,
+            recompute,
+            scores,
+        )
+
+    in_flight = _in_flight(lay.pp, microbatches, lay.chunks, stage)
+    activations = Fraction(s.layers, lay.pp) * layer(lay.recompute) * in_flight
+    if lay.recompute == "full":
+        activations += layer("none")  # the layer the backward pass rebuilds
+    tokens = run.sequence * lay.micro_batch
+    sharded = lay.tp if lay.sequence_parallel else 1
+    if stage == 0:
+        activations += in_flight * tokens * (TOKEN_ID_BYTES + Fraction(EMBEDDING_MASK_BYTES * s.hidden, sharded))
+    if stage == lay.pp - 1:
+        activations += tokens * (
+            Fraction(LOGIT_BYTES * s.hidden, sharded) + Fraction(LOGIT_BYTES * s.vocabulary, lay.tp)
+        )
+    return Memory(
+        parameters=parameters,
+        gradients=gradients,
+        optimizer=states["optimizer_states"],
+        activations=activations,
+        reserve=run.reserve * hardware.memory,
+    )
+
+
+def most_loaded(
+    shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout
+) -> tuple[int, Memory]:
+    """The stage whose GPUs hold the most, first or last (a middle stage holds less than the first), and its bytes."""
+    stages = sorted({0, layout.pp - 1})
+    memories = [(stage, stage_memory(shape, count, hardware, run, layout, stage)) for stage in stages]
+    return max(memories, key=lambda pair: pair[1].total)
+
+
+def flops_per_token(shape: TransformerShape, count: ParameterCount, sequence: int, recompute: str) -> int:
+    """Training FLOPs per token: 6N (8N with full recomputation) plus attention's (`attention_flops_per_token`)."""
+    matmul = training_flops(count.matmul, 1, "full" if recompute == "full" else "none")
+    return matmul + attention_flops_per_token(shape.layers, shape.query_width, sequence, recompute)
+
+
+def step_time(shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout) -> StepTime:
+    """A step's seconds by part on the layout (see the module's docstring for each part)."""
+    s, h, lay = shape, hardware, layout
+    t, p, d = lay.tp, lay.pp, lay.dp
+    sequences = run.global_batch // run.sequence
+    m = sequences // (d * lay.micro_batch)
+    tokens = sequences * run.sequence
+    per_token = flops_per_token(s, count, run.sequence, _attention_recompute(run, lay.recompute))
+    compute = seconds_at_utilization(per_token * tokens, h.gpus, h.peak_flops, run.share)
+    sustained = Fraction(h.peak_flops) * run.share
+
+    tensor = Fraction(0)
+    if t > 1:
+        activation = lay.micro_batch * run.sequence * s.hidden * ACTIVATION_BYTES
+        one = transfer_seconds(ring_allreduce_bytes_sent(activation, t), h.nvlink_bandwidth)
+        passes = "recompute" if lay.recompute == "full" else "no-recompute"
+        per_layer = exposed_allreduce_seconds(one, lay.micro_batch, run.sequence, s.hidden, t, sustained, passes)
+        tensor = m * Fraction(s.layers, p) * per_layer
+
+    placed = rank_placement(t, p, d, h.per_node)
+    data = Fraction(0)
+    if d > 1:
+        held = stage_parameters(count, t, p, 0, s.tied).parameters
+        bytes_per = role_bytes_per_parameter(run.recipe)
+        grads, params = held * bytes_per["gradients"], held * bytes_per["parameters"]
+        one_pass = ring_allreduce_factor(d) / 2  # a reduce-scatter or an all-gather: (d − 1)/d of the data
+
+        def seconds(sent: Fraction) -> Fraction:
+            if not placed.data_spans_nodes:
+                return transfer_seconds(sent, h.nvlink_bandwidth)
+            return transfer_seconds(cross_host_bytes_per_port(sent, placed.data_per_node), h.network_bandwidth)
+
+        per_microbatch = compute / m
+        total_flops = FLOPS_PER_PARAMETER["none"]
+        if lay.zero == 3:
+            sent = one_pass * (2 * params + grads)
+            data = m * max(Fraction(0), seconds(sent) - per_microbatch)
+        else:
+            backward = per_microbatch * Fraction(BACKWARD_FLOPS_PER_PARAMETER, total_flops)
+            forward = per_microbatch * Fraction(FORWARD_FLOPS_PER_PARAMETER, total_flops)
+            if lay.zero == 0:
+                data = max(Fraction(0), seconds(ring_allreduce_factor(d) * grads) - backward)
+            else:
+                data = max(Fraction(0), seconds(one_pass * grads) - backward)
+                data += max(Fraction(0), seconds(one_pass * params) - forward)
+
+    pipeline = bubble = Fraction(0)
+    if p > 1:
+        crossing = boundary_bytes(lay.micro_batch, run.sequence, s.hidden, ACTIVATION_BYTES, t)
+        link = h.network_bandwidth if placed.boundary_crosses_nodes else h.nvlink_bandwidth
+        pipeline = transfer_seconds(2 * m * lay.chunks * crossing, link)
+        share = interleaved_bubble(p, m, lay.chunks) if lay.chunks > 1 else bubble_formula(p, m)
+        bubble = share * (compute + tensor)
+    return StepTime(compute=compute, bubble=bubble, tensor=tensor, data=data, pipeline=pipeline)
+
+
+def evaluate(
+    shape: TransformerShape, hardware: Hardware, run: Run, layout: Layout, count: ParameterCount | None = None
+) -> Plan | Rule:
+    """The plan of one layout, or the first rule it breaks."""
+    broken = broken_rule(shape, hardware, run, layout)
+    if broken is not None:
+        return broken
+    count = count or parameter_count(shape)
+    stage, memory = most_loaded(shape, count, hardware, run, layout)
+    time = step_time(shape, count, hardware, run, layout)
+    tokens = run.global_batch // run.sequence * run.sequence
+    tokens_per_second = tokens / time.total
+    model_flops = flops_per_token(shape, count, run.sequence, "none") * tokens
+    share = model_flops / (time.total * hardware.gpus * Fraction(hardware.peak_flops))
+    gpu_hours = cost = None
+    if run.training_tokens is not None:
+        gpu_hours = run.training_tokens / tokens_per_second * hardware.gpus / 3600
+        cost = gpu_hours * run.price if run.price is not None else None
+    return Plan(layout, memory, stage, hardware.memory, time, tokens_per_second, share, gpu_hours, cost)
+
+
+def _divisors(n: int) -> list[int]:
+    return [k for k in range(1, n + 1) if n % k == 0]
+
+
+#: A value a caller fixes a layout field to.
+Fixed = int | str | bool
+#: The fields a caller may fix, by `Layout` field name.
+FIXABLE = ("tp", "pp", "dp", "zero", "micro_batch", "recompute", "sequence_parallel", "chunks")
+
+
+def layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mapping[str, Fixed]) -> Iterator[Layout]:
+    """Every layout to consider, with the fields in `fixed` (`FIXABLE`) held: all degrees t × p × d = GPUs,
+    ZeRO 0 to 3, sequence parallelism on and off where t > 1, every micro-batch that divides a replica's
+    sequences, the recomputations (selective only when the kernel stores the scores), plain 1F1B and, with
+    `Run.chunks` > 1 and a pipeline, the interleaved schedule.
+
+    A fixed value is taken as it is, so that a layout the caller asks for is checked, not skipped.
+    """
+    unknown = set(fixed) - set(FIXABLE)
+    if unknown:
+        raise KeyError(f"unknown layout fields {sorted(unknown)}; known: {', '.join(FIXABLE)}")
+    n = hardware.gpus
+    sequences = run.global_batch // run.sequence if run.global_batch % run.sequence == 0 else 1
+    recomputes = [r for r in RECOMPUTATIONS if r != "selective" or run.attention == "stored"]
+    for t in [int(fixed["tp"])] if "tp" in fixed else _divisors(n):
+        rest = n // t if n % t == 0 else 1
+        for p in [int(fixed["pp"])] if "pp" in fixed else _divisors(rest):
+            d_default = n // (t * p) if n % (t * p) == 0 else 1
+            d = int(fixed["dp"]) if "dp" in fixed else d_default
+            per_replica = sequences // d if d and sequences % d == 0 else 1
+            zeros = [int(fixed["zero"])] if "zero" in fixed else list(STAGES)
+            sps = (
+                [bool(fixed["sequence_parallel"])]
+                if "sequence_parallel" in fixed
+                else ([False, True] if t > 1 else [False])
+            )
+            micro = [int(fixed["micro_batch"])] if "micro_batch" in fixed else _divisors(per_replica)
+            rcs = [str(fixed["recompute"])] if "recompute" in fixed else recomputes
+            chunks = [int(fixed["chunks"])] if "chunks" in fixed else sorted({1, run.chunks} if p > 1 else {1})
+            for zero in zeros:
+                for sp in sps:
+                    for b in micro:
+                        for rc in rcs:
+                            for v in chunks:
+                                yield Layout(t, p, d, zero, b, rc, sp, v)
+
+
+def _reason(plan: Plan, best: Plan | None) -> Reason:
+    if not plan.fits:
+        roles = {role: value for role, value in plan.memory.by_role().items() if role != "total"}
+        return Reason(
+            "does-not-fit", part=max(roles, key=lambda role: roles[role]), extra=plan.memory.total - plan.capacity
+        )
+    if best is None or plan is best:
+        return Reason("fastest")
+    if plan.step_seconds == best.step_seconds:
+        return Reason("as-fast", part="memory", extra=plan.memory.total - best.memory.total)
+    extra = {part: plan.time.by_part()[part] - best.time.by_part()[part] for part in TIME_PARTS}
+    part = max(extra, key=lambda name: extra[name])
+    return Reason("slower", plan.step_seconds / best.step_seconds - 1, part, extra[part])
+
+
+def plan(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mapping[str, Fixed] | None = None) -> Planned:
+    """Every layout evaluated and ranked: those that fit by step time, then those that do not by memory.
+
+    Layouts that break a rule are gathered by rule and words (`Invalid.count`), the first found kept.
+    """
+    count = parameter_count(shape)
+    plans: list[Plan] = []
+    invalid: dict[tuple[str, str], Invalid] = {}
+    for layout in layouts(shape, hardware, run, fixed or {}):
+        result = evaluate(shape, hardware, run, layout, count)
+        if isinstance(result, Rule):
+            key = (result.id, result.message)
+            seen = invalid.get(key)
+            invalid[key] = Invalid(layout, result) if seen is None else replace(seen, count=seen.count + 1)
+        else:
+            plans.append(result)
+    fitting = sorted((p for p in plans if p.fits), key=lambda p: (p.step_seconds, p.memory.total))
+    others = sorted((p for p in plans if not p.fits), key=lambda p: (p.memory.total, p.step_seconds))
+    best = fitting[0] if fitting else None
+    ranked = tuple(replace(p, reason=_reason(p, best)) for p in (*fitting, *others))
+    return Planned(count, ranked, tuple(invalid.values()))

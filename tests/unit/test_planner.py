@@ -1,0 +1,532 @@
+"""The layout planner (macros/model/planner.py) and the pieces it adds to the model, against their sources.
+
+Parameter counts are computed here from each config's own fields, matrix by matrix as the model class
+builds them, not taken from the planner; where a source prints a count, it is checked too. Memory is held
+to the model's own functions (model_state_bytes, zero_state_bytes), to DeepSpeed's ZeRO estimators and to
+Megatron-LM's theoretical memory report, transcribed below from their code, with the differences the
+planner's docstring names.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from fractions import Fraction
+
+import pytest
+
+from macros import model
+from macros.data.catalog import transformer_shape
+from macros.data.hf_config import ConfigError, parse_config
+from macros.model import planner
+from macros.model.layout import placement, rank_placement
+from macros.model.parallel_activations import layer_activation_bytes, shape_layer_activation_bytes
+from macros.model.pipeline import interleaved_in_flight, schedule, stashed_microbatches
+from macros.model.shape import TransformerShape, parameter_count
+from tests.conftest import catalog
+
+# Each model's config.json, as its Hugging Face repository publishes it (the fields the model class reads).
+GPT2_XL = {"model_type": "gpt2", "n_layer": 48, "n_embd": 1600, "n_head": 25, "vocab_size": 50257, "n_positions": 1024}
+LLAMA2_7B = {
+    "model_type": "llama",
+    "num_hidden_layers": 32,
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 32,
+    "intermediate_size": 11008,
+    "vocab_size": 32000,
+    "tie_word_embeddings": False,
+}
+LLAMA3_8B = {
+    "model_type": "llama",
+    "num_hidden_layers": 32,
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "intermediate_size": 14336,
+    "vocab_size": 128256,
+    "tie_word_embeddings": False,
+}
+LLAMA3_70B = {**LLAMA3_8B, "num_hidden_layers": 80, "hidden_size": 8192, "num_attention_heads": 64}
+LLAMA3_70B["intermediate_size"] = 28672
+MIXTRAL_8X7B = {
+    "model_type": "mixtral",
+    "num_hidden_layers": 32,
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "intermediate_size": 14336,
+    "vocab_size": 32000,
+    "num_local_experts": 8,
+    "num_experts_per_tok": 2,
+    "tie_word_embeddings": False,
+}
+QWEN2_7B = {
+    "model_type": "qwen2",
+    "num_hidden_layers": 28,
+    "hidden_size": 3584,
+    "num_attention_heads": 28,
+    "num_key_value_heads": 4,
+    "intermediate_size": 18944,
+    "vocab_size": 152064,
+    "tie_word_embeddings": False,
+}
+
+
+def shape_of(config: dict[str, object]) -> TransformerShape:
+    return parse_config(json.dumps(config), "config.json")[0]
+
+
+def llama_count(c: dict[str, object], qkv_bias: bool = False) -> int:
+    """LlamaForCausalLM's (and Qwen2ForCausalLM's) parameters, matrix by matrix, from the config's fields."""
+    h, layers, v = int(c["hidden_size"]), int(c["num_hidden_layers"]), int(c["vocab_size"])
+    heads, kv, f = int(c["num_attention_heads"]), int(c["num_key_value_heads"]), int(c["intermediate_size"])
+    d = h // heads
+    q_proj, k_proj, v_proj, o_proj = h * heads * d, h * kv * d, h * kv * d, heads * d * h
+    biases = (heads * d + 2 * kv * d) if qkv_bias else 0
+    gate_proj = up_proj = down_proj = h * f
+    norms = 2 * h
+    layer = q_proj + k_proj + v_proj + o_proj + biases + gate_proj + up_proj + down_proj + norms
+    embed_tokens, lm_head, final_norm = v * h, (0 if c.get("tie_word_embeddings") else v * h), h
+    return layers * layer + embed_tokens + lm_head + final_norm
+
+
+def test_gpt2_xl_is_the_count_its_model_class_gives() -> None:
+    # GPT2LMHeadModel: c_attn 1600 × 4800 + 4800, c_proj 1600² + 1600, c_fc 1600 × 6400 + 6400, mlp c_proj
+    # 6400 × 1600 + 1600, ln_1 and ln_2 2 × 1600 each; wte 50257 × 1600 (tied to lm_head), wpe 1024 × 1600, ln_f.
+    h = 1600
+    layer = (h * 3 * h + 3 * h) + (h * h + h) + (h * 4 * h + 4 * h) + (4 * h * h + h) + 2 * (2 * h)
+    expected = 48 * layer + 50257 * h + 1024 * h + 2 * h
+    assert parameter_count(shape_of(GPT2_XL)).total == expected == 1_557_611_200
+    # nanoGPT prints "1558M params" for gpt2-xl (models.yml: gpt2-xl-released); and the course's own pieces agree.
+    assert round(expected, -6) == catalog().model("gpt2-xl-released").parameters
+    assert expected == model.shape_parameters(48, h, 50257, 1024) + model.vector_parameters(48, h)
+
+
+def test_llama_2_7b_is_the_count_its_model_class_gives() -> None:
+    expected = llama_count(LLAMA2_7B)
+    assert parameter_count(shape_of(LLAMA2_7B)).total == expected == catalog().model("llama-2-7b").parameters
+
+
+@pytest.mark.parametrize(("config", "entry"), [(LLAMA3_8B, "llama-3-8b"), (LLAMA3_70B, "llama-3-70b")])
+def test_llama_3_is_the_count_its_model_class_gives(config: dict[str, object], entry: str) -> None:
+    expected = llama_count(config)
+    assert parameter_count(shape_of(config)).total == expected
+    # The catalog's count, and the shape the catalog's fields give, are the same.
+    assert catalog().model(entry).parameters == expected
+    assert parameter_count(transformer_shape(catalog().model(entry))).total == expected
+    # Hugging Face's model pages print 8.03B and 70.6B.
+    assert round(expected / 1e9, 2 if entry == "llama-3-8b" else 1) == (8.03 if entry == "llama-3-8b" else 70.6)
+
+
+def test_qwen2_keeps_biases_on_its_queries_keys_and_values_only() -> None:
+    assert parameter_count(shape_of(QWEN2_7B)).total == llama_count(QWEN2_7B, qkv_bias=True)
+
+
+def test_mixtral_counts_every_expert_and_the_two_a_token_uses() -> None:
+    c = MIXTRAL_8X7B
+    h, f, v, experts = 4096, 14336, 32000, 8
+    attention = h * h + 2 * h * 1024 + h * h
+    expert = 3 * h * f  # w1, w2, w3
+    router = h * experts
+    layer_total = attention + experts * expert + router + 2 * h
+    layer_active = attention + 2 * expert + router + 2 * h
+    count = parameter_count(shape_of(c))
+    assert count.total == 32 * layer_total + 2 * v * h + h
+    assert count.active == 32 * layer_active + 2 * v * h + h
+    # Mistral AI's announcement: "46.7B total parameters but only uses 12.9B parameters per token".
+    assert (round(count.total / 1e9, 1), round(count.active / 1e9, 1)) == (46.7, 12.9)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{not json", "not JSON"),
+        ("[1, 2]", "expected a JSON object"),
+        ('{"model_type": "bert"}', 'model_type "bert" is not one the planner reads'),
+        ('{"model_type": "llama", "hidden_size": 4096}', 'needs "num_attention_heads"'),
+        (json.dumps({**GPT2_XL, "n_layer": "48"}), '"n_layer" is "48"; expected a whole number'),
+        (json.dumps({**GPT2_XL, "n_layer": 10_000_000}), "too large to be a real model"),
+        (json.dumps({**LLAMA3_8B, "num_key_value_heads": 5}), "do not make whole groups"),
+        (json.dumps({**LLAMA3_8B, "tie_word_embeddings": "no"}), "expected true or false"),
+    ],
+)
+def test_a_config_the_planner_cannot_read_is_one_line_naming_the_file(text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        parse_config(text, "my/config.json")
+    assert str(raised.value).startswith("my/config.json: ") and message in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+# --- The pieces the planner added to the model, against the ones they generalise.
+
+
+@pytest.mark.parametrize("tensor", [1, 2, 4, 8])
+@pytest.mark.parametrize(
+    ("technique", "sequence_parallel", "recompute"),
+    [
+        ("tensor", False, "none"),
+        ("tensor-sequence", True, "none"),
+        ("tensor-selective", False, "selective"),
+        ("tensor-sequence-selective", True, "selective"),
+        ("full-recompute", False, "full"),
+    ],
+)
+def test_any_shape_count_is_table_2_for_a_gpt_shape(
+    tensor: int, technique: str, sequence_parallel: bool, recompute: str
+) -> None:
+    if sequence_parallel and tensor == 1:
+        pytest.skip("sequence parallelism needs a tensor-parallel group")
+    h, a, s, b = 12288, 96, 2048, 1  # GPT-3's shape, Korthikanti et al.'s §5 example
+    general = shape_layer_activation_bytes(s, b, h, a, h, h, 4 * h, False, tensor, sequence_parallel, recompute)
+    assert general == layer_activation_bytes(s, b, h, a, tensor, technique)
+
+
+def test_a_gated_mlp_and_grouped_query_attention_change_the_count_by_their_tensors() -> None:
+    s, b, h, a, f = 8192, 1, 4096, 32, 14336
+    plain = shape_layer_activation_bytes(s, b, h, a, h, h, f, False, scores_stored=False)
+    gated = shape_layer_activation_bytes(s, b, h, a, h, h, f, True, scores_stored=False)
+    grouped = shape_layer_activation_bytes(s, b, h, a, 1024, h, f, True, scores_stored=False)
+    assert gated - plain == 2 * f * s * b  # SwiGLU's third intermediate, 2 bytes per value
+    assert gated - grouped == 4 * (h - 1024) * s * b  # keys and values of 8 groups instead of 32 heads
+
+
+def test_attention_flops_are_the_s_squared_term_of_narayanans_layer_flops() -> None:
+    b, s, h = 1, 2048, 12288
+    per_layer = model.tensor.layer_flops(b, s, h) - 3 * 24 * b * s * h**2
+    assert model.attention_flops_per_token(1, h, s) * b * s == per_layer
+    recomputed = model.tensor.layer_flops(b, s, h, "recompute") - 4 * 24 * b * s * h**2
+    assert model.attention_flops_per_token(1, h, s, "full") * b * s == recomputed
+
+
+@pytest.mark.parametrize(("stages", "microbatches"), list(itertools.product([1, 2, 4, 8], [1, 3, 8, 16])))
+def test_one_chunk_holds_what_the_simulated_1f1b_schedule_holds(stages: int, microbatches: int) -> None:
+    held = stashed_microbatches(schedule("1f1b", stages, microbatches), 0)
+    assert held == min(stages, microbatches)
+    assert stashed_microbatches(schedule("1f1b", stages, microbatches), stages - 1) == 1
+    # Megatron-LM's interleaved count lies between 1F1B's p and 2p − 1, nearing p as the chunks grow.
+    for chunks in (2, 4, 8):
+        assert stages <= interleaved_in_flight(stages, chunks) <= 2 * stages - 1
+
+
+def test_rank_placement_is_placement_wherever_placement_applies() -> None:
+    checked = 0
+    for t, p, d, per_node in itertools.product([1, 2, 4, 8], [1, 2, 4, 8], [1, 2, 3, 4, 8, 16], [4, 8]):
+        try:
+            _, sharing = placement(t, p, d, t * p * d, per_node)
+        except ValueError:
+            continue
+        assert rank_placement(t, p, d, per_node).data_per_node == sharing
+        checked += 1
+    assert checked > 100
+
+
+def test_rank_placement_finds_groups_that_straddle_nodes() -> None:
+    # 24 GPUs, nodes of 8: tp 4, dp 3, pp 2. Stage 0 is ranks 0-11: its groups hold 2 GPUs on node 0, 1 on node 1.
+    placed = rank_placement(4, 2, 3, 8)
+    assert (placed.nodes, placed.data_per_node, placed.data_spans_nodes) == (3, 1, True)
+    assert placed.boundary_crosses_nodes
+    assert not rank_placement(8, 1, 1, 8).data_spans_nodes
+
+
+# --- Layouts and their rules.
+
+H100 = planner.Hardware(989 * 10**12, 85_028_896_768, 450 * 10**9, 50 * 10**9, per_node=8, nodes=2)
+RUN = planner.Run(sequence=8192, global_batch=8192 * 512)
+LLAMA3 = shape_of(LLAMA3_8B)
+
+
+@pytest.mark.parametrize(
+    ("layout", "run", "rule"),
+    [
+        (planner.Layout(2, 2, 2), RUN, "gpus"),
+        (planner.Layout(16, 1, 1), RUN, "tp-node"),
+        (planner.Layout(1, 1, 16), RUN, None),
+        (planner.Layout(8, 1, 2, sequence_parallel=True), RUN, None),
+        (planner.Layout(1, 16, 1), RUN, None),
+        (planner.Layout(1, 1, 16, zero=1, chunks=2), RUN, "chunks"),
+        (planner.Layout(1, 1, 16), planner.Run(8192, 8192 * 512 + 1), "batch-sequence"),
+        (planner.Layout(1, 1, 16), planner.Run(8192, 8192 * 24), "batch-dp"),
+        (planner.Layout(1, 1, 16, micro_batch=3), RUN, "batch-micro"),
+        (planner.Layout(1, 8, 2), planner.Run(8192, 8192 * 8), "micro-stages"),
+        (planner.Layout(1, 4, 4, chunks=2), planner.Run(8192, 8192 * 24), "micro-interleaved"),
+        (planner.Layout(8, 2, 1, zero=1), RUN, "zero-dp"),
+        (planner.Layout(1, 2, 8, zero=2), RUN, "zero-pipeline"),
+        (planner.Layout(1, 2, 8, zero=1), RUN, None),
+        (planner.Layout(1, 1, 16, recompute="some"), RUN, "recompute"),
+        (planner.Layout(1, 1, 16, sequence_parallel=True), RUN, "sequence-parallel"),
+    ],
+)
+def test_each_rule_names_the_layouts_that_break_it(layout: planner.Layout, run: planner.Run, rule: str | None) -> None:
+    broken = planner.broken_rule(LLAMA3, H100, run, layout)
+    assert (broken.id if broken else None) == rule
+
+
+@pytest.mark.parametrize(
+    ("shape", "tp", "rule"),
+    [
+        (TransformerShape(12, 768, 12, 12, 3072, 50257), 8, "tp-heads"),  # 12 heads, 8 GPUs
+        (TransformerShape(32, 4096, 32, 4, 14336, 128256, gated=True), 8, "tp-kv-heads"),
+        (TransformerShape(32, 4096, 32, 8, 14340, 128256, gated=True), 8, "tp-ffn"),
+        (TransformerShape(30, 4096, 32, 8, 14336, 128256, gated=True), 1, "pp-layers"),  # 30 layers, 4 stages
+    ],
+)
+def test_degrees_must_divide_heads_groups_the_mlp_and_the_layers(shape: TransformerShape, tp: int, rule: str) -> None:
+    pp = 4 if rule == "pp-layers" else 1
+    broken = planner.broken_rule(shape, H100, RUN, planner.Layout(tp, pp, 16 // (tp * pp)))
+    assert broken is not None and broken.id == rule
+
+
+def test_every_rule_is_tested_above() -> None:
+    assert set(planner.RULES) == {
+        "gpus",
+        "tp-node",
+        "tp-heads",
+        "tp-kv-heads",
+        "tp-ffn",
+        "sequence-parallel",
+        "pp-layers",
+        "chunks",
+        "batch-sequence",
+        "batch-dp",
+        "batch-micro",
+        "micro-stages",
+        "micro-interleaved",
+        "zero-dp",
+        "zero-pipeline",
+        "recompute",
+    }
+
+
+# --- Memory by role, against the model's functions and the two references.
+
+
+def _states(memory: planner.Memory) -> Fraction:
+    return memory.parameters + memory.gradients + memory.optimizer
+
+
+def _memory(shape: TransformerShape, run: planner.Run, layout: planner.Layout, stage: int = 0) -> planner.Memory:
+    return planner.stage_memory(shape, parameter_count(shape), H100, run, layout, stage)
+
+
+@pytest.mark.parametrize("recipe", list(model.RECIPES))
+def test_plain_data_parallelism_holds_model_state_bytes(recipe: str) -> None:
+    run = planner.Run(8192, 8192 * 512, recipe=recipe)
+    total = parameter_count(LLAMA3).total
+    assert _states(_memory(LLAMA3, run, planner.Layout(1, 1, 16))) == model.model_state_bytes(total, "all", recipe)
+
+
+@pytest.mark.parametrize(("zero", "stage_id"), [(0, "dp"), (1, "os"), (2, "os-g"), (3, "os-g-p")])
+def test_zero_stages_hold_what_zero_state_bytes_gives(zero: int, stage_id: str) -> None:
+    run = planner.Run(8192, 8192 * 512, recipe="mixed-adam")
+    memory = _memory(LLAMA3, run, planner.Layout(1, 1, 16, zero=zero))
+    total = parameter_count(LLAMA3).total
+    gathered = 0
+    if zero == 3:  # ZeRO-3 also holds its largest unit gathered: here the 128256 × 4096 embeddings, 2 + 2 bytes each
+        gathered = 4 * 128256 * 4096
+    assert _states(memory) == model.zero_state_bytes(total, stage_id, 16) + gathered
+    by_role = model.device_bytes_by_role(total, 16, zero, "mixed-adam")
+    assert memory.optimizer == by_role["optimizer_states"]
+
+
+def test_zero_2_is_deepspeeds_estimate_for_its_recipe() -> None:
+    # deepspeed/runtime/zero/stage_1_and_2.py, estimate_zero2_model_states_mem_needs, cpu_offload=False:
+    # "gpu_mem = 2 * total_params + int(18 * total_params / total_gpus)".
+    run = planner.Run(8192, 8192 * 512, recipe="fp16-adam-fp32-grads")
+    total, gpus = parameter_count(LLAMA3).total, 16
+    deepspeed = 2 * total + int(18 * total / gpus)
+    assert int(_states(_memory(LLAMA3, run, planner.Layout(1, 1, gpus, zero=2)))) == deepspeed
+
+
+def test_zero_3_differs_from_deepspeeds_estimate_by_the_sharded_fp16_gradients() -> None:
+    # stage3.py, estimate_zero3_model_states_mem_needs, no offload:
+    # "largest_layer_memory = (4 * largest_layer_params)"; "gpu_mem = largest_layer_memory + int(18 * total_params
+    # / total_gpus)". The planner counts every state of the recipe sharded, 20Ψ/N: 2Ψ/N more (its docstring).
+    run = planner.Run(8192, 8192 * 512, recipe="fp16-adam-fp32-grads")
+    count, gpus = parameter_count(LLAMA3), 16
+    largest = count.embedding  # the largest unit: 128256 × 4096 embeddings, above a layer's 218M
+    deepspeed = 4 * largest + Fraction(18 * count.total, gpus)
+    ours = _states(_memory(LLAMA3, run, planner.Layout(1, 1, gpus, zero=3)))
+    assert ours - deepspeed == Fraction(2 * count.total, gpus)
+
+
+def _megatron_weights_and_optimizer(shape: TransformerShape, t: int, p: int, d: int, distributed: bool) -> Fraction:
+    """compute_weight_and_optimizer_memory of megatron/training/theoretical_memory_usage.py, for a dense model
+    without biases (GQA, SwiGLU, RMSNorm, untied embeddings), its padded vocabulary the config's."""
+    h, layers = shape.hidden, shape.layers
+    query_projection_to_hidden_size_ratio = Fraction(shape.query_width, h)
+    self_attn_term = 2 * h * h * ((1 + Fraction(shape.kv_heads, shape.heads)) * query_projection_to_hidden_size_ratio)
+    gated_linear_multiplier = Fraction(3, 2) if shape.gated else 1
+    dense_mlp_params = 2 * h * shape.ffn * gated_linear_multiplier
+    norm_size = 1  # RMSNorm
+    layernorm_params = 2 * h * norm_size
+    embedding_size = h * shape.vocabulary
+    final_layernorm = norm_size * h
+    tp_sharded = (self_attn_term + dense_mlp_params) * layers
+    replicated = layernorm_params * layers + final_layernorm
+    tp_sharded_on_most_loaded = (tp_sharded / p + embedding_size) / t
+    replicated_on_most_loaded = replicated / p
+    if not shape.tied and p == 1:
+        tp_sharded_on_most_loaded += Fraction(embedding_size, t)
+    per_parameter = 6 + Fraction(12, d) if distributed else 18
+    return (tp_sharded_on_most_loaded + replicated_on_most_loaded) * per_parameter
+
+
+@pytest.mark.parametrize(("t", "p"), [(1, 1), (2, 1), (1, 2), (2, 2), (2, 4)])
+@pytest.mark.parametrize("zero", [0, 1])
+def test_megatrons_theoretical_weights_and_optimizer_memory(t: int, p: int, zero: int) -> None:
+    d = 16 // (t * p)
+    ours = _states(_memory(LLAMA3, RUN, planner.Layout(t, p, d, zero=zero)))
+    megatron = _megatron_weights_and_optimizer(LLAMA3, t, p, d, distributed=zero == 1)
+    # Megatron-LM counts the final norm on every stage's share (replicated / p); the planner puts it on the last.
+    final_norm_share = Fraction(LLAMA3.hidden, p) * (6 + Fraction(12, d) if zero else 18) if p > 1 else 0
+    assert ours == megatron - final_norm_share
+
+
+def _megatron_activations(shape: TransformerShape, run: planner.Run, b: int, t: int, p: int, m: int) -> Fraction:
+    """compute_activation_memory of theoretical_memory_usage.py (Table 2 with sequence parallelism and selective
+    recomputation), the first stage, 1F1B."""
+    s, h = run.sequence, shape.hidden
+    activation_memory = Fraction(s * b * h) * (18 + 4 * Fraction(shape.ffn, h))
+    activation_memory *= shape.layers
+    activation_memory += 8 * s * b * p
+    activation_memory += s * b * h * p
+    if p > 1:
+        activation_memory *= min(1, Fraction(m, p))
+    if p == 1:
+        activation_memory += s * b * h * 4 * (1 + Fraction(shape.vocabulary, h))
+    return activation_memory / t
+
+
+GPT_SHAPE = TransformerShape(32, 4096, 32, 32, 16384, 51200, norm="rmsnorm")  # not gated, as Megatron's formula
+
+
+@pytest.mark.parametrize(("t", "p", "b"), [(1, 1, 1), (1, 2, 2), (1, 4, 1), (2, 1, 1), (2, 2, 1), (4, 2, 2)])
+def test_megatrons_theoretical_activation_memory(t: int, p: int, b: int) -> None:
+    d = 16 // (t * p)
+    layout = planner.Layout(t, p, d, micro_batch=b, recompute="selective", sequence_parallel=t > 1)
+    m = RUN.global_batch // RUN.sequence // (d * b)
+    ours = _memory(GPT_SHAPE, RUN, layout).activations
+    megatron = _megatron_activations(GPT_SHAPE, RUN, b, t, p, m)
+    # Megatron-LM divides the embedding's int64 token ids by t too; they are not split (the docstring's note).
+    token_ids = 8 * RUN.sequence * b * p
+    assert ours - megatron == token_ids - Fraction(token_ids, t)
+
+
+def test_a_gated_mlp_keeps_more_than_megatrons_formula_counts() -> None:
+    gated = TransformerShape(32, 4096, 32, 32, 16384, 51200, gated=True, norm="rmsnorm")
+    layout = planner.Layout(1, 1, 16, recompute="selective")
+    difference = _memory(gated, RUN, layout).activations - _megatron_activations(gated, RUN, 1, 1, 1, 32)
+    assert difference == 32 * 2 * gated.ffn * RUN.sequence
+
+
+def test_the_reserve_is_the_stated_share_of_the_memory() -> None:
+    run = planner.Run(8192, 8192 * 512, reserve=Fraction(1, 5))
+    assert _memory(LLAMA3, run, planner.Layout(1, 1, 16)).reserve == Fraction(H100.memory, 5)
+
+
+def test_full_recomputation_keeps_inputs_and_rebuilds_one_layer() -> None:
+    layout = planner.Layout(1, 1, 16, recompute="full")
+    none = _memory(LLAMA3, RUN, planner.Layout(1, 1, 16)).activations
+    full = _memory(LLAMA3, RUN, layout).activations
+    per_layer_none = shape_layer_activation_bytes(8192, 1, 4096, 32, 1024, 4096, 14336, True, scores_stored=False)
+    ends = none - 32 * per_layer_none  # the embedding's and the logits' terms, the same in both
+    assert full == ends + 32 * 2 * 8192 * 4096 + per_layer_none
+
+
+def test_a_pipeline_stage_holds_its_layers_and_its_end_of_the_model() -> None:
+    count = parameter_count(LLAMA3)
+    first = planner.stage_parameters(count, 2, 4, 0, tied=False)
+    last = planner.stage_parameters(count, 2, 4, 3, tied=False)
+    layers = Fraction(32, 4)
+    assert first.parameters == layers * (Fraction(count.layer.split, 2) + count.layer.copied) + count.embedding / 2
+    assert last.parameters == layers * (Fraction(count.layer.split, 2) + count.layer.copied) + (
+        Fraction(count.output, 2) + count.final_norm
+    )
+
+
+# --- Step time by part.
+
+
+def test_one_gpu_steps_in_its_compute_time_alone() -> None:
+    one = planner.Hardware(989 * 10**12, 85_028_896_768, 450 * 10**9, 50 * 10**9, per_node=1, nodes=1)
+    small = TransformerShape(12, 768, 12, 12, 3072, 50257, positions=1024, attention_bias=True)
+    run = planner.Run(1024, 1024 * 8)
+    time = planner.step_time(small, parameter_count(small), one, run, planner.Layout(1, 1, 1, micro_batch=8))
+    count = parameter_count(small)
+    flops = (6 * count.matmul + 12 * 12 * 768 * 1024) * 1024 * 8
+    assert time.compute == model.seconds_at_utilization(flops, 1, 989 * 10**12, Fraction(1, 2))
+    assert time.total == time.compute
+
+
+def test_tensor_time_is_the_exposed_all_reduces_of_each_layer_and_micro_batch() -> None:
+    layout = planner.Layout(8, 1, 2)
+    time = planner.step_time(LLAMA3, parameter_count(LLAMA3), H100, RUN, layout)
+    activation = 1 * 8192 * 4096 * 2
+    one = model.transfer_seconds(model.ring_allreduce_bytes_sent(activation, 8), H100.nvlink_bandwidth)
+    sustained = Fraction(H100.peak_flops) / 2
+    per_layer = model.tensor.exposed_allreduce_seconds(one, 1, 8192, 4096, 8, sustained)
+    assert time.tensor == 256 * 32 * per_layer  # 512 sequences over dp 2: 256 micro-batches of one
+
+
+def test_the_bubble_is_narayanans_share_of_the_compute() -> None:
+    layout = planner.Layout(1, 4, 4, zero=1)
+    time = planner.step_time(LLAMA3, parameter_count(LLAMA3), H100, RUN, layout)
+    assert time.bubble == model.pipeline.bubble_formula(4, 128) * time.compute
+    interleaved = planner.step_time(LLAMA3, parameter_count(LLAMA3), H100, RUN, planner.Layout(1, 4, 4, 1, chunks=2))
+    assert interleaved.bubble == model.pipeline.interleaved_bubble(4, 128, 2) * interleaved.compute
+
+
+def test_zero_3_on_a_slow_network_exposes_its_per_micro_batch_traffic() -> None:
+    slow = planner.Hardware(989 * 10**12, 85_028_896_768, 450 * 10**9, 10**9, per_node=8, nodes=2)
+    count = parameter_count(LLAMA3)
+    zero3 = planner.step_time(LLAMA3, count, slow, RUN, planner.Layout(1, 1, 16, zero=3))
+    zero1 = planner.step_time(LLAMA3, count, slow, RUN, planner.Layout(1, 1, 16, zero=1))
+    assert zero3.data > 10 * zero1.data > 0
+
+
+# --- The ranking.
+
+
+def test_the_plan_ranks_fitting_layouts_by_step_time_each_with_a_reason() -> None:
+    planned = planner.plan(LLAMA3, H100, planner.Run(8192, 8192 * 64), {"micro_batch": 1})
+    assert planned.parameters.total == llama_count(LLAMA3_8B)
+    fits = [p.fits for p in planned.plans]
+    assert fits == sorted(fits, reverse=True) and any(fits) and not all(fits)
+    fitting = [p for p in planned.plans if p.fits]
+    assert [p.step_seconds for p in fitting] == sorted(p.step_seconds for p in fitting)
+    assert fitting[0].reason.kind == "fastest"
+    assert {p.reason.kind for p in fitting[1:]} <= {"slower", "as-fast"}
+    assert all(p.reason.kind == "does-not-fit" for p in planned.plans if not p.fits)
+    for p in fitting[1:]:
+        if p.reason.kind == "slower":
+            assert p.reason.slower_by == p.step_seconds / fitting[0].step_seconds - 1 > 0
+    assert {item.rule.id for item in planned.invalid} >= {"tp-node", "zero-dp", "zero-pipeline"}
+
+
+def test_fixed_fields_are_held() -> None:
+    planned = planner.plan(LLAMA3, H100, RUN, {"tp": 2, "zero": 1, "recompute": "full"})
+    assert planned.plans and all(
+        (p.layout.tp, p.layout.zero, p.layout.recompute) == (2, 1, "full") for p in planned.plans
+    )
+    with pytest.raises(KeyError, match="unknown layout fields"):
+        list(planner.layouts(LLAMA3, H100, RUN, {"tensor": 2}))
+
+
+def test_gpu_hours_and_cost_follow_from_the_tokens_per_second() -> None:
+    run = planner.Run(8192, 8192 * 512, training_tokens=10**12, price=Fraction(5, 2))
+    result = planner.evaluate(LLAMA3, H100, run, planner.Layout(1, 1, 16, zero=3))
+    assert isinstance(result, planner.Plan)
+    assert result.gpu_hours == Fraction(10**12) / result.tokens_per_second * 16 / 3600
+    assert result.cost == result.gpu_hours * Fraction(5, 2)
+    assert 0 < result.share_of_peak <= Fraction(1, 2)
+
+
+def test_the_catalogs_new_gpus_have_what_the_planner_needs() -> None:
+    for gpu_id in ("h100-sxm5", "h200", "b200"):
+        gpu = catalog().gpu(gpu_id)
+        assert gpu.memory and gpu.sold and gpu.peak_bf16_flops and gpu.nvlink and gpu.network
+        assert gpu.memory > gpu.sold  # binary GiB as CUDA counts them, against the vendor's decimal GB
+        assert catalog().quantity(gpu_id, "peak_bf16_flops").source.id == "torchtitan-peak-flops"
+    assert catalog().gpu("h200").memory == 143_156 * 2**20
+    assert catalog().gpu("b200").memory == 182_642 * 2**20

@@ -1,0 +1,431 @@
+"""Plan a run: every layout of a model on a cluster, ranked, from the course's model (`macros.model.planner`).
+
+    python -m tools.plan --model llama-3-8b --gpu h100-sxm5 --gpus 16 --sequence 8192 --global-batch 4194304
+    python -m tools.plan --config path/to/config.json --gpu h100-sxm5 --gpus 64 --sequence 4096 \\
+        --global-batch 4194304 --training-tokens 1e12 --price 2.5 --json
+
+The model is a Hugging Face config.json (`--config`: GPT-2, Llama, Mistral, Qwen2, Mixtral) or a catalog entry
+(`--model`); the GPU, its NVLink and its network port come from the catalog (`--gpu`, `--nvlink`, `--network`).
+Any of `--tp --pp --dp --zero --micro-batch --recompute --sequence-parallel --chunks` holds that field fixed;
+every other is searched. It prints the best layouts as a table (`--top`), or everything as JSON (`--json`):
+`parameters`, and `layouts` best first, each with its degrees, `memory` by role in bytes on the most loaded GPU,
+`fits`, `step_seconds` and `tokens_per_second`; `invalid` holds each rule some layouts break, with one of them.
+
+Bad input gets one line on stderr that names the flag or the file and the fix, and exit code 2: never a
+traceback. A plan whose every layout breaks a rule is bad input too (the rule is the line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, NoReturn
+
+from macros.data.catalog import Catalog, CatalogError, Gpu, load_catalog, transformer_shape
+from macros.data.hf_config import ConfigError, parse_config
+from macros.model import planner
+from macros.model.memory import RECIPES
+from macros.model.shape import ParameterCount, TransformerShape
+
+CATALOG = Path(__file__).resolve().parents[1] / "catalog"
+#: Beyond these a flag's value is absurd rather than large, and is refused.
+LIMITS: Mapping[str, int] = {
+    "gpus": 1_000_000,
+    "gpus_per_node": 1_024,
+    "sequence": 10_000_000,
+    "global_batch": 10**12,
+    "training_tokens": 10**16,
+    "chunks": 64,
+    "micro_batch": 1_000_000,
+}
+#: What each part of a step's time is called in a reason.
+PART_WORDS: Mapping[str, str] = {
+    "compute": "compute",
+    "bubble": "pipeline bubble",
+    "tensor": "exposed tensor-parallel traffic",
+    "data": "exposed data-parallel traffic",
+    "pipeline": "pipeline sends",
+}
+GIB = 2**30
+
+
+class InputError(Exception):
+    """Bad input: the message is the one line the user reads."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One line, naming the flag, as every other bad input gets.
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
+def _count(flag: str, limit: str | None = None) -> Any:
+    def read(text: str) -> int:
+        try:
+            value = Fraction(text.replace("_", "").replace(",", ""))
+        except (ValueError, ZeroDivisionError):
+            raise argparse.ArgumentTypeError(f"{flag} {text!r}: expected a whole number, such as 16") from None
+        if value.denominator != 1 or value < 1:
+            raise argparse.ArgumentTypeError(f"{flag} {text!r}: expected a whole number of at least 1")
+        if limit and value > LIMITS[limit]:
+            raise argparse.ArgumentTypeError(f"{flag} {text}: beyond {LIMITS[limit]:,}, too large to be a real run")
+        return int(value)
+
+    return read
+
+
+def _share(flag: str, allow_zero: bool) -> Any:
+    def read(text: str) -> Fraction:
+        body = text.strip().removesuffix("%")
+        try:
+            value = Fraction(body) / (100 if text.strip().endswith("%") else 1)
+        except (ValueError, ZeroDivisionError):
+            raise argparse.ArgumentTypeError(f"{flag} {text!r}: expected a share, such as 50% or 0.5") from None
+        ok = 0 <= value < 1 if allow_zero else 0 < value <= 1
+        if not ok:
+            bounds = "from 0% up to, not including, 100%" if allow_zero else "above 0% and at most 100%"
+            raise argparse.ArgumentTypeError(f"{flag} {text!r}: expected a share {bounds}")
+        return value
+
+    return read
+
+
+def _money(text: str) -> Fraction:
+    try:
+        value = Fraction(text.strip().removeprefix("$"))
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"--price {text!r}: expected dollars per GPU-hour, such as 2.5") from None
+    if value <= 0 or value > 10_000:
+        raise argparse.ArgumentTypeError(f"--price {text}: expected dollars per GPU-hour above 0 and at most 10,000")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line's flags."""
+    p = _Parser(prog="python -m tools.plan", description=__doc__.split("\n\n")[0] if __doc__ else None)
+    model = p.add_mutually_exclusive_group(required=True)
+    model.add_argument("--config", metavar="FILE", help="a Hugging Face config.json")
+    model.add_argument("--model", metavar="ID", help="a model of the catalog, such as llama-3-8b")
+    p.add_argument("--gpu", metavar="ID", default="h100-sxm5", help="a GPU of the catalog (default: h100-sxm5)")
+    p.add_argument("--gpus", type=_count("--gpus", "gpus"), required=True, help="GPUs in all")
+    p.add_argument("--gpus-per-node", type=_count("--gpus-per-node", "gpus_per_node"), default=8)
+    p.add_argument("--sequence", type=_count("--sequence", "sequence"), required=True, help="tokens per sequence")
+    p.add_argument(
+        "--global-batch", type=_count("--global-batch", "global_batch"), required=True, help="tokens per step"
+    )
+    p.add_argument("--recipe", default=planner.PLANNER_RECIPE, help=f"one of {', '.join(RECIPES)}")
+    p.add_argument("--share", type=_share("--share", False), default=Fraction(1, 2), help="of peak (default 50%%)")
+    p.add_argument(
+        "--reserve", type=_share("--reserve", True), default=Fraction(1, 10), help="of memory held back (10%%)"
+    )
+    p.add_argument("--training-tokens", type=_count("--training-tokens", "training_tokens"), help="such as 1e12")
+    p.add_argument("--price", type=_money, help="dollars per GPU-hour")
+    p.add_argument("--attention", choices=planner.ATTENTION_KERNELS, default="fused")
+    p.add_argument("--nvlink", metavar="ID", help="an interconnect of the catalog, within a node")
+    p.add_argument("--network", metavar="ID", help="an interconnect of the catalog, each GPU's port between nodes")
+    p.add_argument("--tp", type=_count("--tp", "gpus"))
+    p.add_argument("--pp", type=_count("--pp", "gpus"))
+    p.add_argument("--dp", type=_count("--dp", "gpus"))
+    p.add_argument("--zero", type=int, choices=(0, 1, 2, 3))
+    p.add_argument("--micro-batch", type=_count("--micro-batch", "micro_batch"))
+    p.add_argument("--recompute", choices=planner.RECOMPUTATIONS)
+    p.add_argument("--sequence-parallel", choices=("on", "off"))
+    p.add_argument("--chunks", type=_count("--chunks", "chunks"), default=None, help="interleaved model chunks")
+    p.add_argument("--top", type=_count("--top"), default=10, help="rows of the table (default 10)")
+    p.add_argument("--json", action="store_true", help="everything as JSON")
+    return p
+
+
+def _model(args: argparse.Namespace, catalog: Catalog) -> tuple[TransformerShape, str]:
+    if args.config is not None:
+        path = Path(args.config)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise InputError(f"--config {args.config}: cannot be read ({error.strerror}); give a config.json") from None
+        except UnicodeDecodeError:
+            raise InputError(f"--config {args.config}: not text; give a Hugging Face config.json") from None
+        try:
+            shape, kind = parse_config(text, f"--config {args.config}")
+        except ConfigError as error:
+            raise InputError(str(error)) from None
+        return shape, f"{path.name} ({kind})"
+    try:
+        record = catalog.model(args.model)
+        return transformer_shape(record), record.name
+    except KeyError as error:
+        raise InputError(f"--model: {error.args[0]}") from None
+    except ValueError as error:
+        raise InputError(f"--model {args.model}: {error}; give its config.json with --config") from None
+
+
+def _gpu(args: argparse.Namespace, catalog: Catalog) -> tuple[Gpu, planner.Hardware]:
+    try:
+        gpu = catalog.gpu(args.gpu)
+    except KeyError as error:
+        raise InputError(f"--gpu: {error.args[0]}") from None
+    if gpu.memory is None or gpu.peak_bf16_flops is None:
+        missing = "memory as CUDA gives it" if gpu.memory is None else "dense bf16 peak"
+        usable = [g.id for g in catalog.records.values() if isinstance(g, Gpu) and g.memory and g.peak_bf16_flops]
+        raise InputError(f"--gpu {args.gpu}: the catalog has no {missing} for it; pick one of {', '.join(usable)}")
+    links = {}
+    for flag, attribute in (("--nvlink", "nvlink"), ("--network", "network")):
+        chosen = getattr(args, attribute)
+        link = getattr(gpu, attribute)
+        if chosen is not None:
+            try:
+                record = catalog.entry(chosen, "interconnects")
+            except KeyError as error:
+                raise InputError(f"{flag}: {error.args[0]}") from None
+            link = record
+        if link is None:
+            raise InputError(
+                f"{flag}: the catalog gives {args.gpu} no {attribute}; name one, such as {flag} nvlink-h100"
+            )
+        links[attribute] = link.bandwidth_per_direction
+    if args.gpus > args.gpus_per_node and args.gpus % args.gpus_per_node:
+        raise InputError(
+            f"--gpus {args.gpus} is not whole nodes of --gpus-per-node {args.gpus_per_node}: give a multiple of it"
+        )
+    per_node = min(args.gpus, args.gpus_per_node)
+    hardware = planner.Hardware(
+        peak_flops=gpu.peak_bf16_flops,  # type: ignore[arg-type]
+        memory=gpu.memory,
+        nvlink_bandwidth=links["nvlink"],
+        network_bandwidth=links["network"],
+        per_node=per_node,
+        nodes=args.gpus // per_node,
+    )
+    return gpu, hardware
+
+
+def _fixed(args: argparse.Namespace, gpus: int) -> dict[str, planner.Fixed]:
+    fixed: dict[str, planner.Fixed] = {}
+    for name in ("tp", "pp", "dp"):
+        value = getattr(args, name)
+        if value is not None:
+            if gpus % value:
+                divisors = ", ".join(str(k) for k in range(1, gpus + 1) if gpus % k == 0)
+                raise InputError(f"--{name} {value} does not divide the {gpus} GPUs: give one of {divisors}")
+            fixed[name] = value
+    degrees = [int(fixed[name]) for name in ("tp", "pp", "dp") if name in fixed]
+    product = 1
+    for value in degrees:
+        product *= value
+    if gpus % product or (len(degrees) == 3 and product != gpus):
+        given = " × ".join(f"--{name} {fixed[name]}" for name in ("tp", "pp", "dp") if name in fixed)
+        raise InputError(f"{given} = {product} does not multiply to the {gpus} GPUs with whole degrees")
+    for name, field in (
+        ("zero", "zero"),
+        ("micro_batch", "micro_batch"),
+        ("recompute", "recompute"),
+        ("chunks", "chunks"),
+    ):
+        if getattr(args, name) is not None:
+            fixed[field] = getattr(args, name)
+    if args.sequence_parallel is not None:
+        fixed["sequence_parallel"] = args.sequence_parallel == "on"
+    return fixed
+
+
+def _number(value: Fraction | int | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _layout(plan: planner.Plan) -> dict[str, Any]:
+    lay = plan.layout
+    return {
+        "tp": lay.tp,
+        "pp": lay.pp,
+        "dp": lay.dp,
+        "zero": lay.zero,
+        "micro_batch": lay.micro_batch,
+        "recompute": lay.recompute,
+        "sequence_parallel": lay.sequence_parallel,
+        "chunks": lay.chunks,
+        "memory": {role: round(value) for role, value in plan.memory.by_role().items()},
+        "most_loaded_stage": plan.stage,
+        "capacity": plan.capacity,
+        "fits": plan.fits,
+        "step_seconds": float(plan.step_seconds),
+        "time": {part: float(value) for part, value in plan.time.by_part().items()},
+        "tokens_per_second": float(plan.tokens_per_second),
+        "share_of_peak": float(plan.share_of_peak),
+        "gpu_hours": _number(plan.gpu_hours),
+        "cost": _number(plan.cost),
+        "reason": reason_words(plan),
+    }
+
+
+def reason_words(plan: planner.Plan) -> str:
+    """The plan's `Reason` in words."""
+    r = plan.reason
+    if r.kind == "fastest":
+        return "the fastest layout that fits"
+    if r.kind == "as-fast":
+        return f"as fast as #1, with {float(r.extra) / GIB:.2f} GiB more on its most loaded GPU"
+    if r.kind == "slower":
+        return f"{float(r.slower_by):.1%} slower than #1: +{float(r.extra):.3g} s of {PART_WORDS[r.part]}"
+    return (
+        f"does not fit: {float(r.extra) / GIB:.1f} GiB over the {plan.capacity / GIB:.1f} GiB CUDA gives programs;"
+        f" its largest part is {r.part}"
+    )
+
+
+def _parameters(count: ParameterCount) -> dict[str, int]:
+    return {"total": count.total, "active": count.active, "embedding": count.embedding, "output": count.output}
+
+
+def _invalid(item: planner.Invalid) -> dict[str, Any]:
+    lay = item.layout
+    return {
+        "tp": lay.tp,
+        "pp": lay.pp,
+        "dp": lay.dp,
+        "zero": lay.zero,
+        "micro_batch": lay.micro_batch,
+        "recompute": lay.recompute,
+        "sequence_parallel": lay.sequence_parallel,
+        "chunks": lay.chunks,
+        "rule": item.rule.id,
+        "message": item.rule.message,
+        "layouts": item.count,
+    }
+
+
+def _table(
+    name: str, gpu: Gpu, hardware: planner.Hardware, run: planner.Run, planned: planner.Planned, top: int
+) -> str:
+    count = planned.parameters
+    active = f", {count.active:,} active per token" if count.active != count.total else ""
+    lines = [
+        f"{name}: {count.total:,} parameters{active}",
+        f"{hardware.gpus} × {gpu.name} ({hardware.nodes} node{'s' if hardware.nodes > 1 else ''} of"
+        f" {hardware.per_node}), {hardware.memory / GIB:.1f} GiB each to programs;"
+        f" {run.sequence:,}-token sequences, {run.global_batch:,} tokens a step",
+        f"assumed: {float(run.share):.0%} of the {float(hardware.peak_flops) / 1e12:,.0f} TFLOP/s dense bf16 peak,"
+        f" recipe {run.recipe}, {float(run.reserve):.0%} of memory held back, {run.attention} attention",
+        "",
+    ]
+    header = ("#", "tp", "pp", "dp", "ZeRO", "SP", "mb", "recompute", "GiB", "fits", "step s", "tokens/s", "MFU")
+    extra = ("GPU-hours", "cost") if run.training_tokens else ()
+    rows: list[Sequence[str]] = [(*header, *extra, "why")]
+    for rank, p in enumerate(planned.plans[:top], 1):
+        lay = p.layout
+        cells = [
+            str(rank),
+            str(lay.tp),
+            str(lay.pp) + (f"×{lay.chunks}" if lay.chunks > 1 else ""),
+            str(lay.dp),
+            str(lay.zero),
+            "on" if lay.sequence_parallel else "off",
+            str(lay.micro_batch),
+            lay.recompute,
+            f"{float(p.memory.total) / GIB:.1f}",
+            "yes" if p.fits else "no",
+            f"{float(p.step_seconds):.3g}",
+            f"{float(p.tokens_per_second):,.0f}",
+            f"{float(p.share_of_peak):.1%}",
+        ]
+        if run.training_tokens:
+            cells.append(f"{float(p.gpu_hours or 0):,.0f}")
+            cells.append(f"${float(p.cost):,.0f}" if p.cost is not None else "")
+        cells.append(reason_words(p))
+        rows.append(cells)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:
+        lines.append("  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1])
+    fitting = sum(p.fits for p in planned.plans)
+    broken = sum(item.count for item in planned.invalid)
+    lines.append("")
+    lines.append(f"{len(planned.plans):,} valid layouts, {fitting:,} of them fit; {broken:,} break a rule.")
+    return "\n".join(lines)
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """The command line; returns its exit code."""
+    args = parser().parse_args(argv)
+    try:
+        catalog = load_catalog(CATALOG)
+    except CatalogError as error:
+        raise InputError(f"the catalog: {error}") from None
+    shape, name = _model(args, catalog)
+    gpu, hardware = _gpu(args, catalog)
+    if args.global_batch % args.sequence:
+        raise InputError(
+            f"--global-batch {args.global_batch} is not whole sequences of --sequence {args.sequence} tokens:"
+            f" give a multiple of {args.sequence}"
+        )
+    if args.recipe not in RECIPES:
+        raise InputError(f"--recipe {args.recipe!r} is not a recipe of the course; known: {', '.join(RECIPES)}")
+    fixed = _fixed(args, hardware.gpus)
+    chunks = args.chunks or 1
+    plan_run = planner.Run(
+        sequence=args.sequence,
+        global_batch=args.global_batch,
+        share=args.share,
+        recipe=args.recipe,
+        reserve=args.reserve,
+        training_tokens=args.training_tokens,
+        price=args.price,
+        attention=args.attention,
+        chunks=chunks,
+    )
+    planned = planner.plan(shape, hardware, plan_run, fixed)
+    if not planned.plans:
+        first = planned.invalid[0].rule.message if planned.invalid else "no layout to consider"
+        given = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in fixed.items())
+        raise InputError(f"no layout keeps the rules{' with ' + given if given else ''}: {first}")
+    if args.json:
+        document = {
+            "model": name,
+            "parameters": _parameters(planned.parameters),
+            "gpu": {
+                "id": gpu.id,
+                "name": gpu.name,
+                "memory": hardware.memory,
+                "peak_flops": float(hardware.peak_flops),
+            },
+            "cluster": {"gpus": hardware.gpus, "per_node": hardware.per_node, "nodes": hardware.nodes},
+            "assumptions": {
+                "sequence": plan_run.sequence,
+                "global_batch": plan_run.global_batch,
+                "share_of_peak": float(plan_run.share),
+                "recipe": plan_run.recipe,
+                "reserve": float(plan_run.reserve),
+                "attention": plan_run.attention,
+                "training_tokens": plan_run.training_tokens,
+                "price_per_gpu_hour": _number(plan_run.price),
+            },
+            "layouts": [_layout(p) for p in (planned.plans[: args.top] if "top" in _given(argv) else planned.plans)],
+            "invalid": [_invalid(item) for item in planned.invalid],
+        }
+        print(json.dumps(document, indent=1))
+    else:
+        print(_table(name, gpu, hardware, plan_run, planned, args.top))
+    return 0
+
+
+def _given(argv: Sequence[str] | None) -> set[str]:
+    """The long flags given on the command line, without their dashes."""
+    words = sys.argv[1:] if argv is None else argv
+    return {word[2:].split("=")[0].replace("-", "_") for word in words if word.startswith("--")}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; bad input is one line on stderr and exit code 2."""
+    try:
+        return run(argv)
+    except InputError as error:
+        print(f"python -m tools.plan: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
