@@ -53,9 +53,9 @@ what it outlasts its weight-gradient GEMM by, at the GPU's peak
 (`nvlink_exposed`, `tensor.exposed_allreduce_seconds`): the most it waits at the
 link's bandwidth, since a GEMM below the peak hides more.
 
-Two totals, both at peak compute and line rate and so both below any real step:
+Two totals, both at peak compute and line rate:
 `total`, nothing overlapped, the worst case for overlap; and
-`overlapped`, the network's transfers hidden behind the compute and each
+`overlapped`, a bound below any real step: the network's transfers hidden behind the compute and each
 backward tensor-parallel all-reduce behind its matrix's weight-gradient GEMM,
 while the forward ones, which each block waits for, stay in line. It is the
 least a step takes: a GPU below its peak waits less for the backward

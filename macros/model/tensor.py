@@ -23,8 +23,8 @@ asynchronously before the weight-gradient GEMM
 megatron/core/tensor_parallel/layers.py), relying on
 CUDA_DEVICE_MAX_CONNECTIONS=1 to schedule the all-reduce first ("necessary for a
 speedup but not for correctness", its docstring); Megatron-LM's training script
-(megatron/training/arguments.py) has checked for the variable since October 2022
-(bdd9731288) and today refuses tensor parallelism without it on GPUs before
+has checked for the variable since October 2022 (bdd9731288, then in megatron/arguments.py;
+today megatron/training/arguments.py) and today refuses tensor parallelism without it on GPUs before
 Blackwell, on which "CUDA_DEVICE_MAX_CONNECTIONS requirement no longer exists".
 The forward pass's collectives overlap their GEMMs only with
 `tp_comm_overlap`, which is off by default and needs sequence parallelism (whose

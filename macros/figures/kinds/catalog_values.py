@@ -40,8 +40,9 @@ def measured(catalog: Catalog, key: str) -> Computed:
         source=catalog.sources[ENGINE_SOURCE],
         where=record.test,
     )
+    unit = "" if record.unit == "1" else f" {record.unit}"
     words = (
-        f"{record.software} measured {record.measured} {record.unit} where the course's formula gives"
-        f" {record.course} ({record.test})"
+        f"{record.software} measured {float(record.measured):.4g}{unit} where the course's formula gives"
+        f" {float(record.course):.4g}{unit}, {float(record.ratio):.4g} times as much ({record.test})"
     )
     return Computed(record.ratio, "1", "measured ÷ the course's formula", words, (ratio,))
