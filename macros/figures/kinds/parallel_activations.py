@@ -8,7 +8,7 @@ from ...data.catalog import Catalog, Quantity
 from ...data.quantities import format_quantity
 from ..figure import Computed, shown
 from .registry import figure_kind
-from .tensor import check_per, microbatch
+from .tensor import check_per, for_all_layers, microbatch
 
 
 @figure_kind("layer-activations")
@@ -33,11 +33,7 @@ def layer_activations(catalog: Catalog, workload: str, technique: str = "none", 
         f"{f', t = {tensor}' if tensor > 1 else ''} (Korthikanti et al., Table 2), per layer"
     )
     if per == "model":
-        layers = catalog.quantity(setting.id, "layers")
-        value *= layers.count
-        formula += " × layers"
-        words += f" × {shown(layers)} layers"
-        inputs += (layers,)
+        value, formula, words, inputs = for_all_layers(catalog, workload, value, formula, words, inputs)
     return Computed(value, "B", formula, words, inputs)
 
 

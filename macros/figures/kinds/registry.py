@@ -126,6 +126,24 @@ def kind_of(figure_id: str, kinds: Mapping[str, FigureKind] = KINDS) -> FigureKi
     )
 
 
+def _figure_named(catalog: Catalog, figure_id: str, where: str, kinds: Mapping[str, FigureKind], rename: str) -> Figure:
+    """The figure `figure_id` names, which a data file (`where`) refers to; refused unless the registry computes
+    it and gives it that very id (`rename` says how to write the id instead).
+
+    Raises:
+        FigureKindError: naming `where` and what is wrong.
+    """
+    try:
+        kind = kind_of(figure_id, kinds)
+        figure = kind.figure(catalog, *kind.arguments(figure_id))
+    except (FigureKindError, KeyError, ValueError, TypeError) as error:
+        message = error.args[0] if error.args else str(error)
+        raise FigureKindError(f"{where}: names no figure the course computes: {message}") from None
+    if figure.id != figure_id:
+        raise FigureKindError(f"{where}: that figure's id is {figure.id!r}; {rename}")
+    return figure
+
+
 def check_printed(catalog: Catalog, kinds: Mapping[str, FigureKind] = KINDS) -> None:
     """Check that every key of printed.yml names a figure the registry computes, in the printed unit.
 
@@ -134,14 +152,7 @@ def check_printed(catalog: Catalog, kinds: Mapping[str, FigureKind] = KINDS) -> 
     """
     for figure_id, printed in catalog.printed.items():
         where = f"printed.yml: {figure_id}"
-        try:
-            kind = kind_of(figure_id, kinds)
-            figure = kind.figure(catalog, *kind.arguments(figure_id))
-        except (FigureKindError, KeyError, ValueError, TypeError) as error:
-            message = error.args[0] if error.args else str(error)
-            raise FigureKindError(f"{where}: names no figure the course computes: {message}") from None
-        if figure.id != figure_id:
-            raise FigureKindError(f"{where}: that figure's id is {figure.id!r}; key it so")
+        figure = _figure_named(catalog, figure_id, where, kinds, "key it so")
         if figure.unit != printed.unit:
             raise FigureKindError(f"{where}: the figure is in {figure.unit}, the printed value in {printed.unit}")
 
@@ -153,12 +164,4 @@ def check_measured(catalog: Catalog, kinds: Mapping[str, FigureKind] = KINDS) ->
         FigureKindError: naming the record and what is wrong with it.
     """
     for figure_id, records in catalog.measured.items():
-        where = f"measured.yml: {records[0].key}: figure {figure_id!r}"
-        try:
-            kind = kind_of(figure_id, kinds)
-            figure = kind.figure(catalog, *kind.arguments(figure_id))
-        except (FigureKindError, KeyError, ValueError, TypeError) as error:
-            message = error.args[0] if error.args else str(error)
-            raise FigureKindError(f"{where} names no figure the course computes: {message}") from None
-        if figure.id != figure_id:
-            raise FigureKindError(f"{where}: that figure's id is {figure.id!r}; name it so")
+        _figure_named(catalog, figure_id, f"measured.yml: {records[0].key}: figure {figure_id!r}", kinds, "name it so")

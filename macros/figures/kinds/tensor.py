@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from ... import model
 from ...data.catalog import Catalog, Quantity
@@ -19,6 +20,14 @@ def microbatch(catalog: Catalog, workload: str) -> Quantity:
     """A workload's microbatch size: its `microbatch`, or its whole `batch` when it names none."""
     setting = catalog.workload(workload)
     return catalog.quantity(workload, "microbatch" if setting.microbatch is not None else "batch")
+
+
+def for_all_layers(
+    catalog: Catalog, workload: str, value: Any, formula: str, words: str, inputs: tuple[Quantity, ...]
+) -> tuple[Any, str, str, tuple[Quantity, ...]]:
+    """A per-layer figure's value, formula, words and inputs made the whole model's: times the model's layers."""
+    layers = catalog.quantity(workload, "layers")
+    return value * layers.count, f"{formula} × layers", f"{words} × {shown(layers)} layers", (*inputs, layers)
 
 
 def check_per(per: str) -> None:
@@ -61,11 +70,7 @@ def _tensor_bytes(
     )
     inputs: tuple[Quantity, ...] = (b, s, h, t)
     if per == "model":
-        layers = catalog.quantity(setting.id, "layers")
-        value *= layers.count
-        formula += " × layers"
-        words += f" × {shown(layers)} layers"
-        inputs += (layers,)
+        value, formula, words, inputs = for_all_layers(catalog, workload, value, formula, words, inputs)
     return value, inputs, formula, words
 
 
