@@ -236,8 +236,8 @@ def _number(value: Fraction | int | None) -> float | None:
     return None if value is None else float(value)
 
 
-def _layout(plan: planner.Plan) -> dict[str, Any]:
-    lay = plan.layout
+def _degrees(lay: planner.Layout) -> dict[str, Any]:
+    """A layout's degrees and choices, as the JSON names them for a valid layout and an invalid one alike."""
     return {
         "tp": lay.tp,
         "pp": lay.pp,
@@ -247,6 +247,12 @@ def _layout(plan: planner.Plan) -> dict[str, Any]:
         "recompute": lay.recompute,
         "sequence_parallel": lay.sequence_parallel,
         "chunks": lay.chunks,
+    }
+
+
+def _layout(plan: planner.Plan) -> dict[str, Any]:
+    return {
+        **_degrees(plan.layout),
         "memory": {role: round(value) for role, value in plan.memory.by_role().items()},
         "most_loaded_stage": plan.stage,
         "capacity": plan.capacity,
@@ -281,16 +287,8 @@ def _parameters(count: ParameterCount) -> dict[str, int]:
 
 
 def _invalid(item: planner.Invalid) -> dict[str, Any]:
-    lay = item.layout
     return {
-        "tp": lay.tp,
-        "pp": lay.pp,
-        "dp": lay.dp,
-        "zero": lay.zero,
-        "micro_batch": lay.micro_batch,
-        "recompute": lay.recompute,
-        "sequence_parallel": lay.sequence_parallel,
-        "chunks": lay.chunks,
+        **_degrees(item.layout),
         "rule": item.rule.id,
         "message": item.rule.message,
         "layouts": item.count,
