@@ -386,7 +386,7 @@ class Build:
             )
         seen: dict[str, int] = {}
         own = _restored(md, serialized, page.ours, with_built=False)
-        for syntax in unrendered(own):
+        for syntax in unrendered(own, page.reported):
             lines = lines_of(page.markdown, syntax.text, page.first_line)
             self.report(
                 f"{syntax.text!r} is {syntax.what}: the site's Markdown does not read it (mkdocs.yml's"

@@ -13,6 +13,7 @@ imports MkDocs.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
@@ -106,8 +107,10 @@ class _Runs(HTMLParser):
         self._end_run()
 
 
-def unrendered(page_html: str) -> list[Unrendered]:
-    """The Markdown syntax left as text in an HTML page or fragment, each piece once, in order.
+def unrendered(page_html: str, reported: Collection[str] = ()) -> list[Unrendered]:
+    """The Markdown syntax left as text in an HTML page or fragment, each piece once, in order; a run that
+    repeats one of the problems of `reported` (a build error's box, which quotes the block it is about) is not
+    read again.
 
     >>> [(found.text, found.what) for found in unrendered("<p>As shown[^1]; see <code>[^2]</code>.</p>")]
     [('[^1]', 'a footnote')]
@@ -116,7 +119,10 @@ def unrendered(page_html: str) -> list[Unrendered]:
     runs.feed(page_html)
     runs.close()
     found: dict[str, Unrendered] = {}
+    known = {" ".join(message.split()) for message in reported}
     for run in runs.runs:
+        if " ".join(run.split()) in known:
+            continue
         for pattern, what, fix in _SYNTAX:
             for match in pattern.finditer(run):
                 text = match.group(0).strip()

@@ -400,6 +400,8 @@ def test_a_quiz_left_open_fails_the_build(course_copy: Path) -> None:
     fails_with(
         built, f"{LESSON_8}:{line_of(path, 'id: l8-practice-3-compare')}", "is not closed: end it with a line ///"
     )
+    # The box that shows it quotes the block's header: that is the problem reported, not Markdown left unread.
+    assert not [said for said in built.messages if "no extension reads" in said], built.output
 
 
 def test_a_question_id_used_on_two_pages_fails_the_build(course_copy: Path, edit: Edit) -> None:
