@@ -36,13 +36,13 @@ def measured(catalog: Catalog, key: str) -> Computed:
         field="measured",
         value=record.ratio,
         unit="1",
-        label=f"{record.software}, {key}",
+        label=record.software,
         source=catalog.sources[ENGINE_SOURCE],
         where=record.test,
     )
     unit = "" if record.unit == "1" else f" {record.unit}"
     words = (
         f"{record.software} measured {float(record.measured):.4g}{unit} where the course's formula gives"
-        f" {float(record.course):.4g}{unit}, {float(record.ratio):.4g} times as much ({record.test})"
+        f" {float(record.course):.4g}{unit}: {float(record.ratio):.4g} times as much"
     )
     return Computed(record.ratio, "1", "measured ÷ the course's formula", words, (ratio,))
