@@ -55,15 +55,16 @@ _COUNTS = (
 #: Words and symbols that make a number a size, memory, count, time or rate.
 _UNIT_WORDS = (
     r"(?i:(?:kilo|mega|giga|tera|peta|exa|kibi|mebi|gibi|tebi|pebi)?(?:bytes?|bits?))"
-    r"|(?i:[kmgtpez]i?b(?:its?)?(?:/s|ps)?)|B(?:/s|ps)?|bits?(?:/s|ps)"
+    r"|(?i:[kmgtpez]i?(?:b(?:its?)?|bytes?)(?:/s|ps)?)|B(?:/s|ps)?|bits?(?:/s|ps)"
     r"|(?i:(?:kilo|mega|giga|tera|peta|exa|zetta)?flop(?:s|/s)?|[kmgtpez]flop(?:s|/s)?|pf-?days?)"
     r"|[kMG]?T/s|[kMG]?Hz|[kMG]?W"
     r"|(?i:thousand|million|billion|trillion|bn)"
-    rf"|(?:[kmbKMBT]\s*-?\s*)?{_COUNTS}"
+    rf"|(?:[kmbgKMBGT]\s*-?\s*)?{_COUNTS}"
     r"|(?i:(?:nano|micro|milli)?seconds?|minutes?|hours?|days?|weeks?|months?|years?|secs?|mins?|hrs?|yrs?)"
     r"|ns|[µμu]s|ms|s|%|(?i:percent|per\s?cent)"
 )
-_NUMBER = r"\d[\d,]*(?:\.\d+)?"
+#: A number as it is written: "1,024", "2.5" or, without its zero, ".5".
+_NUMBER = r"(?:\d[\d,]*(?:\.\d+)?|\.\d+)"
 #: A number (not part of a word or an id, such as fp16, GPT-2 or gpt2-1.5b), in digits, with an exponent
 #: (1e9, × 10^9, 2^30), as a fraction (1/2) or a range (24–32), then such a unit; or a scale letter (1.5B);
 #: or a lone "h" after a space ("2 h": "12h" is a formula's 12·h).
@@ -86,6 +87,8 @@ def find_in_text(text: str) -> list[str]:
     ['24 gigabytes', '1e9 bytes', '8 GPUs', '16 bits']
     >>> find_in_text("2.5 TB, 40 GiB, 312 TFLOPS, 3 days, 10⁹ bytes, 128k tokens, 24–32 GB; not GPT-2, gpt2-1.5b, 12h")
     ['2.5 TB', '40 GiB', '312 TFLOPS', '3 days', '10^9 bytes', '128k tokens', '24–32 GB']
+    >>> find_in_text("16 Gbytes, .5 TB, 13G tokens; not v1.5 TB")
+    ['16 Gbytes', '.5 TB', '13G tokens']
     """
     if text.isascii() and not _DIGIT.search(text):  # most text has no number at all
         return []
