@@ -305,9 +305,27 @@ def check_record(where: str, data: Any, fields: Fields, noun: str = "field") -> 
 # --------------------------------------------------------------------------- YAML
 
 
+#: The most digits a data file's whole number may have: the course's largest (a run's FLOPs) has 24, and
+#: Python refuses to read one of more than 4,300 (`sys.get_int_max_str_digits`) with an error naming no file.
+MAX_DIGITS = 40
+
+
 class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """libyaml's safe loader (ten times faster where PyYAML has it) that refuses a key given twice, a key that
-    is not a scalar (a list or a mapping), and an alias (`*name`)."""
+    is not a scalar (a list or a mapping), an alias (`*name`), and a whole number of more than `MAX_DIGITS`."""
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        digits = sum(character.isdigit() for character in str(node.value))
+        if digits > MAX_DIGITS:
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"a whole number of {digits:,} digits; a data file's have at most {MAX_DIGITS}: write it with an"
+                " exponent (3.14e23) if it is that large",
+                node.start_mark,
+            )
+        number: int = super().construct_yaml_int(node)
+        return number
 
     def construct_document(self, node: yaml.Node) -> Any:
         # A data file is written out in full: an alias reuses a value, so that a few lines can stand for a
@@ -343,6 +361,9 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
             seen[key] = key_node.start_mark.line + 1
         mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
         return mapping
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
 
 
 def load_yaml(source: str, where: str, *, data_file: bool = True) -> Any:
