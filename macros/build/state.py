@@ -29,7 +29,7 @@ from ..data import glossary, lessons
 from ..data.catalog import Catalog, CatalogError, load_catalog
 from ..data.config import ConfigError, CourseConfig, course_config
 from ..data.markup import PLAIN_FIELDS, markup_in, script_json, without_markup
-from ..data.scripts import ScriptFound, script_in
+from ..data.scripts import ALLOWED_ELEMENTS, ScriptFound, markup_not_allowed, script_in
 from ..data.typed_figures import TypedFigure, find_in_text, lines_of, typed_figures
 from ..data.unrendered import unrendered
 from ..figures.figure import FigureLog, render_html, tooltip
@@ -384,8 +384,17 @@ class Build:
                 " document, javascript: or data: address: link to an https:// page, or to a file in docs/ by its path)",
                 page.script_line(script, occurrence),
             )
-        seen: dict[str, int] = {}
         own = _restored(md, serialized, page.ours, with_built=False)
+        occurrences.clear()
+        for markup in markup_not_allowed(_typed_html(md, page.ours), own):
+            occurrence = occurrences[markup] = occurrences.get(markup, -1) + 1
+            self.report(
+                f"the page's own HTML holds {markup.what}, which a page does not use: a page is text, figures and"
+                " the course's own pictures (a picture comes from a macro, a style from the course's style sheets);"
+                f" write Markdown, or HTML of these elements only: {', '.join(sorted(ALLOWED_ELEMENTS))}",
+                page.script_line(markup, occurrence),
+            )
+        seen: dict[str, int] = {}
         for syntax in unrendered(own, page.reported):
             lines = lines_of(page.markdown, syntax.text, page.first_line)
             self.report(
@@ -547,6 +556,17 @@ def problem_box(message: str, tag: str) -> str:
 #: What stands for the build's own HTML in a page's own text: a character no author types (private use), which
 #: parts a number from a unit on either side of it and is no syntax of any kind.
 _BUILT = "\ue003"
+
+
+def _typed_html(md: Markdown, built: set[str]) -> list[str]:
+    """The HTML an author typed into a page, piece by piece as Markdown stashed it: the stash without the
+    build's own pieces (`built`, by placeholder). What Markdown made of the page's text is not in it."""
+    stash = md.htmlStash
+    return [
+        raw if isinstance(raw, str) else md.serializer(raw)
+        for index, raw in enumerate(stash.rawHtmlBlocks)
+        if stash.get_placeholder(index) not in built
+    ]
 
 
 def _restored(md: Markdown, html: str, built: set[str], *, with_built: bool) -> str:

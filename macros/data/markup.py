@@ -11,8 +11,10 @@ and description are refused when they hold markup, since the theme writes them
 into the page unescaped; data a script reads goes into the page as JSON that
 cannot end its `<script>`. Last, `macros.data.scripts` finds what in a page's
 finished HTML, or in a data file's text, would run script (an event handler, a
-`javascript:` or `data:` address, a script of no course file): the build
-refuses each, at its file and line.
+`javascript:` or `data:` address, a script of no course file), reading HTML as
+a browser does, and any element an author typed that is not on the course's
+short list (no `<svg>`, `<style>` or `<link>` by hand): the build refuses each,
+at its file and line.
 """
 
 from __future__ import annotations

@@ -1,34 +1,61 @@
 """What would run script in a reader's browser: in a page's finished HTML, or in a data file's text.
 
 A page is text, figures and the course's own pictures; nothing in it runs code
-of its own. `script_in` reads a page's HTML as a browser does and finds each
-event handler (`on...=`), `javascript:`, `vbscript:` or `data:` address, script
-that is not one of the course's files, and element that embeds a document of
-its own, however it got there; the build refuses each at the line it was typed
-on. `script_in_text` finds the same in a value of a data file, which the pages
-show as text: written there, it is an author's mistake or an attack, and the
-build refuses it at its file and line rather than show it as words.
+of its own. `script_in` reads a page's HTML as a browser does (with Lexbor, a
+browser engine's parser of the HTML standard, through selectolax: Python's
+`html.parser` reads `<svg><style>`, `<!-->` and the like otherwise) and finds each
+event handler (`on...=`), `javascript:`, `vbscript:` or `data:` address,
+animation of an address, script that is not one of the course's files, and
+element that embeds a document of its own, however it got there; the build
+refuses each at the line it was typed on. `markup_not_allowed` finds, in the
+HTML an author typed, any element or style outside the few a lesson needs (no
+`<svg>`, `<style>`, `<link>`, `<noscript>`, `<form>`...): what is not on the
+list is refused, so that a browser's reading no check foresaw never reaches a
+page. `script_in_text` finds the same in a value of a data file, which the
+pages show as text: written there, it is an author's mistake or an attack, and
+the build refuses it at its file and line rather than show it as words.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass, replace
-from html.parser import HTMLParser
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
-#: Attributes that hold an address a browser follows or loads (HTML's and SVG's).
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+#: Attributes that hold an address a browser follows or loads (HTML's and SVG's), and the values an SVG
+#: animation gives an attribute (`values`, `to`, `from`, `by`), which may be an address.
 _ADDRESS_ATTRIBUTES = frozenset(
     {"href", "src", "action", "formaction", "xlink:href", "poster", "data", "background", "cite", "ping", "srcset"}
+    | {"values", "to", "from", "by"}
 )
 #: Schemes whose address runs script, or carries a document of its own, where a browser follows it.
 _SCRIPT_SCHEMES = ("javascript:", "vbscript:", "data:")
 #: Elements that load or run a document or code of their own.
 _EMBEDDING = frozenset({"iframe", "frame", "object", "embed", "applet", "base", "portal"})
+#: SVG's elements that change another attribute while the page is open: pointed at a link's address, one makes
+#: a `javascript:` link that no attribute of the page's HTML spells.
+_ANIMATIONS = frozenset({"animate", "set", "animatemotion", "animatetransform"})
 #: The one script a page's content may load: one of the course's own, by a relative address, with no body.
 _COURSE_SCRIPT = re.compile(r"(?:\.\./)*assets/javascripts/[a-z0-9-]+\.js")
 #: What a browser drops from an address before it reads its scheme: spaces and control characters.
 _ADDRESS_BLANKS = re.compile(r"[\x00-\x20\x7f]+")
+
+#: The elements an author may type as HTML in a page: the few a lesson writes by hand (`<div markdown>`,
+#: `<sub>`) and the Markdown syntax's own (an author may spell `<em>` for `*`). Anything else (SVG or MathML
+#: typed by hand, `<style>`, `<link>`, `<noscript>`, `<template>`, a form) is refused: a picture is a macro's,
+#: a style the course's, and a browser's reading of the rest is where checks and browsers part.
+ALLOWED_ELEMENTS = frozenset(
+    {"p", "div", "span", "a", "em", "strong", "b", "i", "code", "pre", "kbd", "sub", "sup", "ins", "del", "mark"}
+    | {"h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "hr", "br", "img", "abbr"}
+    | {"details", "summary", "figure", "figcaption", "table", "thead", "tbody", "tr", "th", "td", "caption"}
+)
+#: What in a `style` attribute loads from elsewhere or runs: an address, an import, IE's expression().
+_STYLE_LOADS = re.compile(r"(?:url|image-set|expression)(?=\s*\()|@import", re.IGNORECASE)
+#: Elements that `script_in` already tells of: off the list too, but told once, as script.
+_TOLD_AS_SCRIPT = _EMBEDDING | {"script"}
 
 
 @dataclass(frozen=True)
@@ -41,53 +68,38 @@ class ScriptFound:
     value: str = ""
 
 
-class _ScriptFinder(HTMLParser):
-    """Reads HTML as a browser does (character references in attributes decoded) and notes what runs script."""
+def _parse(fragment: str) -> LexborHTMLParser:
+    """An HTML fragment in a page's `<body>`, as a browser's parser builds it (the HTML standard's algorithm)."""
+    return LexborHTMLParser(f"<!DOCTYPE html><body>{fragment}")
 
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: list[ScriptFound] = []
-        self._script_src: str | None = None
-        #: The finding of an inline script not the course's, whose value its code's first line becomes.
-        self._inline: int | None = None
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        for name, value in attrs:
-            if name.startswith("on"):
-                self.found.append(ScriptFound(f"an {name} attribute on a <{tag}>", name, value or ""))
-            elif name in _ADDRESS_ATTRIBUTES and value is not None:
-                # As a browser reads an address: spaces and control characters around and inside it are dropped.
-                address = _ADDRESS_BLANKS.sub("", value).lower()
-                scheme = next((s for s in _SCRIPT_SCHEMES if address.startswith(s) or f",{s}" in address), None)
-                if scheme:
-                    self.found.append(ScriptFound(f"a {scheme} address in the {name} of a <{tag}>", name, value))
-            elif name == "srcdoc":
-                self.found.append(ScriptFound(f"a srcdoc attribute on a <{tag}>", name, value or ""))
-        if tag in _EMBEDDING:
-            self.found.append(ScriptFound(f"a <{tag}> element", f"<{tag}"))
-        elif tag == "meta" and any(n == "http-equiv" and (v or "").lower() == "refresh" for n, v in attrs):
-            self.found.append(ScriptFound("a <meta http-equiv=refresh>", "http-equiv"))
-        elif tag == "script":
-            src = dict(attrs).get("src") or ""
-            # One of ours is checked for a body of code; any other is reported once, as it is.
-            self._script_src = src if _COURSE_SCRIPT.fullmatch(src) else None
-            if self._script_src is None:
-                self.found.append(
-                    ScriptFound(f"a <script> that is not one of the course's ({src or 'inline'})", "<script", src)
-                )
-                self._inline = None if src else len(self.found) - 1
+def _body(fragment: str) -> LexborNode:
+    """The `<body>` that holds an HTML fragment once parsed."""
+    body = _parse(fragment).body
+    assert body is not None, "a parser always makes a <body>"
+    return body
 
-    def handle_data(self, data: str) -> None:
-        code = data.strip().split("\n", 1)[0].strip()
-        if self._script_src is not None and code:
-            self.found.append(ScriptFound("a <script> with code in it", "<script", code))
-        elif self._inline is not None and code:
-            self.found[self._inline] = replace(self.found[self._inline], value=code)
-            self._inline = None
 
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "script":
-            self._script_src = self._inline = None
+def _children(element: LexborNode) -> Iterator[tuple[str, LexborNode]]:
+    """`element`'s child elements with their names as HTML writes them (lowercase; SVG's and MathML's alike),
+    comments and text left out."""
+    for child in element.iter(include_text=False):
+        name = (child.tag or "-").lower()
+        if not name.startswith("-"):  # "-comment"
+            yield name, child
+
+
+def _elements(fragment: str) -> Iterator[tuple[str, dict[str, str], str]]:
+    """Each element of an HTML fragment as a browser's parser builds it, in document order, with the document's
+    own `<html>` and `<body>` (which take the attributes of any typed in it): its name, its attributes (names
+    lowercase, xlink's as `xlink:href`) and, for a script, its code."""
+    root = _parse(fragment).root
+    for element in root.traverse(include_text=False) if root is not None else ():
+        name = (element.tag or "-").lower()
+        if name.startswith("-"):
+            continue  # a comment, whose text no browser runs
+        attributes = {key.lower(): value or "" for key, value in element.attributes.items()}
+        yield name, attributes, element.text(deep=False) if name == "script" else ""
 
 
 def script_in(page_html: str) -> list[ScriptFound]:
@@ -96,11 +108,76 @@ def script_in(page_html: str) -> list[ScriptFound]:
 
     >>> [found.what for found in script_in('<p><em onfocus="x()">a</em> <a href=" JaVa&#x09;script:x">b</a></p>')]
     ['an onfocus attribute on a <em>', 'a javascript: address in the href of a <a>']
+    >>> [found.what for found in script_in('<svg><style><img src=x onerror=y()></style></svg>')]
+    ['an onerror attribute on a <img>']
     """
-    finder = _ScriptFinder()
-    finder.feed(page_html)
-    finder.close()
-    return finder.found
+    found: list[ScriptFound] = []
+    for tag, attributes, text in _elements(page_html):
+        for name, value in attributes.items():
+            if name.startswith("on"):
+                found.append(ScriptFound(f"an {name} attribute on a <{tag}>", name, value))
+            elif name in _ADDRESS_ATTRIBUTES:
+                # As a browser reads an address: spaces and control characters around and inside it are dropped.
+                address = _ADDRESS_BLANKS.sub("", value).lower()
+                scheme = next((s for s in _SCRIPT_SCHEMES if address.startswith(s) or f",{s}" in address), None)
+                if scheme:
+                    found.append(ScriptFound(f"a {scheme} address in the {name} of a <{tag}>", name, value))
+            elif name == "srcdoc":
+                found.append(ScriptFound(f"a srcdoc attribute on a <{tag}>", name, value))
+        if tag in _EMBEDDING:
+            found.append(ScriptFound(f"a <{tag}> element", f"<{tag}"))
+        elif tag in _ANIMATIONS and attributes.get("attributename", "").lower() in {"href", "xlink:href"}:
+            found.append(
+                ScriptFound(f"a <{tag}> that changes a link's address", f"<{tag}", attributes["attributename"])
+            )
+        elif tag == "meta" and attributes.get("http-equiv", "").lower() == "refresh":
+            found.append(ScriptFound("a <meta http-equiv=refresh>", "http-equiv"))
+        elif tag == "script":
+            src = attributes.get("src", "")
+            code = text.strip().split("\n", 1)[0].strip()
+            if not _COURSE_SCRIPT.fullmatch(src):
+                found.append(
+                    ScriptFound(
+                        f"a <script> that is not one of the course's ({src or 'inline'})", "<script", src or code
+                    )
+                )
+            elif code:
+                found.append(ScriptFound("a <script> with code in it", "<script", code))
+    return found
+
+
+def markup_not_allowed(typed: Iterable[str], own_html: str) -> list[ScriptFound]:
+    """What the HTML an author typed (`typed`, piece by piece as Markdown stashed it) holds that is not on the
+    course's list (`ALLOWED_ELEMENTS`): each place, but none inside one already told and none that `script_in`
+    tells of; and each `style` attribute in the page's own HTML (`own_html`, attribute lists' too) that loads
+    something.
+
+    >>> typed = ['<div><sub>2</sub>', '<style>p{}</style>']
+    >>> [found.what for found in markup_not_allowed(typed, '<p style="x:url(y)">')]
+    ['a <style> element', 'a style attribute that loads url(']
+    """
+
+    def outside_the_list(element: LexborNode) -> Iterator[str]:
+        """The names of `element`'s descendants not on the list, an element's own inside it left untold."""
+        for name, child in _children(element):
+            if name not in ALLOWED_ELEMENTS:
+                yield name
+            else:
+                yield from outside_the_list(child)
+
+    found = [
+        ScriptFound(f"a <{tag}> element", f"<{tag}")
+        # Each piece alone: read together, one unclosed element (a <noscript>) would take in the rest, untold.
+        for piece in typed
+        for tag in outside_the_list(_body(piece))
+        if tag not in _TOLD_AS_SCRIPT
+    ]
+    for _, attributes, _ in _elements(own_html):
+        loads = _STYLE_LOADS.search(attributes.get("style", ""))
+        if loads:
+            what = f"a style attribute that loads {loads.group(0).lower()}{'' if loads.group(0)[0] == '@' else '('}"
+            found.append(ScriptFound(what, "style", attributes["style"]))
+    return found
 
 
 #: An attribute list (attr_list's `{: ... }`) that sets an event handler, as the site's Markdown would read it.

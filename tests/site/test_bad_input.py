@@ -147,6 +147,9 @@ TYPED_FIGURES = [
     ("24 gigabytes of states", "24 gigabytes", "the text"),
     ("1e9 bytes of states", "1e9 bytes", "the text"),
     ("300 GBps of bandwidth", "300 GBps", "the text"),
+    ("16 Gbytes of states", "16 Gbytes", "the text"),
+    ("a .5 TB checkpoint", ".5 TB", "the text"),
+    ("13G tokens of text", "13G tokens", "the text"),
 ]
 
 
@@ -178,12 +181,34 @@ AUTHORED_SCRIPTS = [
     ("[pwned]: javascript:window.__pwned=4", "a javascript: address in the href of a <a>"),
     ("The same [link again](javascript:window.__pwned=1).", "a javascript: address in the href of a <a>"),
     ("<script>window.__pwned=5</script>", "a <script> that is not one of the course's (inline)"),
+    # Where Python's html.parser reads HTML otherwise than a browser: script that only a browser's reading finds.
+    ("<!--><img src=x onerror=window.__pwned=7>-->", "an onerror attribute on a <img>"),
+    (
+        '<svg><a><set attributeName="href" to="javascript:window.__pwned=8"/><text y="20">A link</text></a></svg>',
+        "a <set> that changes a link's address",
+    ),
+]
+
+#: HTML an author might type that no page uses, the line it is reported at, and the element or style told there:
+#: in a lesson's text, and in a quiz's option and its feedback.
+AUTHORED_MARKUP = [
+    ('<noscript><p title="</noscript><img src=x onerror=window.__pwned=9>"></noscript>', None, "a <noscript> element"),
+    ('<link rel="stylesheet" href="https://evil.example/x.css">', None, "a <link> element"),
+    ('<p style="background: url(https://evil.example/x.png)">A styled paragraph.</p>', None, "a style attribute"),
+    ("<math><mi>x</mi></math> in a sentence.", None, "a <math> element"),
+    (
+        "/// quiz | Attack\n    id: l8-attack\n    kind: single\n\nWhich?\n\n//// option | correct\nThis one\n\n"
+        "Right. <style>body { display: none }</style>\n////\n\n//// option\nThat one\n\nNo.\n////\n///",
+        "Right. <style>",
+        "a <style> element",
+    ),
 ]
 
 
 @pytest.fixture(scope="module")
 def authored_scripts(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
-    return _lesson_8_with([line for line, _ in AUTHORED_SCRIPTS], tmp_path_factory)
+    lines = [line for line, _ in AUTHORED_SCRIPTS] + [text for text, _, _ in AUTHORED_MARKUP]
+    return _lesson_8_with(lines, tmp_path_factory)
 
 
 @pytest.mark.parametrize(("line", "what"), [case for case in AUTHORED_SCRIPTS if case[1]])
@@ -194,6 +219,14 @@ def test_script_in_a_page_fails_the_build_at_its_line(
     message = f"the page's content holds {what}, which would run script in a reader's browser"
     fails_with(built, f"{LESSON_8}:{line_of(path, line)}", message)
     assert all("remove it (no event handler" in said for said in built.messages if message in said)
+
+
+@pytest.mark.parametrize(("text", "line", "what"), AUTHORED_MARKUP)
+def test_markup_no_page_uses_fails_the_build_at_its_line(
+    authored_scripts: tuple[Path, Built], text: str, line: str | None, what: str
+) -> None:
+    path, built = authored_scripts
+    fails_with(built, f"{LESSON_8}:{line_of(path, line or text)}", f"the page's own HTML holds {what}")
 
 
 #: Script in a data file's text, which a page would show as words: the file, the text there, its replacement,
@@ -262,6 +295,11 @@ def test_a_lesson_added_later_is_checked_like_the_first(course_copy: Path) -> No
         ("parameters: 1_500_000_000", "parameters: lots", "gpt2-1.5b.parameters: got 'lots'; expected a whole number"),
         ("layers: 48", "layers: 47.5", "gpt2-1.5b.layers: got 47.5; expected a whole number"),
         ("layers: 48", "layers: 48\n  layers: 49", "the key 'layers' is given twice"),
+        (
+            "parameters: 1_500_000_000",
+            f"parameters: {'9' * 5000}",
+            "models.yml:4: not valid YAML: a whole number of 5,000",
+        ),
     ],
 )
 def test_a_bad_catalog_value_fails_the_build_naming_file_and_key(

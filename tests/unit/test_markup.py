@@ -8,7 +8,7 @@ from bs4 import BeautifulSoup
 from mkdocs.config import load_config
 
 from macros.data.markup import link_html, markdown_text
-from macros.data.scripts import script_in, script_in_text
+from macros.data.scripts import markup_not_allowed, script_in, script_in_text
 from tests.conftest import ROOT
 
 _CONFIG = load_config(str(ROOT / "mkdocs.yml"))
@@ -88,6 +88,22 @@ SCRIPTS = [
     ("<script>alert(1)</script>", "a <script> that is not one of the course's (inline)"),
     ('<script src="https://e.org/x.js"></script>', "a <script> that is not one of the course's (https://e.org/x.js)"),
     ('<script src="../assets/javascripts/frames.js">alert(1)</script>', "a <script> with code in it"),
+    # Where Python's html.parser and a browser part: SVG's <style> holds markup, "<!-->" is a whole comment,
+    # "--!>" ends one, and SVG's animations set an address no attribute spells.
+    ("<svg><style><img src=x onerror=alert(1)></style></svg>", "an onerror attribute on a <img>"),
+    ("<!--><img src=x onerror=alert(1)>-->", "an onerror attribute on a <img>"),
+    ("<p>a</p><!-- a --!><img src=x onerror=alert(1)>-->", "an onerror attribute on a <img>"),
+    (
+        '<svg><a><animate attributeName="href" values="javascript:alert(1)"/></a></svg>',
+        "a javascript: address in the values of a <animate>, a <animate> that changes a link's address",
+    ),
+    (
+        '<svg><a><set attributeName="xlink:href" to="https://e.org/"/></a></svg>',
+        "a <set> that changes a link's address",
+    ),
+    ("<svg><script>alert(1)</script></svg>", "a <script> that is not one of the course's (inline)"),
+    ('<p>a</p><body onload="alert(1)">', "an onload attribute on a <body>"),
+    ('<html onmouseover="alert(1)"><p>a</p>', "an onmouseover attribute on a <html>"),
 ]
 
 
@@ -106,6 +122,34 @@ def test_script_in_html_is_found(fragment: str, what: str) -> None:
 )
 def test_the_courses_own_markup_runs_nothing(fragment: str) -> None:
     assert script_in(fragment) == []
+
+
+#: HTML an author might type that no page uses, and what `markup_not_allowed` says of it: an element not on
+#: the list once, none inside it, and a style that loads something.
+NOT_ALLOWED = [
+    ('<noscript><p title="</noscript><img src=x onerror=alert(1)>"></noscript>', "a <noscript> element"),
+    ('<link rel="stylesheet" href="https://e.org/x.css">', "a <link> element"),
+    ("<style>body{display:none}</style>", "a <style> element"),
+    ("<svg><text>x</text><style>p{}</style></svg>", "a <svg> element"),
+    ("<math><mi>x</mi></math>", "a <math> element"),
+    ('<form action="https://e.org/"><input name=q></form>', "a <form> element"),
+    ("<template><img src=x></template>", "a <template> element"),
+    ('<p style="background: URL (https://e.org/x.png)">x</p>', "a style attribute that loads url("),
+    (
+        '<p style="x: 1">@import "https://e.org/x.css"</p><div style="@IMPORT x">',
+        "a style attribute that loads @import",
+    ),
+]
+
+
+@pytest.mark.parametrize(("typed", "what"), NOT_ALLOWED)
+def test_markup_an_author_typed_off_the_list_is_found(typed: str, what: str) -> None:
+    assert ", ".join(found.what for found in markup_not_allowed([typed], typed)) == what
+
+
+def test_a_lessons_own_markup_is_on_the_list() -> None:
+    typed = '<div markdown="1" class="grid"><p>H<sub>2</sub>O is <em>not</em> <abbr title="x">x</abbr></p></div>'
+    assert markup_not_allowed([typed, "<sub>", "</sub>"], typed + '<p style="color: red">x</p>') == []
 
 
 def test_each_place_that_would_run_script_is_found_once() -> None:
