@@ -70,7 +70,7 @@ def define_env(env: MacrosPlugin) -> None:
     # theme's Jinja environment before any template is loaded. (Registered here, not by a plugin of
     # ours, MkDocs' debug log names its plugin '<unknown>'.)
     env.conf.plugins.events["env"].append(_keep_compiled_templates(build))
-    # A lesson's reading time, from its HTML once converted, for its title and the home page's syllabus.
+    # A lesson's reading time, from its HTML once converted, under its title and in the home page's syllabus.
     env.conf.plugins.events["page_content"].append(_count_reading(build))
     env.conf.plugins.events["post_page"].append(_fill_page(build))
 
@@ -112,11 +112,10 @@ def _keep_compiled_templates(build: Build) -> Callable[..., jinja2.Environment]:
 
 
 def _count_reading(build: Build) -> Callable[..., str]:
-    """MkDocs' `page_content` event handler: the build counts a converted lesson's words."""
+    """MkDocs' `page_content` event handler: the build counts a converted lesson's words and heads it."""
 
     def count(html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        build.count_reading(page.file.src_path, page.url, html, page.meta)
-        return html
+        return build.count_reading(page.file.src_path, page.url, html)
 
     return count
 

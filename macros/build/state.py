@@ -35,6 +35,7 @@ from ..data.unrendered import unrendered
 from ..figures.figure import FigureLog, render_html, tooltip
 from ..figures.kinds import KINDS, FigureKindError, check_measured, check_printed
 from ..pages import front_door, issues, reading
+from ..pages.lesson_head import with_head
 from ..quiz import KeyFigure, ReportedAlready
 from .assets import strip_site_assets
 from .calls import Call, render_calls
@@ -496,13 +497,14 @@ class Build:
 
     # ------------------------------------------------------- after the conversion
 
-    def count_reading(self, src_path: str, url: str, html: str, meta: MutableMapping[str, Any]) -> None:
-        """After a page is converted to `html`: if it is a lesson, count its words, and give its template its
-        reading time (`pages.reading`) in `meta`."""
+    def count_reading(self, src_path: str, url: str, html: str) -> str:
+        """After a page is converted to `html`: if it is a lesson, count its words, and return it with its
+        reading time (`pages.reading`) and progress line after its title (`pages.lesson_head`)."""
         lesson = self.lessons.at(src_path)
-        if lesson is not None:
-            self.reading_words[lesson.number] = reading.count_words(html)
-            meta["sbn_reading"] = self._reading_time(lesson.number, src_path, url)
+        if lesson is None:
+            return html
+        self.reading_words[lesson.number] = reading.count_words(html)
+        return with_head(html, self._reading_time(lesson.number, src_path, url))
 
     def fill_page(self, src_path: str, url: str, output: str) -> str:
         """As a page is written: each lesson's reading time where the syllabus keeps its place
