@@ -9,11 +9,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # The one pip every venv of ours installs (deploy.yml publishes the build it makes).
 PIP_PIN := pip==26.3
-# Material 9.7+ prints a banner about MkDocs 2.0 on every build; it is not
-# about this site, and an author should not learn to ignore warnings.
+# Material 9.7+ prints, on every build, that it reaches end of life on May 5, 2027,
+# with Zensical as its successor. That is about this site, and `make zensical`
+# (tests/zensical/) answers it, in CI; repeated on every save of `make serve`, it
+# would only teach an author to ignore what the terminal says.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build preview test lint github audit bench lock lesson kinds clean engine
+.PHONY: serve build preview test lint github audit bench lock lesson kinds clean engine zensical
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -109,6 +111,20 @@ $(ENGINE_STAMP): requirements.txt constraints.txt requirements-engine.txt pyproj
 engine: $(ENGINE_STAMP)
 	DS_ACCELERATOR=cpu $(ENGINE_BIN)/python -m pytest tests/engine -o addopts="" -ra --strict-markers -p no:cacheprovider
 
+## zensical: the course's sources built by Zensical, Material's successor, and what it lacks (tests/zensical/)
+ZENSICAL_VENV := .venv-zensical
+ZENSICAL_BIN := $(ZENSICAL_VENV)/bin
+ZENSICAL_STAMP := $(ZENSICAL_VENV)/.installed
+$(ZENSICAL_STAMP): requirements.txt constraints.txt requirements-zensical.txt pyproject.toml
+	$(PYTHON) -m venv $(ZENSICAL_VENV)
+	$(ZENSICAL_BIN)/python -m pip install --quiet $(PIP_PIN)
+	$(ZENSICAL_BIN)/python -m pip install --quiet -r requirements.txt -r requirements-zensical.txt -c constraints.txt
+	$(ZENSICAL_BIN)/python -m pip install --quiet --no-deps --editable .
+	touch $@
+
+zensical: $(ZENSICAL_STAMP)
+	$(ZENSICAL_BIN)/python -m pytest tests/zensical -o addopts="" -ra --strict-markers -p no:cacheprovider
+
 ## lock: re-resolve requirements.txt and rewrite constraints.txt
 lock:
 	rm -rf $(VENV)
@@ -119,4 +135,4 @@ lock:
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) $(ENGINE_VENV) site .pytest_cache node_modules
+	rm -rf $(VENV) $(ENGINE_VENV) $(ZENSICAL_VENV) site .pytest_cache node_modules
