@@ -354,6 +354,8 @@ class Measured:
     test: str
     #: Why the software differs from the course's formula, where it does.
     differs: str | None = None
+    #: The fingerprint of the figure it vouches for, as the tier measured it (`figures.figure.digest`).
+    digest: str | None = None
 
     @property
     def ratio(self) -> Fraction:
@@ -648,10 +650,15 @@ def _load(directory: Path) -> Catalog:
             clean = check_record(where, data, _MEASURED_FIELDS)
             if clean["figure"] is not None and clean["course"] == 0:
                 raise CatalogError(f"{where}: the course's ratio is 0: no figure scales by it; drop `figure`")
+            if (clean["figure"] is None) != (clean["digest"] is None):
+                raise CatalogError(f"{where}: a record names a figure exactly when it gives that figure's digest")
             engine[str(key)] = Measured(
                 key=str(key),
                 figure_id=clean["figure"],
-                **{name: clean[name] for name in ("software", "measured", "course", "unit", "test", "differs")},
+                **{
+                    name: clean[name]
+                    for name in ("software", "measured", "course", "unit", "test", "differs", "digest")
+                },
             )
     measured: dict[str, list[Measured]] = {}
     for record in engine.values():

@@ -10,6 +10,7 @@ imports MkDocs.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 from collections.abc import Mapping
@@ -68,6 +69,21 @@ class Figure:
 def shown(quantity: Quantity) -> str:
     """A catalog input as the explanations show it, in its default display."""
     return format_quantity(quantity.value, quantity.unit, **quantity.display)
+
+
+def digest(computed: Computed) -> str:
+    """A short fingerprint of what a figure is: its exact value and unit, its formula, and each input's value
+    and unit. measured.yml keeps it beside the figure a measurement vouches for, so that a change to the
+    figure (a formula, a catalog value) after the engine tier ran is found, not vouched for by an old run.
+
+    >>> digest(Computed(16, "B/param", "16 B", "16 bytes")) == digest(Computed(16, "B/param", "16 B", "sixteen"))
+    True
+    >>> digest(Computed(16, "B/param", "16 B", "")) == digest(Computed(20, "B/param", "16 B", ""))
+    False
+    """
+    parts = [value_text(computed.value), computed.unit, computed.formula]
+    parts += [f"{quantity.value}:{quantity.unit}" for quantity in computed.inputs]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
 def value_text(value: Number) -> str:

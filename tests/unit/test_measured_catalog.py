@@ -11,8 +11,8 @@ import pytest
 
 from macros.data.catalog import CatalogError, load_catalog
 from macros.data.quantities import display_quantity
-from macros.figures.figure import FigureLog, tooltip
-from macros.figures.kinds import KINDS, FigureKindError, check_measured
+from macros.figures.figure import FigureLog, digest, tooltip
+from macros.figures.kinds import KINDS, FigureKindError, check_measured, kind_of
 from tests.conftest import ROOT
 
 RECORD = """\
@@ -25,7 +25,20 @@ model-states/ddp/fp32-adam/world-4:
   test: tests/engine/test_data_parallel.py::test_ddp[4]
   differs: DDP keeps its gradient buckets, a second copy of the gradients
   figure: {figure}
+  digest: {digest}
 """
+
+
+def _record(figure: str, digest_of: str | None = None) -> str:
+    """RECORD vouching for `figure`, with the digest of the figure `digest_of` (itself, unless said) as the real
+    catalog computes it now, or a made-up one where that figure is not the course's."""
+    named = digest_of or figure
+    try:
+        kind = kind_of(named, KINDS)
+        fingerprint = digest(kind.figure(load_catalog(ROOT / "catalog"), *kind.arguments(named)).computed)
+    except KeyError:
+        fingerprint = "0123456789abcdef"
+    return RECORD.format(figure=figure, digest=fingerprint)
 
 
 def _catalog_with(tmp_path: Path, measured: str) -> Path:
@@ -36,7 +49,7 @@ def _catalog_with(tmp_path: Path, measured: str) -> Path:
 
 
 def test_a_measured_figure_carries_the_value_the_software_would_show(tmp_path: Path) -> None:
-    catalog = load_catalog(_catalog_with(tmp_path, RECORD.format(figure="model-states/gpt2-1.5b")))
+    catalog = load_catalog(_catalog_with(tmp_path, _record("model-states/gpt2-1.5b")))
     check_measured(catalog)
     figure = KINDS["model_states"].figure(catalog, "gpt2-1.5b")
     log = FigureLog()
@@ -53,28 +66,43 @@ def test_a_measured_figure_carries_the_value_the_software_would_show(tmp_path: P
 
 
 def test_a_figure_without_a_measurement_says_none(tmp_path: Path) -> None:
-    catalog = load_catalog(_catalog_with(tmp_path, RECORD.format(figure="model-states/gpt2-1.5b")))
+    catalog = load_catalog(_catalog_with(tmp_path, _record("model-states/gpt2-1.5b")))
     figure = KINDS["model_states"].figure(catalog, "gpt2-1.5b", "fp16_parameters")
     assert figure.measured == () and "measured" not in tooltip(figure)
 
 
 def test_a_record_for_a_figure_the_course_does_not_compute_is_refused(tmp_path: Path) -> None:
-    catalog = load_catalog(_catalog_with(tmp_path, RECORD.format(figure="model-states/gpt2-9b")))
+    catalog = load_catalog(_catalog_with(tmp_path, _record("model-states/gpt2-9b")))
     with pytest.raises(FigureKindError, match=re.escape("measured.yml: model-states/ddp/fp32-adam/world-4: figure")):
         check_measured(catalog)
 
 
 def test_a_malformed_record_is_refused_at_its_key(tmp_path: Path) -> None:
-    broken = RECORD.format(figure="model-states/gpt2-1.5b").replace("measured: 20", "measured: 19.99")
+    broken = _record("model-states/gpt2-1.5b").replace("measured: 20", "measured: 19.99")
     with pytest.raises(CatalogError, match=re.escape("measured.yml: model-states/ddp/fp32-adam/world-4.measured")):
         load_catalog(_catalog_with(tmp_path, broken))
 
 
 def test_a_measurement_shows_as_a_figure_of_its_ratio_to_the_course(tmp_path: Path) -> None:
-    catalog = load_catalog(_catalog_with(tmp_path, RECORD.format(figure="model-states/gpt2-1.5b")))
+    catalog = load_catalog(_catalog_with(tmp_path, _record("model-states/gpt2-1.5b")))
     figure = KINDS["measured"].figure(catalog, "model-states/ddp/fp32-adam/world-4")
     assert figure.value == Fraction(20, 16) and figure.unit == "1"
     (source,) = figure.computed.inputs
     assert source.source.id == "engine-tier" and source.where == "tests/engine/test_data_parallel.py::test_ddp[4]"
     with pytest.raises(KeyError, match="Did you mean"):
         KINDS["measured"].figure(catalog, "model-states/ddp/fp32-adam/world-5")
+
+
+def test_a_record_of_a_figure_changed_since_it_was_measured_is_refused(tmp_path: Path) -> None:
+    """A record measured when the figure was another (here: the digest of the fp32 SGD figure, not of the
+    mixed-precision one it names) vouches for nothing now: the build says to measure it again."""
+    old = _record("model-states/gpt2-1.5b", digest_of="model-states/gpt2-1.5b/all/fp32-sgd")
+    catalog = load_catalog(_catalog_with(tmp_path, old))
+    with pytest.raises(FigureKindError, match=r"has changed since the engine tier measured it .* ENGINE_WRITE=1"):
+        check_measured(catalog)
+
+
+def test_a_record_naming_a_figure_without_its_digest_is_refused(tmp_path: Path) -> None:
+    undigested = "\n".join(line for line in _record("model-states/gpt2-1.5b").splitlines() if "digest" not in line)
+    with pytest.raises(CatalogError, match="names a figure exactly when it gives that figure's digest"):
+        load_catalog(_catalog_with(tmp_path, undigested + "\n"))

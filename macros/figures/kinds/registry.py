@@ -21,7 +21,7 @@ from typing import Any
 
 from ...data.catalog import Catalog
 from ...data.schema import check_argument
-from ..figure import Computed, Figure
+from ..figure import Computed, Figure, digest
 
 
 class FigureKindError(ValueError):
@@ -158,10 +158,19 @@ def check_printed(catalog: Catalog, kinds: Mapping[str, FigureKind] = KINDS) -> 
 
 
 def check_measured(catalog: Catalog, kinds: Mapping[str, FigureKind] = KINDS) -> None:
-    """Check that every figure measured.yml vouches for is one the registry computes, named by its own id.
+    """Check that every figure measured.yml vouches for is one the registry computes, named by its own id, and
+    is still the figure the tier measured (its digest): a formula or an input changed since is not vouched for.
 
     Raises:
         FigureKindError: naming the record and what is wrong with it.
     """
     for figure_id, records in catalog.measured.items():
-        _figure_named(catalog, figure_id, f"measured.yml: {records[0].key}: figure {figure_id!r}", kinds, "name it so")
+        where = f"measured.yml: {records[0].key}: figure {figure_id!r}"
+        figure = _figure_named(catalog, figure_id, where, kinds, "name it so")
+        for record in records:
+            if record.digest != digest(figure.computed):
+                raise FigureKindError(
+                    f"measured.yml: {record.key}: figure {figure_id!r} has changed since the engine tier measured it"
+                    f" (its digest was {record.digest}, is {digest(figure.computed)}): run ENGINE_WRITE=1 make engine"
+                    " to measure it again"
+                )
