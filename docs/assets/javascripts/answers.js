@@ -235,7 +235,7 @@
       const { keyValue, keyUnit, keyScale, keySymbol, tolerance, tolerancePercent } = form.dataset;
       try {
         table ??= loadTable();
-      } catch (error) {
+      } catch {
         return refuse("This page cannot check answers; open the answer to compare.");
       }
       const [key, scale, share, unit] = [parse(keyValue), parse(keyScale), parse(tolerance), table.units[keyUnit]];

@@ -97,7 +97,7 @@
     let base = ".";
     try {
       base = JSON.parse(document.getElementById("__config").textContent).base;
-    } catch (error) {
+    } catch {
       // No Material config: the page's own folder is the best scope left.
     }
     return `sbn:${new URL(base, location.href).pathname}:${form.dataset.sbnCalculator}`;
@@ -113,7 +113,7 @@
           state.inputs[f],
         ]),
       );
-    } catch (error) {
+    } catch {
       return {};
     }
   }
@@ -122,7 +122,7 @@
     try {
       const text = JSON.stringify({ v: VERSION, inputs });
       if (text.length <= MAX_LENGTH) localStorage.setItem(key(form), text);
-    } catch (error) {
+    } catch {
       // Full or disabled: keep going without remembering.
     }
   }

@@ -24,7 +24,9 @@
     let base = ".";
     try {
       base = JSON.parse(document.getElementById("__config").textContent).base;
-    } catch (error) {}
+    } catch {
+      // No Material config: the page's own folder is the scope.
+    }
     return new URL(base, location.href);
   })();
   const SCOPE = `sbn:${BASE.pathname}:`;
@@ -58,17 +60,21 @@
       let state;
       try {
         state = text.length < 7 * MAX_TEXT && JSON.parse(text); // JSON escapes at most 6 to 1
-      } catch (error) {}
+      } catch {
+        // Not JSON: removed below, as any value that does not fit.
+      }
       if (state && typeof state === "object" && state.v === 1 && fits(item, state)) return state;
       localStorage.removeItem(storageKey(item));
-    } catch (error) {}
+    } catch {
+      // Storage off: nothing stored to show.
+    }
     return null;
   }
 
   function save(item, state) {
     try {
       localStorage.setItem(storageKey(item), JSON.stringify({ ...state, v: 1 }));
-    } catch (error) {
+    } catch {
       if (!warned) note("This browser is not keeping your answers (its storage is full or turned off): they will be gone when you leave.");
       warned = true;
     }
@@ -77,7 +83,9 @@
   function forget(item) {
     try {
       localStorage.removeItem(storageKey(item));
-    } catch (error) {}
+    } catch {
+      // Storage off: nothing stored to forget.
+    }
   }
 
   function note(text) {
@@ -212,7 +220,7 @@
       figuresElement = element;
       try {
         figures = JSON.parse(element.dataset.json);
-      } catch (error) {
+      } catch {
         figures = {};
       }
     }

@@ -18,7 +18,7 @@
     lessons = JSON.parse(data.textContent);
     // The syllabus's page is the site's home, so its own address is the scope course.js uses.
     site = new URL(data.dataset.base, location.href).pathname;
-  } catch (error) {
+  } catch {
     return;
   }
 
@@ -26,7 +26,7 @@
     try {
       const state = JSON.parse(localStorage.getItem(`sbn:${site}:${id}`));
       return state && typeof state === "object" && state.v === 1 ? state : null;
-    } catch (error) {
+    } catch {
       return null; // storage disabled, or not JSON: nothing counted
     }
   }
