@@ -19,6 +19,11 @@ export default [
         document$: "readonly",
       },
     },
+    rules: {
+      // Prettier moves a one-line `if`'s statement to a line of its own when it grows: it then takes braces,
+      // so that a second statement added under it cannot fall outside it.
+      curly: ["error", "multi-line"],
+    },
   },
   {
     files: ["*.mjs"],

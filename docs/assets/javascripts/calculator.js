@@ -50,7 +50,11 @@
     const chosen = config.models.find((m) => m.id === text.model) ?? null;
     if (!chosen && text.model !== config.custom) problems.model = config.messages.pick;
     const count_ = chosen ? chosen.parameters : parameters(config, text.parameters, problems);
-    for (const [field, known] of [["recipe", config.recipes], ["gpu", config.gpus], ["stage", config.stages]]) {
+    for (const [field, known] of [
+      ["recipe", config.recipes],
+      ["gpu", config.gpus],
+      ["stage", config.stages],
+    ]) {
       if (!known.some((item) => String(item.id) === text[field])) problems[field] = config.messages.pick;
     }
     const devices = count(config, text.devices, "devices", problems);
@@ -62,8 +66,12 @@
       } else {
         batch = count(config, text.batch, "batch", problems);
         sequence = count(config, text.sequence, "sequence", problems);
-        if (batch !== null && sequence !== null && batch * sequence > config.limits.tokens) problems.batch = config.messages.too_many_tokens;
-        if (!chosen || [chosen.hidden, chosen.layers, chosen.heads].includes(null)) problems.batch = config.messages.no_shape;
+        if (batch !== null && sequence !== null && batch * sequence > config.limits.tokens) {
+          problems.batch = config.messages.too_many_tokens;
+        }
+        if (!chosen || [chosen.hidden, chosen.layers, chosen.heads].includes(null)) {
+          problems.batch = config.messages.no_shape;
+        }
         if (!config.recompute.some((r) => r.id === text.recompute)) problems.recompute = config.messages.pick;
       }
     }
@@ -80,7 +88,8 @@
     const perLayer = (h, a) =>
       sequence * batch * h * (kept.linear_values * scale + kept.linear_masks) +
       a * sequence * sequence * batch * (kept.score_values * scale + kept.score_masks);
-    bytes.activations = batch !== null && sequence !== null ? chosen.layers * perLayer(chosen.hidden, chosen.heads) : null;
+    bytes.activations =
+      batch !== null && sequence !== null ? chosen.layers * perLayer(chosen.hidden, chosen.heads) : null;
     const total = config.roles.reduce((sum, role) => sum + bytes[role], bytes.activations ?? 0);
     const capacity = config.gpus.find((g) => g.id === text.gpu).memory;
     return { problems, bytes, total, capacity, fits: total <= capacity };
@@ -129,7 +138,14 @@
 
   // ----------------------------------------------------------------- display
 
-  const SCALES = [[1e18, "EB"], [1e15, "PB"], [1e12, "TB"], [1e9, "GB"], [1e6, "MB"], [1e3, "kB"]];
+  const SCALES = [
+    [1e18, "EB"],
+    [1e15, "PB"],
+    [1e12, "TB"],
+    [1e9, "GB"],
+    [1e6, "MB"],
+    [1e3, "kB"],
+  ];
 
   function bytesText(value) {
     const [factor, unit] = SCALES.find(([f]) => value >= f) ?? [1, "bytes"];
@@ -205,7 +221,9 @@
     region.replaceChildren();
     const problems = Object.keys(result.problems);
     if (problems.length) {
-      const names = problems.map((name) => form.querySelector(`label[for="${CSS.escape(form.elements[name].id)}"]`).textContent);
+      const names = problems.map(
+        (name) => form.querySelector(`label[for="${CSS.escape(form.elements[name].id)}"]`).textContent,
+      );
       region.append(element("p", {}, `Not computed: check ${names.join("; ")}.`));
       return;
     }
@@ -217,7 +235,9 @@
     roles.forEach((role, index) => {
       const row = body.insertRow();
       const name = element("th", { scope: "row" });
-      name.append(element("span", { class: `sbn-calculator__swatch sbn-calculator__role--${index + 1}`, "aria-hidden": "true" }));
+      name.append(
+        element("span", { class: `sbn-calculator__swatch sbn-calculator__role--${index + 1}`, "aria-hidden": "true" }),
+      );
       name.append(ROLE_NAMES[role]);
       row.append(name, element("td", {}, bytesText(result.bytes[role])));
     });
@@ -240,7 +260,13 @@
       region.append(element("p", {}, "Activations not counted: give a batch and a sequence length to estimate them."));
     } else {
       const recipe = config.recipes.find((r) => r.id === form.elements.recipe.value);
-      region.append(element("p", {}, `Activations: Korthikanti et al.'s count, each layer keeping ${form.elements.recompute.selectedOptions[0].textContent}, at ${recipe.activation_bytes} bytes a value as the recipe's passes run.`));
+      region.append(
+        element(
+          "p",
+          {},
+          `Activations: Korthikanti et al.'s count, each layer keeping ${form.elements.recompute.selectedOptions[0].textContent}, at ${recipe.activation_bytes} bytes a value as the recipe's passes run.`,
+        ),
+      );
     }
   }
 
@@ -282,7 +308,9 @@
   // Typing a count makes it the reader's own model.
   document.addEventListener("input", (event) => {
     const form = event.target.closest("form[data-sbn-mounted]");
-    if (form && event.target.name === "parameters") form.elements.model.value = JSON.parse(form.dataset.sbnConfig).custom;
+    if (form && event.target.name === "parameters") {
+      form.elements.model.value = JSON.parse(form.dataset.sbnConfig).custom;
+    }
   });
 
   window.sbnCalculator = { compute };

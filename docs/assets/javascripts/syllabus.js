@@ -32,7 +32,10 @@
   }
 
   const done = (state) =>
-    Boolean(state && (state.right === true || (state.mark === "got-it" && typeof state.text === "string" && state.text.trim())));
+    Boolean(
+      state &&
+      (state.right === true || (state.mark === "got-it" && typeof state.text === "string" && state.text.trim())),
+    );
 
   for (const element of document.querySelectorAll("[data-sbn-lesson]")) {
     const items = lessons[element.dataset.sbnLesson];
@@ -40,7 +43,9 @@
     // The words of course.js's updateProgress, so that a lesson reads the same here and on its page.
     const questions = `Your progress: ${items.questions.filter((id) => done(load(id))).length} of ${items.questions.length} questions`;
     const ticked = items.reps.filter((id) => load(id)?.done === true).length;
-    element.textContent = items.reps.length ? `${questions} and ${ticked} of ${items.reps.length} reps done.` : `${questions} done.`;
+    element.textContent = items.reps.length
+      ? `${questions} and ${ticked} of ${items.reps.length} reps done.`
+      : `${questions} done.`;
     element.hidden = false;
   }
 })();
