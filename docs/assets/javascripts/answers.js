@@ -16,23 +16,39 @@
     const own = (object, key) => (Object.hasOwn(object, key) ? object[key] : undefined);
     const MAX_ANSWER = 100; // the fields' maxlength
 
+    /** @typedef {[bigint, bigint]} Fraction An exact number: [numerator, denominator], the denominator positive. */
+
+    /** @type {(a: bigint, b: bigint) => bigint} */
     const gcd = (a, b) => {
       for (a = a < 0n ? -a : a; b;) [a, b] = [b, a % b];
       return a || 1n;
     };
+    /** @type {(n: bigint, d?: bigint) => Fraction} */
     const exact = (n, d = 1n) => (d < 0n ? exact(-n, -d) : [n / gcd(n, d), d / gcd(n, d)]);
+    /** @type {(x: Fraction, y: Fraction) => Fraction} */
     const times = ([a, b], [c, d]) => exact(a * c, b * d);
+    /** @type {(x: Fraction, y: Fraction) => Fraction} */
     const over = ([a, b], [c, d]) => exact(a * d, b * c);
+    /** @type {(x: Fraction, y: Fraction) => -1 | 0 | 1} */
     const compare = ([a, b], [c, d]) => (a * d > c * b ? 1 : a * d < c * b ? -1 : 0);
+    /** @type {(base: number | string, n: number) => Fraction} */
     const power = (base, n) => (n < 0 ? [1n, BigInt(base) ** BigInt(-n)] : [BigInt(base) ** BigInt(n), 1n]);
+    /** @type {Fraction} */
     const ONE = [1n, 1n];
+    /** @type {(n: number) => Fraction} */
     const integer = (n) => [BigInt(n), 1n];
     // How far `value` is from `key`, as a share of the key (for a key of 0: 1, or 0 for 0).
+    /** @type {(value: Fraction, key: Fraction) => Fraction} */
     const offBy = ([a, b], [c, d]) =>
       c ? exact(a * d > c * b ? a * d - c * b : c * b - a * d, b * c) : [a ? 1n : 0n, 1n];
+    /** @type {(value: Fraction, key: Fraction, share: Fraction) => boolean} */
     const within = (value, key, share) => compare(offBy(value, key), share) <= 0;
 
-    // An exact value as the build writes it: digits, a decimal with an exponent, or "p/q".
+    /**
+     * An exact value as the build writes it: digits, a decimal with an exponent, or "p/q".
+     * @param {string} text
+     * @returns {Fraction | null}
+     */
     function parse(text) {
       const [top, bottom = "1"] = String(text).split("/");
       const [, whole, fraction = "", exponent = "0"] = /^([0-9]*)(?:\.([0-9]*))?(?:e([+-]?[0-9]+))?$/i.exec(top) ?? [];
@@ -43,7 +59,11 @@
       );
     }
 
-    // A positive number with `places` decimals at most, rounded half up, without trailing zeros: "5.4", "90".
+    /**
+     * A positive number with `places` decimals at most, rounded half up, without trailing zeros: "5.4", "90".
+     * @param {Fraction} value
+     * @param {number} places
+     */
     function rounded([n, d], places) {
       const digits = ((2n * n * 10n ** BigInt(places) + d) / (2n * d)).toString().padStart(places + 1, "0");
       return places ? `${digits.slice(0, -places)}.${digits.slice(-places)}`.replace(/\.?0+$/, "") : digits;
@@ -51,7 +71,10 @@
 
     const grouped = (text) => text.replace(/^[0-9]+/, (digits) => digits.replace(/\B(?=([0-9]{3})+$)/g, ","));
 
-    // A positive number to three significant digits, grouped by thousands: "14", "0.0014", "1,000,000".
+    /**
+     * A positive number to three significant digits, grouped by thousands: "14", "0.0014", "1,000,000".
+     * @param {Fraction} value
+     */
     function plain(value) {
       if (!value[0]) return "0";
       let tens = value[0].toString().length - value[1].toString().length;

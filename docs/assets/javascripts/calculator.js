@@ -138,6 +138,7 @@
 
   // ----------------------------------------------------------------- display
 
+  /** @type {[number, string][]} */
   const SCALES = [
     [1e18, "EB"],
     [1e15, "PB"],
@@ -279,37 +280,46 @@
   }
 
   function mount() {
-    for (const form of document.querySelectorAll("form[data-sbn-calculator]:not([data-sbn-mounted])")) {
+    /** @type {NodeListOf<HTMLFormElement>} */
+    const forms = document.querySelectorAll("form[data-sbn-calculator]:not([data-sbn-mounted])");
+    for (const form of forms) {
       const config = JSON.parse(form.dataset.sbnConfig);
       form.dataset.sbnMounted = "";
       fill(form, config);
       setInputs(form, config, { ...JSON.parse(form.dataset.sbnDefaults), ...load(form) });
-      form.querySelector(".sbn-calculator__actions").hidden = false;
-      form.querySelector(".sbn-calculator__noscript").hidden = true;
+      /** @type {HTMLElement} */ (form.querySelector(".sbn-calculator__actions")).hidden = false;
+      /** @type {HTMLElement} */ (form.querySelector(".sbn-calculator__noscript")).hidden = true;
       update(form, false);
     }
   }
 
+  // Each listener's event comes from a form or one of its fields, in a calculator or not.
+  /** @type {(event: Event) => HTMLInputElement} */
+  const targetOf = (event) => /** @type {HTMLInputElement} */ (event.target);
+  /** @type {(event: Event) => HTMLFormElement | null} */
+  const formOf = (event) => targetOf(event).closest("form[data-sbn-mounted]");
+
   document.addEventListener("submit", (event) => {
-    const form = event.target.closest("form[data-sbn-mounted]");
+    const form = formOf(event);
     if (!form) return;
     event.preventDefault();
     update(form);
   });
 
   document.addEventListener("change", (event) => {
-    const form = event.target.closest("form[data-sbn-mounted]");
+    const form = formOf(event);
     if (!form) return;
     const config = JSON.parse(form.dataset.sbnConfig);
-    if (event.target.name === "model") showModelCount(form, config);
+    if (targetOf(event).name === "model") showModelCount(form, config);
     update(form);
   });
 
   // Typing a count makes it the reader's own model.
   document.addEventListener("input", (event) => {
-    const form = event.target.closest("form[data-sbn-mounted]");
-    if (form && event.target.name === "parameters") {
-      form.elements.model.value = JSON.parse(form.dataset.sbnConfig).custom;
+    const form = formOf(event);
+    if (form && targetOf(event).name === "parameters") {
+      const model = /** @type {HTMLSelectElement} */ (form.elements.namedItem("model"));
+      model.value = JSON.parse(form.dataset.sbnConfig).custom;
     }
   });
 

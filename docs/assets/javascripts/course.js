@@ -106,6 +106,7 @@
   }
 
   function note(text) {
+    /** @type {HTMLElement | null} */
     const element = document.querySelector(".sbn-progress__note");
     if (element) [element.textContent, element.hidden] = [text, false];
   }
@@ -175,6 +176,7 @@
   // Questions answered right (or a free one marked "got it" beside an answer), and reps done: the home page
   // counts the same from what is stored, in the same words (syllabus.js).
   function updateProgress() {
+    /** @type {HTMLElement | null} */
     const line = document.querySelector("[data-sbn-progress]");
     if (!line) return;
     const quizzes = $$("form[data-quiz-id]");
@@ -188,7 +190,7 @@
     line.firstElementChild.textContent = reps.length
       ? `${questions} and ${ticked} of ${reps.length} reps done.`
       : `${questions} done.`;
-    line.querySelector("[data-sbn-reset]").hidden = !(
+    /** @type {HTMLElement} */ (line.querySelector("[data-sbn-reset]")).hidden = !(
       ticked || quizzes.some((form) => form.dataset.result || typed(form))
     );
     line.dataset.ready = "";
@@ -338,6 +340,7 @@
 
   // ---------------------------------------------------------------- events
 
+  /** @type {(type: string, listener: (event: any) => unknown, target?: EventTarget, capture?: boolean) => void} */
   const on = (type, listener, target = document, capture = type === "toggle") =>
     target.addEventListener(type, listener, capture);
 
@@ -507,7 +510,8 @@
   };
 
   function openSearch() {
-    if (!setup || !document.getElementById("__search")?.checked) return;
+    const search = /** @type {HTMLInputElement | null} */ (document.getElementById("__search"));
+    if (!setup || !search?.checked) return;
     const [worker, data] = setup;
     setup = null;
     fetch(new URL("search/search_docs.json", BASE))

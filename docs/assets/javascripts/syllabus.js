@@ -37,7 +37,9 @@
       (state.right === true || (state.mark === "got-it" && typeof state.text === "string" && state.text.trim())),
     );
 
-  for (const element of document.querySelectorAll("[data-sbn-lesson]")) {
+  /** @type {NodeListOf<HTMLElement>} */
+  const elements = document.querySelectorAll("[data-sbn-lesson]");
+  for (const element of elements) {
     const items = lessons[element.dataset.sbnLesson];
     if (!items) continue;
     // The words of course.js's updateProgress, so that a lesson reads the same here and on its page.
