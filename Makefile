@@ -14,6 +14,9 @@ PIP_PIN := pip==26.3
 # (tests/zensical/) answers it, in CI; repeated on every save of `make serve`, it
 # would only teach an author to ignore what the terminal says.
 export NO_MKDOCS_2_WARNING := 1
+# The Node packages (package.json, locked in package-lock.json): Lighthouse for `make audit`, the
+# JavaScript and CSS tools for `make lint`. Rebuilt whenever either file changes.
+NODE_STAMP := node_modules/.installed
 
 .PHONY: serve build preview test lint github audit bench lock lesson kinds clean engine zensical
 
@@ -22,6 +25,10 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet $(PIP_PIN)
 	$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt
 	$(BIN)/python -m pip install --quiet --no-deps --editable .
+	touch $@
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 ## serve: live-reloading preview on http://127.0.0.1:8000/course/ (the path of site_url)
@@ -45,10 +52,20 @@ test: $(STAMP) lint github
 	$(BIN)/mkdocs build --strict
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)
+## lint: ruff and mypy over the Python; ESLint, Stylelint, Prettier and tsc over the scripts and styles
+# The Node tools are npm's, pinned in package.json and package-lock.json and installed by npm ci once
+# (NODE_STAMP). Their caches live in node_modules/.cache, so a second run reads only what changed.
+NODE_BIN := node_modules/.bin
+NODE_CACHE := node_modules/.cache
+lint: $(STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(NODE_BIN)/eslint --max-warnings 0 --cache --cache-location $(NODE_CACHE)/eslint/ docs/assets/javascripts *.mjs
+	$(NODE_BIN)/stylelint --max-warnings 0 --cache --cache-location $(NODE_CACHE)/stylelint/ "docs/assets/stylesheets/*.css"
+	$(NODE_BIN)/prettier --check --log-level warn --cache --cache-strategy content \
+		"docs/assets/**/*.{js,css}" *.mjs types/*.d.ts tsconfig.json .prettierrc.json
+	$(NODE_BIN)/tsc --project tsconfig.json
 
 ## github: workflows, Dependabot and issue forms against GitHub's schemas; zizmor's audit
 # The schemas ship inside check-jsonschema and zizmor runs --offline: no network needed.
@@ -61,13 +78,8 @@ github: $(STAMP)
 	$(BIN)/zizmor --offline --strict-collection --quiet .
 
 ## audit: every page against its budgets in Lighthouse (tools/budgets.yml)
-# Lighthouse comes from npm, pinned in package.json and package-lock.json, and
-# drives Debian's Chromium (CHROME_PATH); it downloads no browser. About 5 min.
-NODE_STAMP := node_modules/.installed
-$(NODE_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
-	touch $@
-
+# Lighthouse comes from npm, like the linters (NODE_STAMP), and drives Debian's
+# Chromium (CHROME_PATH); it downloads no browser. About 5 min.
 audit: $(STAMP) $(NODE_STAMP)
 	$(BIN)/mkdocs build --strict
 	$(BIN)/python -m tools.audit site

@@ -16,31 +16,54 @@
     const own = (object, key) => (Object.hasOwn(object, key) ? object[key] : undefined);
     const MAX_ANSWER = 100; // the fields' maxlength
 
+    /** @typedef {[bigint, bigint]} Fraction An exact number: [numerator, denominator], the denominator positive. */
 
+    /** @type {(a: bigint, b: bigint) => bigint} */
     const gcd = (a, b) => {
-      for (a = a < 0n ? -a : a; b; ) [a, b] = [b, a % b];
+      for (a = a < 0n ? -a : a; b;) [a, b] = [b, a % b];
       return a || 1n;
     };
+    /** @type {(n: bigint, d?: bigint) => Fraction} */
     const exact = (n, d = 1n) => (d < 0n ? exact(-n, -d) : [n / gcd(n, d), d / gcd(n, d)]);
+    /** @type {(x: Fraction, y: Fraction) => Fraction} */
     const times = ([a, b], [c, d]) => exact(a * c, b * d);
+    /** @type {(x: Fraction, y: Fraction) => Fraction} */
     const over = ([a, b], [c, d]) => exact(a * d, b * c);
+    /** @type {(x: Fraction, y: Fraction) => -1 | 0 | 1} */
     const compare = ([a, b], [c, d]) => (a * d > c * b ? 1 : a * d < c * b ? -1 : 0);
+    /** @type {(base: number | string, n: number) => Fraction} */
     const power = (base, n) => (n < 0 ? [1n, BigInt(base) ** BigInt(-n)] : [BigInt(base) ** BigInt(n), 1n]);
+    /** @type {Fraction} */
     const ONE = [1n, 1n];
+    /** @type {(n: number) => Fraction} */
     const integer = (n) => [BigInt(n), 1n];
     // How far `value` is from `key`, as a share of the key (for a key of 0: 1, or 0 for 0).
-    const offBy = ([a, b], [c, d]) => (c ? exact(a * d > c * b ? a * d - c * b : c * b - a * d, b * c) : [a ? 1n : 0n, 1n]);
+    /** @type {(value: Fraction, key: Fraction) => Fraction} */
+    const offBy = ([a, b], [c, d]) =>
+      c ? exact(a * d > c * b ? a * d - c * b : c * b - a * d, b * c) : [a ? 1n : 0n, 1n];
+    /** @type {(value: Fraction, key: Fraction, share: Fraction) => boolean} */
     const within = (value, key, share) => compare(offBy(value, key), share) <= 0;
 
-    // An exact value as the build writes it: digits, a decimal with an exponent, or "p/q".
+    /**
+     * An exact value as the build writes it: digits, a decimal with an exponent, or "p/q".
+     * @param {string} text
+     * @returns {Fraction | null}
+     */
     function parse(text) {
       const [top, bottom = "1"] = String(text).split("/");
       const [, whole, fraction = "", exponent = "0"] = /^([0-9]*)(?:\.([0-9]*))?(?:e([+-]?[0-9]+))?$/i.exec(top) ?? [];
       if (whole === undefined || !/^[0-9]+$/.test(bottom)) return null;
-      return over(times([BigInt(whole + fraction || "0"), 10n ** BigInt(fraction.length)], power(10, Number(exponent))), [BigInt(bottom), 1n]);
+      return over(
+        times([BigInt(whole + fraction || "0"), 10n ** BigInt(fraction.length)], power(10, Number(exponent))),
+        [BigInt(bottom), 1n],
+      );
     }
 
-    // A positive number with `places` decimals at most, rounded half up, without trailing zeros: "5.4", "90".
+    /**
+     * A positive number with `places` decimals at most, rounded half up, without trailing zeros: "5.4", "90".
+     * @param {Fraction} value
+     * @param {number} places
+     */
     function rounded([n, d], places) {
       const digits = ((2n * n * 10n ** BigInt(places) + d) / (2n * d)).toString().padStart(places + 1, "0");
       return places ? `${digits.slice(0, -places)}.${digits.slice(-places)}`.replace(/\.?0+$/, "") : digits;
@@ -48,7 +71,10 @@
 
     const grouped = (text) => text.replace(/^[0-9]+/, (digits) => digits.replace(/\B(?=([0-9]{3})+$)/g, ","));
 
-    // A positive number to three significant digits, grouped by thousands: "14", "0.0014", "1,000,000".
+    /**
+     * A positive number to three significant digits, grouped by thousands: "14", "0.0014", "1,000,000".
+     * @param {Fraction} value
+     */
     function plain(value) {
       if (!value[0]) return "0";
       let tens = value[0].toString().length - value[1].toString().length;
@@ -59,7 +85,9 @@
 
     const SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹";
     const POWER = `(?:\\^|\\*\\*)([-−+]?[0-9]+)|(⁻?[${SUPERSCRIPTS}]+)`;
-    const NUMBER = new RegExp(`^(?:(2|10)(?:${POWER})|([0-9]{1,3}(?:,[0-9]{3})+(?![0-9,])|[0-9]+(?:[ \\u00a0\\u2009\\u202f][0-9]{3}(?![0-9]))*|)(\\.[0-9]+)?(?:[eE]([+-]?[0-9]+))?(?:\\s*[×xX*·]\\s*(2|10)(?:${POWER}))?)`);
+    const NUMBER = new RegExp(
+      `^(?:(2|10)(?:${POWER})|([0-9]{1,3}(?:,[0-9]{3})+(?![0-9,])|[0-9]+(?:[ \\u00a0\\u2009\\u202f][0-9]{3}(?![0-9]))*|)(\\.[0-9]+)?(?:[eE]([+-]?[0-9]+))?(?:\\s*[×xX*·]\\s*(2|10)(?:${POWER}))?)`,
+    );
     const DIVISOR = /^\/\s*([0-9]+(?:\.[0-9]+)?)/;
     const RANGE = /^([^0-9]*?)\s*(?:-|–|—|to(?=[\s.0-9]))\s*(?=\.?[0-9])/;
     const MAX_EXPONENT_DIGITS = 3;
@@ -68,7 +96,8 @@
     // The table as written into the page, its sizes read exactly once.
     function loadTable() {
       const data = JSON.parse(document.getElementById("sbn-units").dataset.json);
-      const sizes = (words) => Object.fromEntries(Object.entries(words).map(([word, [size, bits]]) => [word, [parse(size), Boolean(bits)]]));
+      const sizes = (words) =>
+        Object.fromEntries(Object.entries(words).map(([word, [size, bits]]) => [word, [parse(size), Boolean(bits)]]));
       for (const unit of Object.values(data.units)) {
         [unit.words, unit.exact] = [sizes(unit.words), sizes(unit.exact)];
         unit.names = unit.names.map(([size, name]) => [parse(size), name]);
@@ -92,7 +121,8 @@
       if (cut < 0) {
         const lower = written.toLowerCase();
         for (const [prefix, size] of table.multipliers) {
-          const noun = lower.startsWith(prefix) && written.length > prefix.length && lookup(unit, written.slice(prefix.length));
+          const noun =
+            lower.startsWith(prefix) && written.length > prefix.length && lookup(unit, written.slice(prefix.length));
           if (noun && sizeOne(noun)) return [times(size, noun[0]), noun[1]];
         }
         return null;
@@ -105,10 +135,17 @@
 
     // The unit as compared: hyphens and spaces tidied, words that change nothing left out, "per second" as "/s".
     function normalized(rest) {
-      let joined = rest.replace(/-/g, " ").split(/\s+/).filter(Boolean).join(" ").replace(/ ?\/ ?/g, "/");
+      let joined = rest
+        .replace(/-/g, " ")
+        .split(/\s+/)
+        .filter(Boolean)
+        .join(" ")
+        .replace(/ ?\/ ?/g, "/");
       for (let round = 0; round < 2; round++) {
         const padded = ` ${joined}`;
-        const tails = table.after.flatMap((words) => (words.startsWith("per ") ? [` ${words}`, `/${words.slice(4)}`] : [` ${words}`]));
+        const tails = table.after.flatMap((words) =>
+          words.startsWith("per ") ? [` ${words}`, `/${words.slice(4)}`] : [` ${words}`],
+        );
         const tail = tails.find((end) => padded.toLowerCase().endsWith(end));
         if (!tail) break;
         joined = padded.slice(0, -tail.length).trim();
@@ -132,24 +169,33 @@
       return text;
     }
 
-    const powerOf = (written, superscript) => (written ?? [...(superscript ?? "0")].map((c) => "0123456789-"[`${SUPERSCRIPTS}⁻`.indexOf(c)]).join("")).replace("−", "-");
+    const fromSuperscripts = (digits) => [...digits].map((c) => "0123456789-"[`${SUPERSCRIPTS}⁻`.indexOf(c)]).join("");
+    const powerOf = (written, superscript) => (written ?? fromSuperscripts(superscript ?? "0")).replace("−", "-");
     const digitsOf = (exponent) => (exponent ?? "").replace(/^[+-]/, "").length;
 
     // The number at the start of `text`: { amount, number, word: the rest of the text }, or { problem }.
     function amountOf(text) {
-      const [all, alone, written, superscript, whole, fraction = "", exponent, base, timesWritten, timesSuperscript] = NUMBER.exec(text);
+      const [all, alone, written, superscript, whole, fraction = "", exponent, base, timesWritten, timesSuperscript] =
+        NUMBER.exec(text);
       if (alone === undefined && !whole && !fraction) return { problem: "unreadable" };
       let rest = text.slice(all.length).trimStart();
-      if (alone === undefined && /^,[0-9]/.test(rest)) return { problem: "ambiguous", number: /^[0-9,.]*/.exec(text)[0] };
+      if (alone === undefined && /^,[0-9]/.test(rest)) {
+        return { problem: "ambiguous", number: /^[0-9,.]*/.exec(text)[0] };
+      }
       let number = all.trim();
       const ten = alone !== undefined ? powerOf(written, superscript) : powerOf(timesWritten, timesSuperscript);
       if (Math.max(digitsOf(ten), digitsOf(exponent)) > MAX_EXPONENT_DIGITS) return { problem: "out-of-range", number };
-      const mantissa = alone !== undefined ? ONE : parse(`${whole.replace(/\D/g, "") || 0}${fraction}e${exponent ?? 0}`);
+      const mantissa =
+        alone !== undefined ? ONE : parse(`${whole.replace(/\D/g, "") || 0}${fraction}e${exponent ?? 0}`);
       let amount = times(mantissa, power(alone ?? base ?? 10, Number(ten)));
       const divisor = DIVISOR.exec(rest);
       if (divisor) {
         if (!parse(divisor[1])[0]) return { problem: "unreadable" };
-        [amount, number, rest] = [over(amount, parse(divisor[1])), `${number}/${divisor[1]}`, rest.slice(divisor[0].length).trimStart()];
+        [amount, number, rest] = [
+          over(amount, parse(divisor[1])),
+          `${number}/${divisor[1]}`,
+          rest.slice(divisor[0].length).trimStart(),
+        ];
       }
       return { amount, number, word: rest };
     }
@@ -183,7 +229,14 @@
       const failed = [low, high].find((side) => side.problem);
       if (failed) return failed;
       const [bottom, top] = compare(low.value, high.value) <= 0 ? [low.value, high.value] : [high.value, low.value];
-      return { ...high, value: bottom, high: top, number: `${first.number}–${end.number}`, bits: low.bits || high.bits, amount: null };
+      return {
+        ...high,
+        value: bottom,
+        high: top,
+        number: `${first.number}–${end.number}`,
+        bits: low.bits || high.bits,
+        amount: null,
+      };
     }
 
     // For a unit that counts bits or is another base unit's, the key's unit it is spelled like ("Gb" like GB).
@@ -199,18 +252,33 @@
     function judge(answer, key, unitName, scale, share, mistakes) {
       const read = readAnswer(answer, unitName, scale);
       const meant = meantUnit(read, table.units[unitName]);
-      if (meant && within(times(read.amount, meant[0]), key, share) && (read.problem || !within(read.value, key, share))) return { kind: "unit-meant", read, name: meant[1] };
+      if (
+        meant &&
+        within(times(read.amount, meant[0]), key, share) &&
+        (read.problem || !within(read.value, key, share))
+      ) {
+        return { kind: "unit-meant", read, name: meant[1] };
+      }
       if (read.problem) return { kind: read.problem, read };
       if (read.high) {
         const farther = [read.value, read.high].map((end) => offBy(end, key)).sort(compare)[1];
         const holds = compare(read.value, key) <= 0 && compare(key, read.high) <= 0;
-        if (compare(farther, share) <= 0 || (holds && compare(farther, times(share, integer(table.rangeSpread))) <= 0)) return { kind: "right", read, holds };
+        if (
+          compare(farther, share) <= 0 ||
+          (holds && compare(farther, times(share, integer(table.rangeSpread))) <= 0)
+        ) {
+          return { kind: "right", read, holds };
+        }
         if (holds) return { kind: "range-wide", read };
         const above = compare(read.value, key) > 0;
         return { kind: above ? "too-high" : "too-low", read, nearer: above ? read.value : read.high };
       }
       if (within(read.value, key, share)) return { kind: "right", read };
-      const bare = !read.word && table.units[unitName].names.find(([size]) => compare(size, scale) !== 0 && key[0] && within(times(read.amount, size), key, share));
+      const bare =
+        !read.word &&
+        table.units[unitName].names.find(
+          ([size]) => compare(size, scale) !== 0 && key[0] && within(times(read.amount, size), key, share),
+        );
       if (bare) return { kind: "bare-other", read, name: bare[1] };
       const mistake = mistakes.findIndex((value) => within(read.value, value, share));
       if (mistake >= 0) return { kind: "mistake", read, mistake };
@@ -235,24 +303,43 @@
       const { keyValue, keyUnit, keyScale, keySymbol, tolerance, tolerancePercent } = form.dataset;
       try {
         table ??= loadTable();
-      } catch (error) {
+      } catch {
         return refuse("This page cannot check answers; open the answer to compare.");
       }
       const [key, scale, share, unit] = [parse(keyValue), parse(keyScale), parse(tolerance), table.units[keyUnit]];
       const slips = $$("[data-mistake-value]", form);
-      const verdict = judge(answer, key, keyUnit, scale, share, slips.map((slip) => parse(slip.dataset.mistakeValue)));
+      const verdict = judge(
+        answer,
+        key,
+        keyUnit,
+        scale,
+        share,
+        slips.map((slip) => parse(slip.dataset.mistakeValue)),
+      );
       const { read } = verdict;
       const other = table.units[read.other];
-      const bits = read.bits ? ` (“${read.word}” ${table.bits}: ${read.number} ${read.word} is ${plain(over(read.value, scale))} ${keySymbol}.)` : "";
+      const bits = read.bits
+        ? ` (“${read.word}” ${table.bits}: ${read.number} ${read.word} is ${plain(over(read.value, scale))} ${keySymbol}.)`
+        : "";
       switch (verdict.kind) {
         case "unreadable":
-          return refuse(keyUnit === "1" && !keySymbol ? "Write a number, such as 1.5, 3/2 or 2^-8." : `Write a number, with its unit, such as 3 ${keySymbol || unit.example.split(" ")[0]}.`);
+          return refuse(
+            keyUnit === "1" && !keySymbol
+              ? "Write a number, such as 1.5, 3/2 or 2^-8."
+              : `Write a number, with its unit, such as 3 ${keySymbol || unit.example.split(" ")[0]}.`,
+          );
         case "out-of-range":
-          return refuse(`“${read.number}” is out of the range this page reads: write each exponent with three digits at most.`);
+          return refuse(
+            `“${read.number}” is out of the range this page reads: write each exponent with three digits at most.`,
+          );
         case "ambiguous":
-          return refuse(`Is “${read.number}” a decimal? Write it with a point, as in ${read.number.replace(",", ".")}: a comma only groups thousands, by three.`);
+          return refuse(
+            `Is “${read.number}” a decimal? Write it with a point, as in ${read.number.replace(",", ".")}: a comma only groups thousands, by three.`,
+          );
         case "negative":
-          return refuse(`${unit.measures[0].toUpperCase()}${unit.measures.slice(1)} is never negative: write it without the minus sign.`);
+          return refuse(
+            `${unit.measures[0].toUpperCase()}${unit.measures.slice(1)} is never negative: write it without the minus sign.`,
+          );
         case "unit-meant":
           return refuse(
             read.problem
@@ -264,20 +351,34 @@
         case "unknown-unit":
           return wrong(`Unknown unit “${read.word}”: try ${unit.example}.`);
         case "right":
-          return { ok: true, answered: true, text: `✓ Correct: ${verdict.holds ? "the key lies in your range" : `within ${tolerancePercent}% of the key`}.${bits}` };
+          return {
+            ok: true,
+            answered: true,
+            text: `✓ Correct: ${verdict.holds ? "the key lies in your range" : `within ${tolerancePercent}% of the key`}.${bits}`,
+          };
         case "bare-other":
-          return refuse(`Did you mean ${verdict.name}? A bare number counts as ${keySymbol} here; write the unit, as in ${read.number} ${verdict.name}.`);
+          return refuse(
+            `Did you mean ${verdict.name}? A bare number counts as ${keySymbol} here; write the unit, as in ${read.number} ${verdict.name}.`,
+          );
         case "range-wide":
-          return refuse(`The key lies in your range, but the range is wide: give one number (within ${tolerancePercent}% counts), or a range whose ends are both within ${rounded(times(share, integer(100 * table.rangeSpread)), 3)}% of it.`);
+          return refuse(
+            `The key lies in your range, but the range is wide: give one number (within ${tolerancePercent}% counts), or a range whose ends are both within ${rounded(times(share, integer(100 * table.rangeSpread)), 3)}% of it.`,
+          );
         case "mistake":
-          return wrong(`Not quite: ${slips[verdict.mistake].textContent.replace(/\s+/g, " ").trim()} Try again, or open the answer.`);
+          return wrong(
+            `Not quite: ${slips[verdict.mistake].textContent.replace(/\s+/g, " ").trim()} Try again, or open the answer.`,
+          );
       }
       const ratio = over(verdict.nearer, key);
       const how =
-        compare(ratio, integer(10)) >= 0 ? `about ${plain(ratio)} times too high`
-        : compare(ratio, [1n, 10n]) <= 0 && ratio[0] ? `about ${plain(over(ONE, ratio))} times too low`
-        : `${verdict.kind === "too-high" ? "too high" : "too low"}, by ${percentOff(offBy(verdict.nearer, key), share)}`;
-      return wrong(`Not quite: ${how}${read.high ? " at the range's nearer end" : ""}. Try again, or open the answer.${bits}`);
+        compare(ratio, integer(10)) >= 0
+          ? `about ${plain(ratio)} times too high`
+          : compare(ratio, [1n, 10n]) <= 0 && ratio[0]
+            ? `about ${plain(over(ONE, ratio))} times too low`
+            : `${verdict.kind === "too-high" ? "too high" : "too low"}, by ${percentOff(offBy(verdict.nearer, key), share)}`;
+      return wrong(
+        `Not quite: ${how}${read.high ? " at the range's nearer end" : ""}. Try again, or open the answer.${bits}`,
+      );
     }
 
     window.sbnAnswers = { check: checkNumeric };

@@ -50,7 +50,11 @@
     const chosen = config.models.find((m) => m.id === text.model) ?? null;
     if (!chosen && text.model !== config.custom) problems.model = config.messages.pick;
     const count_ = chosen ? chosen.parameters : parameters(config, text.parameters, problems);
-    for (const [field, known] of [["recipe", config.recipes], ["gpu", config.gpus], ["stage", config.stages]]) {
+    for (const [field, known] of [
+      ["recipe", config.recipes],
+      ["gpu", config.gpus],
+      ["stage", config.stages],
+    ]) {
       if (!known.some((item) => String(item.id) === text[field])) problems[field] = config.messages.pick;
     }
     const devices = count(config, text.devices, "devices", problems);
@@ -62,8 +66,12 @@
       } else {
         batch = count(config, text.batch, "batch", problems);
         sequence = count(config, text.sequence, "sequence", problems);
-        if (batch !== null && sequence !== null && batch * sequence > config.limits.tokens) problems.batch = config.messages.too_many_tokens;
-        if (!chosen || [chosen.hidden, chosen.layers, chosen.heads].includes(null)) problems.batch = config.messages.no_shape;
+        if (batch !== null && sequence !== null && batch * sequence > config.limits.tokens) {
+          problems.batch = config.messages.too_many_tokens;
+        }
+        if (!chosen || [chosen.hidden, chosen.layers, chosen.heads].includes(null)) {
+          problems.batch = config.messages.no_shape;
+        }
         if (!config.recompute.some((r) => r.id === text.recompute)) problems.recompute = config.messages.pick;
       }
     }
@@ -80,7 +88,8 @@
     const perLayer = (h, a) =>
       sequence * batch * h * (kept.linear_values * scale + kept.linear_masks) +
       a * sequence * sequence * batch * (kept.score_values * scale + kept.score_masks);
-    bytes.activations = batch !== null && sequence !== null ? chosen.layers * perLayer(chosen.hidden, chosen.heads) : null;
+    bytes.activations =
+      batch !== null && sequence !== null ? chosen.layers * perLayer(chosen.hidden, chosen.heads) : null;
     const total = config.roles.reduce((sum, role) => sum + bytes[role], bytes.activations ?? 0);
     const capacity = config.gpus.find((g) => g.id === text.gpu).memory;
     return { problems, bytes, total, capacity, fits: total <= capacity };
@@ -97,7 +106,7 @@
     let base = ".";
     try {
       base = JSON.parse(document.getElementById("__config").textContent).base;
-    } catch (error) {
+    } catch {
       // No Material config: the page's own folder is the best scope left.
     }
     return `sbn:${new URL(base, location.href).pathname}:${form.dataset.sbnCalculator}`;
@@ -113,7 +122,7 @@
           state.inputs[f],
         ]),
       );
-    } catch (error) {
+    } catch {
       return {};
     }
   }
@@ -122,14 +131,22 @@
     try {
       const text = JSON.stringify({ v: VERSION, inputs });
       if (text.length <= MAX_LENGTH) localStorage.setItem(key(form), text);
-    } catch (error) {
+    } catch {
       // Full or disabled: keep going without remembering.
     }
   }
 
   // ----------------------------------------------------------------- display
 
-  const SCALES = [[1e18, "EB"], [1e15, "PB"], [1e12, "TB"], [1e9, "GB"], [1e6, "MB"], [1e3, "kB"]];
+  /** @type {[number, string][]} */
+  const SCALES = [
+    [1e18, "EB"],
+    [1e15, "PB"],
+    [1e12, "TB"],
+    [1e9, "GB"],
+    [1e6, "MB"],
+    [1e3, "kB"],
+  ];
 
   function bytesText(value) {
     const [factor, unit] = SCALES.find(([f]) => value >= f) ?? [1, "bytes"];
@@ -205,7 +222,9 @@
     region.replaceChildren();
     const problems = Object.keys(result.problems);
     if (problems.length) {
-      const names = problems.map((name) => form.querySelector(`label[for="${CSS.escape(form.elements[name].id)}"]`).textContent);
+      const names = problems.map(
+        (name) => form.querySelector(`label[for="${CSS.escape(form.elements[name].id)}"]`).textContent,
+      );
       region.append(element("p", {}, `Not computed: check ${names.join("; ")}.`));
       return;
     }
@@ -217,7 +236,9 @@
     roles.forEach((role, index) => {
       const row = body.insertRow();
       const name = element("th", { scope: "row" });
-      name.append(element("span", { class: `sbn-calculator__swatch sbn-calculator__role--${index + 1}`, "aria-hidden": "true" }));
+      name.append(
+        element("span", { class: `sbn-calculator__swatch sbn-calculator__role--${index + 1}`, "aria-hidden": "true" }),
+      );
       name.append(ROLE_NAMES[role]);
       row.append(name, element("td", {}, bytesText(result.bytes[role])));
     });
@@ -240,7 +261,13 @@
       region.append(element("p", {}, "Activations not counted: give a batch and a sequence length to estimate them."));
     } else {
       const recipe = config.recipes.find((r) => r.id === form.elements.recipe.value);
-      region.append(element("p", {}, `Activations: Korthikanti et al.'s count, each layer keeping ${form.elements.recompute.selectedOptions[0].textContent}, at ${recipe.activation_bytes} bytes a value as the recipe's passes run.`));
+      region.append(
+        element(
+          "p",
+          {},
+          `Activations: Korthikanti et al.'s count, each layer keeping ${form.elements.recompute.selectedOptions[0].textContent}, at ${recipe.activation_bytes} bytes a value as the recipe's passes run.`,
+        ),
+      );
     }
   }
 
@@ -253,36 +280,47 @@
   }
 
   function mount() {
-    for (const form of document.querySelectorAll("form[data-sbn-calculator]:not([data-sbn-mounted])")) {
+    /** @type {NodeListOf<HTMLFormElement>} */
+    const forms = document.querySelectorAll("form[data-sbn-calculator]:not([data-sbn-mounted])");
+    for (const form of forms) {
       const config = JSON.parse(form.dataset.sbnConfig);
       form.dataset.sbnMounted = "";
       fill(form, config);
       setInputs(form, config, { ...JSON.parse(form.dataset.sbnDefaults), ...load(form) });
-      form.querySelector(".sbn-calculator__actions").hidden = false;
-      form.querySelector(".sbn-calculator__noscript").hidden = true;
+      /** @type {HTMLElement} */ (form.querySelector(".sbn-calculator__actions")).hidden = false;
+      /** @type {HTMLElement} */ (form.querySelector(".sbn-calculator__noscript")).hidden = true;
       update(form, false);
     }
   }
 
+  // Each listener's event comes from a form or one of its fields, in a calculator or not.
+  /** @type {(event: Event) => HTMLInputElement} */
+  const targetOf = (event) => /** @type {HTMLInputElement} */ (event.target);
+  /** @type {(event: Event) => HTMLFormElement | null} */
+  const formOf = (event) => targetOf(event).closest("form[data-sbn-mounted]");
+
   document.addEventListener("submit", (event) => {
-    const form = event.target.closest("form[data-sbn-mounted]");
+    const form = formOf(event);
     if (!form) return;
     event.preventDefault();
     update(form);
   });
 
   document.addEventListener("change", (event) => {
-    const form = event.target.closest("form[data-sbn-mounted]");
+    const form = formOf(event);
     if (!form) return;
     const config = JSON.parse(form.dataset.sbnConfig);
-    if (event.target.name === "model") showModelCount(form, config);
+    if (targetOf(event).name === "model") showModelCount(form, config);
     update(form);
   });
 
   // Typing a count makes it the reader's own model.
   document.addEventListener("input", (event) => {
-    const form = event.target.closest("form[data-sbn-mounted]");
-    if (form && event.target.name === "parameters") form.elements.model.value = JSON.parse(form.dataset.sbnConfig).custom;
+    const form = formOf(event);
+    if (form && targetOf(event).name === "parameters") {
+      const model = /** @type {HTMLSelectElement} */ (form.elements.namedItem("model"));
+      model.value = JSON.parse(form.dataset.sbnConfig).custom;
+    }
   });
 
   window.sbnCalculator = { compute };

@@ -24,13 +24,15 @@
     let base = ".";
     try {
       base = JSON.parse(document.getElementById("__config").textContent).base;
-    } catch (error) {}
+    } catch {
+      // No Material config: the page's own folder is the scope.
+    }
     return new URL(base, location.href);
   })();
   const SCOPE = `sbn:${BASE.pathname}:`;
 
   function storageKey(item) {
-    return SCOPE + (item ? item.dataset.quizId ?? item.dataset.repId : "");
+    return SCOPE + (item ? (item.dataset.quizId ?? item.dataset.repId) : "");
   }
 
   const isText = (value, max) => typeof value === "string" && value.length <= max;
@@ -40,15 +42,28 @@
   // which the build derives from the option's text (macros/quiz/choices.py), so reordering the options keeps it
   // and rewording one drops it.
   function fits(item, state) {
-    const keys = Object.keys(state).filter((name) => name !== "v" && name !== "right").sort().join();
+    const keys = Object.keys(state)
+      .filter((name) => name !== "v" && name !== "right")
+      .sort()
+      .join();
     const kind = item.dataset.quizKind;
     if (!kind) return keys === "done" && typeof state.done === "boolean";
     if ("right" in state && (kind === "free" || typeof state.right !== "boolean")) return false;
     if (kind === "numeric") return keys === "answer" && isText(state.answer, MAX_ANSWER);
-    if (kind === "free") return /^(mark)?,?(text)?$/.test(keys) && (!("text" in state) || isText(state.text, MAX_TEXT)) && (!state.mark || /^(got-it|not-yet)$/.test(state.mark));
+    if (kind === "free") {
+      return (
+        /^(mark)?,?(text)?$/.test(keys) &&
+        (!("text" in state) || isText(state.text, MAX_TEXT)) &&
+        (!state.mark || /^(got-it|not-yet)$/.test(state.mark))
+      );
+    }
     const values = $$("input", item).map((input) => input.value);
     const chosen = state.chosen;
-    return keys === "chosen" && Array.isArray(chosen) && chosen.every((c, i) => values.includes(c) && chosen.indexOf(c) === i);
+    return (
+      keys === "chosen" &&
+      Array.isArray(chosen) &&
+      chosen.every((c, i) => values.includes(c) && chosen.indexOf(c) === i)
+    );
   }
 
   function load(item) {
@@ -58,18 +73,26 @@
       let state;
       try {
         state = text.length < 7 * MAX_TEXT && JSON.parse(text); // JSON escapes at most 6 to 1
-      } catch (error) {}
+      } catch {
+        // Not JSON: removed below, as any value that does not fit.
+      }
       if (state && typeof state === "object" && state.v === 1 && fits(item, state)) return state;
       localStorage.removeItem(storageKey(item));
-    } catch (error) {}
+    } catch {
+      // Storage off: nothing stored to show.
+    }
     return null;
   }
 
   function save(item, state) {
     try {
       localStorage.setItem(storageKey(item), JSON.stringify({ ...state, v: 1 }));
-    } catch (error) {
-      if (!warned) note("This browser is not keeping your answers (its storage is full or turned off): they will be gone when you leave.");
+    } catch {
+      if (!warned) {
+        note(
+          "This browser is not keeping your answers (its storage is full or turned off): they will be gone when you leave.",
+        );
+      }
       warned = true;
     }
   }
@@ -77,10 +100,13 @@
   function forget(item) {
     try {
       localStorage.removeItem(storageKey(item));
-    } catch (error) {}
+    } catch {
+      // Storage off: nothing stored to forget.
+    }
   }
 
   function note(text) {
+    /** @type {HTMLElement | null} */
     const element = document.querySelector(".sbn-progress__note");
     if (element) [element.textContent, element.hidden] = [text, false];
   }
@@ -101,10 +127,12 @@
     const right = entries.filter((entry) => entry.dataset.correct === "true").map((entry) => entry.dataset.option);
     const ok = chosen.length === right.length && chosen.every((value) => right.includes(value));
     // Each chosen option's feedback, in the options' order: its answer entry's text after the verdict.
-    const feedback = entries.filter((entry) => chosen.includes(entry.dataset.option)).map((entry) => {
-      const why = entry.querySelector(".sbn-quiz__why");
-      return why ? `${entry.dataset.letter}) ${why.textContent.trim()}` : "";
-    });
+    const feedback = entries
+      .filter((entry) => chosen.includes(entry.dataset.option))
+      .map((entry) => {
+        const why = entry.querySelector(".sbn-quiz__why");
+        return why ? `${entry.dataset.letter}) ${why.textContent.trim()}` : "";
+      });
     return { ok, answered: true, text: [ok ? "✓ Right." : "✗ Not quite.", ...feedback].join(" ") };
   }
 
@@ -113,10 +141,13 @@
     form.dataset.result = result?.answered ? (result.ok ? "right" : "wrong") : "";
   }
 
-  const check = (form, state) => (form.dataset.quizKind === "numeric" ? checkNumeric(form, state.answer) : checkChoice(form, state.chosen));
+  const check = (form, state) =>
+    form.dataset.quizKind === "numeric" ? checkNumeric(form, state.answer) : checkChoice(form, state.chosen);
 
   function setMark(form, mark) {
-    for (const button of $$("[data-mark]", form)) button.setAttribute("aria-pressed", String(button.dataset.mark === mark));
+    for (const button of $$("[data-mark]", form)) {
+      button.setAttribute("aria-pressed", String(button.dataset.mark === mark));
+    }
     form.dataset.result = mark ? (mark === "got-it" ? "right" : "wrong") : "";
   }
 
@@ -145,16 +176,23 @@
   // Questions answered right (or a free one marked "got it" beside an answer), and reps done: the home page
   // counts the same from what is stored, in the same words (syllabus.js).
   function updateProgress() {
+    /** @type {HTMLElement | null} */
     const line = document.querySelector("[data-sbn-progress]");
     if (!line) return;
     const quizzes = $$("form[data-quiz-id]");
     const reps = $$("input[data-rep-id]");
     const typed = (form) => form.elements.answer?.value.trim();
-    const done = quizzes.filter((form) => form.dataset.result === "right" && (form.dataset.quizKind !== "free" || typed(form))).length;
+    const done = quizzes.filter(
+      (form) => form.dataset.result === "right" && (form.dataset.quizKind !== "free" || typed(form)),
+    ).length;
     const ticked = reps.filter((input) => input.checked).length;
     const questions = `Your progress: ${done} of ${quizzes.length} questions`;
-    line.firstElementChild.textContent = reps.length ? `${questions} and ${ticked} of ${reps.length} reps done.` : `${questions} done.`;
-    line.querySelector("[data-sbn-reset]").hidden = !(ticked || quizzes.some((form) => form.dataset.result || typed(form)));
+    line.firstElementChild.textContent = reps.length
+      ? `${questions} and ${ticked} of ${reps.length} reps done.`
+      : `${questions} done.`;
+    /** @type {HTMLElement} */ (line.querySelector("[data-sbn-reset]")).hidden = !(
+      ticked || quizzes.some((form) => form.dataset.result || typed(form))
+    );
     line.dataset.ready = "";
   }
 
@@ -170,7 +208,11 @@
   function reportUrl(link) {
     const form = link.closest("form");
     const mark = form.querySelector("[aria-pressed=true]");
-    const answer = form.elements.answer?.value ?? $$("input:checked", form).map((input) => input.closest("label").textContent.trim()).join("\n");
+    const answer =
+      form.elements.answer?.value ??
+      $$("input:checked", form)
+        .map((input) => input.closest("label").textContent.trim())
+        .join("\n");
     const said = form.querySelector(".sbn-quiz__result").textContent || "(nothing yet)";
     const text = `My answer: ${answer.slice(0, 1500) || "(none)"}${mark ? `\n(I marked it “${mark.textContent}”.)` : ""}\nThe page said: ${said}\n\nWhat is wrong:\n`;
     link.href = `${(link.dataset.base ??= link.href)}&description=${encode(text)}`;
@@ -212,7 +254,7 @@
       figuresElement = element;
       try {
         figures = JSON.parse(element.dataset.json);
-      } catch (error) {
+      } catch {
         figures = {};
       }
     }
@@ -227,13 +269,26 @@
     }
     // What running the software gave for it (the engine tier's measured.yml, macros/figures/figure.py).
     for (const [software, differs] of figure?.measured ?? []) {
-      add(tip, "span", `Measured: ${software}, ${differs ? `which differs: ${differs}` : "the same"}.`, "sbn-tip__source");
+      add(
+        tip,
+        "span",
+        `Measured: ${software}, ${differs ? `which differs: ${differs}` : "the same"}.`,
+        "sbn-tip__source",
+      );
     }
     if (web(figures.report)) {
       const description = `The page shows ${shown} (exact value: ${data.value} ${data.unit}).\n\nWhat is wrong, and your source or arithmetic:\n`;
-      add(tip, "a", "Report this figure", "sbn-tip__more", `${figures.report}&title=${encode(`Figure: ${data.figId}`)}&figure-id=${encode(data.figId)}&description=${encode(description)}`);
+      add(
+        tip,
+        "a",
+        "Report this figure",
+        "sbn-tip__more",
+        `${figures.report}&title=${encode(`Figure: ${data.figId}`)}&figure-id=${encode(data.figId)}&description=${encode(description)}`,
+      );
     }
-    if (trigger.matches(":focus-visible") && tip.querySelector("a")) add(tip, "span", "Enter: go to its links. Escape: close.", "sbn-tip__keys");
+    if (trigger.matches(":focus-visible") && tip.querySelector("a")) {
+      add(tip, "span", "Enter: go to its links. Escape: close.", "sbn-tip__keys");
+    }
   }
 
   // Where the tip goes: the visible area is from the header's foot to the viewport's.
@@ -285,14 +340,21 @@
 
   // ---------------------------------------------------------------- events
 
-  const on = (type, listener, target = document, capture = type === "toggle") => target.addEventListener(type, listener, capture);
+  /** @type {(type: string, listener: (event: any) => unknown, target?: EventTarget, capture?: boolean) => void} */
+  const on = (type, listener, target = document, capture = type === "toggle") =>
+    target.addEventListener(type, listener, capture);
 
   on("submit", (event) => {
     const form = event.target.closest("form[data-quiz-id]");
     if (!form) return;
     event.preventDefault();
-    const state = form.dataset.quizKind === "numeric" ? { answer: form.elements.answer.value.slice(0, MAX_ANSWER) } : { chosen: $$("input:checked", form).map((input) => input.value) };
-    const result = check(form, state) ?? refuse("This page's answer checker has not loaded yet: try again in a moment, or open the answer.");
+    const state =
+      form.dataset.quizKind === "numeric"
+        ? { answer: form.elements.answer.value.slice(0, MAX_ANSWER) }
+        : { chosen: $$("input:checked", form).map((input) => input.value) };
+    const result =
+      check(form, state) ??
+      refuse("This page's answer checker has not loaded yet: try again in a moment, or open the answer.");
     showResult(form, result);
     if (result.answered || state.answer) save(form, { ...state, right: result.ok });
     else if (state.answer === "") forget(form);
@@ -325,20 +387,28 @@
 
   // A tap on a term shows its definition first; a second tap follows the link. In the capture
   // phase: Material's instant navigation takes a link's click on the body, before the document.
-  on("click", (event) => {
-    const term = event.target.closest?.("a.sbn-term");
-    if (!term || pointer !== "touch" || ownerAtTap === term) return;
-    event.preventDefault();
-    event.stopPropagation();
-    showTip(term);
-  }, document, true);
+  on(
+    "click",
+    (event) => {
+      const term = event.target.closest?.("a.sbn-term");
+      if (!term || pointer !== "touch" || ownerAtTap === term) return;
+      event.preventDefault();
+      event.stopPropagation();
+      showTip(term);
+    },
+    document,
+    true,
+  );
 
   on("click", (event) => {
     const target = event.target;
     if (tip?.contains(target) && !target.closest("a")) event.preventDefault(); // a tip in a label ticks nothing
     if (!inTip(target)) hideTip();
     if (target.closest("[data-sbn-reset]") && confirm("Clear your answers and ticked reps on this page?")) {
-      for (const item of items()) forget(item), restore(item);
+      for (const item of items()) {
+        forget(item);
+        restore(item);
+      }
       updateProgress();
     }
     const report = target.closest("form a[data-report]");
@@ -379,7 +449,13 @@
         quiet = back; // back to the figure, its tip left closed
         back.focus();
       }
-    } else if (event.key === "Enter" && owner && event.target === owner && owner.matches(".fig") && tip.querySelector("a")) {
+    } else if (
+      event.key === "Enter" &&
+      owner &&
+      event.target === owner &&
+      owner.matches(".fig") &&
+      tip.querySelector("a")
+    ) {
       event.preventDefault();
       enterTip();
     } else if (event.key === "Tab" && owner && tip.contains(event.target)) {
@@ -427,12 +503,15 @@
   let setup;
   Worker.prototype.postMessage = function (message, ...rest) {
     if (message?.type === 0 && !message.data.docs.length) return void ((setup = [this, message.data]), openSearch());
-    if (message?.type === 2 && typeof message.data === "string") message = { ...message, data: message.data.replace(/(\w)-(?=\w)/g, "$1\\\\\\-") };
+    if (message?.type === 2 && typeof message.data === "string") {
+      message = { ...message, data: message.data.replace(/(\w)-(?=\w)/g, "$1\\\\\\-") };
+    }
     return post.call(this, message, ...rest);
   };
 
   function openSearch() {
-    if (!setup || !document.getElementById("__search")?.checked) return;
+    const search = /** @type {HTMLInputElement | null} */ (document.getElementById("__search"));
+    if (!setup || !search?.checked) return;
     const [worker, data] = setup;
     setup = null;
     fetch(new URL("search/search_docs.json", BASE))
@@ -445,7 +524,11 @@
   // On paper, an answer field is only worth its room with the reader's answer in it: an empty
   // one is marked for course.css's print styles to leave out, while the page prints.
   const blank = (field) => !field.querySelector("input, textarea")?.value.trim();
-  on("beforeprint", () => $$(".sbn-quiz__field").forEach((field) => field.toggleAttribute("data-sbn-empty", blank(field))), window);
+  on(
+    "beforeprint",
+    () => $$(".sbn-quiz__field").forEach((field) => field.toggleAttribute("data-sbn-empty", blank(field))),
+    window,
+  );
   on("afterprint", () => $$("[data-sbn-empty]").forEach((field) => field.removeAttribute("data-sbn-empty")), window);
 
   // Material's document$ replays the current page, then each instant navigation.

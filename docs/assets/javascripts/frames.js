@@ -21,7 +21,7 @@
     const title = frames[current].querySelector("strong")?.textContent ?? "";
     root.querySelector(".sbn-frames__status").textContent = `Step ${current + 1} of ${frames.length}: ${title}`;
     const [previous, next] = root.querySelectorAll("[data-sbn-frames-step]");
-    const focused = document.activeElement;
+    const focused = /** @type {HTMLButtonElement | null} */ (document.activeElement);
     previous.disabled = current === 0;
     next.disabled = current === frames.length - 1;
     // A button that has just become disabled loses the focus: give it to the other one.
@@ -31,25 +31,30 @@
   }
 
   function mount() {
-    for (const root of document.querySelectorAll("[data-sbn-frames]:not(.sbn-frames--stepping)")) {
+    /** @type {NodeListOf<HTMLElement>} */
+    const roots = document.querySelectorAll("[data-sbn-frames]:not(.sbn-frames--stepping)");
+    for (const root of roots) {
       root.classList.add("sbn-frames--stepping");
       const list = root.querySelector(".sbn-frames__list");
       list.removeAttribute("tabindex"); // no longer a region to scroll: the buttons move through it
-      root.querySelector(".sbn-frames__controls").hidden = false;
+      /** @type {HTMLElement} */ (root.querySelector(".sbn-frames__controls")).hidden = false;
       show(root, 0);
     }
   }
 
   document.addEventListener("click", (event) => {
-    const button = event.target.closest("[data-sbn-frames-step]");
+    /** @type {HTMLElement | null} */
+    const button = /** @type {Element} */ (event.target).closest("[data-sbn-frames-step]");
     if (!button) return;
+    /** @type {HTMLElement} */
     const root = button.closest("[data-sbn-frames]");
     show(root, Number(root.dataset.sbnFrame) + Number(button.dataset.sbnFramesStep));
   });
 
   const KEYS = { ArrowLeft: -1, ArrowRight: 1 };
   document.addEventListener("keydown", (event) => {
-    const root = event.target.closest?.(".sbn-frames--stepping");
+    /** @type {HTMLElement | null} */
+    const root = /** @type {Element} */ (event.target).closest?.(".sbn-frames--stepping");
     if (!root || event.altKey || event.ctrlKey || event.metaKey) return;
     const last = root.querySelectorAll(".sbn-frames__frame").length - 1;
     const at = Number(root.dataset.sbnFrame);

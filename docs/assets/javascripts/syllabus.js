@@ -18,7 +18,7 @@
     lessons = JSON.parse(data.textContent);
     // The syllabus's page is the site's home, so its own address is the scope course.js uses.
     site = new URL(data.dataset.base, location.href).pathname;
-  } catch (error) {
+  } catch {
     return;
   }
 
@@ -26,21 +26,28 @@
     try {
       const state = JSON.parse(localStorage.getItem(`sbn:${site}:${id}`));
       return state && typeof state === "object" && state.v === 1 ? state : null;
-    } catch (error) {
+    } catch {
       return null; // storage disabled, or not JSON: nothing counted
     }
   }
 
   const done = (state) =>
-    Boolean(state && (state.right === true || (state.mark === "got-it" && typeof state.text === "string" && state.text.trim())));
+    Boolean(
+      state &&
+      (state.right === true || (state.mark === "got-it" && typeof state.text === "string" && state.text.trim())),
+    );
 
-  for (const element of document.querySelectorAll("[data-sbn-lesson]")) {
+  /** @type {NodeListOf<HTMLElement>} */
+  const elements = document.querySelectorAll("[data-sbn-lesson]");
+  for (const element of elements) {
     const items = lessons[element.dataset.sbnLesson];
     if (!items) continue;
     // The words of course.js's updateProgress, so that a lesson reads the same here and on its page.
     const questions = `Your progress: ${items.questions.filter((id) => done(load(id))).length} of ${items.questions.length} questions`;
     const ticked = items.reps.filter((id) => load(id)?.done === true).length;
-    element.textContent = items.reps.length ? `${questions} and ${ticked} of ${items.reps.length} reps done.` : `${questions} done.`;
+    element.textContent = items.reps.length
+      ? `${questions} and ${ticked} of ${items.reps.length} reps done.`
+      : `${questions} done.`;
     element.hidden = false;
   }
 })();
