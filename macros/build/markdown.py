@@ -84,6 +84,26 @@ class _StashHtml(Preprocessor):
         return [TOKEN.sub(stash, line) if TOKEN_OPEN in line else line for line in lines]
 
 
+class _KeepTypedBlocks(Preprocessor):
+    """Keeps the HTML blocks the author typed as Markdown stashed them, before md_in_html takes the ones
+    marked `markdown` into the page's tree (`Build.check_page` holds them to the course's list of elements)."""
+
+    def __init__(self, md: Markdown, build: Build) -> None:
+        super().__init__(md)
+        self.build = build
+
+    def run(self, lines: list[str]) -> list[str]:
+        page = self.build.page
+        if page is not None:
+            stash = self.md.htmlStash
+            page.typed_blocks = {
+                index: raw if isinstance(raw, str) else self.md.serializer(raw)
+                for index, raw in enumerate(stash.rawHtmlBlocks)
+                if stash.get_placeholder(index) not in page.ours
+            }
+        return lines
+
+
 class _PageCheck(Treeprocessor):
     """Runs the build's checks of a page once its tree is whole (`Build.check_page`).
 
@@ -143,6 +163,8 @@ class _ChecksExtension(Extension):
     def extendMarkdown(self, md: Markdown) -> None:
         # After whitespace is normalized (30), which would strip a placeholder's control characters.
         md.preprocessors.register(_StashHtml(md, self.build), "sbn-stash-html", 29)
+        # Once the raw HTML blocks are stashed (20), before md_in_html parses any of them as Markdown.
+        md.preprocessors.register(_KeepTypedBlocks(md, self.build), "sbn-keep-typed-blocks", 19)
         # Once the blocks are parsed into elements; no later processor adds or removes a quiz.
         md.treeprocessors.register(_CollectItems(md, self.build), "sbn-collect-items", 1)
         # Once every other tree processor (inline, toc, attr_list) has run, before our own at 1.

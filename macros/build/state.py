@@ -136,6 +136,9 @@ class PageState:
     #: The stash placeholders that stand for HTML the build made (figures, pictures, links from data, boxes):
     #: the page's own text is the rest, read for typed figures without them.
     ours: set[str] = field(default_factory=set)
+    #: The HTML blocks the author typed, by stash index, as Markdown first stashed them: md_in_html takes the
+    #: ones marked `markdown` out of the stash later, into the page's tree, where they read as Markdown's own.
+    typed_blocks: dict[int, str] = field(default_factory=dict)
     #: The problems reported on the page, as reported (a box that repeats one is not read again).
     reported: set[str] = field(default_factory=set)
     #: Typed figures already reported at the line of the macro call whose output holds them.
@@ -376,9 +379,11 @@ class Build:
         if page is None:
             return
         serialized = md.serializer(root)
-        occurrences: dict[ScriptFound, int] = {}
+        # The n-th finding of an attribute and value is at the n-th line that holds them, whatever its element:
+        # a span's onclick and an attribute list's give the same two words on two lines.
+        occurrences: dict[tuple[str, str], int] = {}
         for script in script_in(_restored(md, serialized, page.ours, with_built=True)):
-            occurrence = occurrences[script] = occurrences.get(script, -1) + 1
+            occurrence = occurrences[script.name, script.value] = occurrences.get((script.name, script.value), -1) + 1
             self.report(
                 f"the page's content holds {script.what}, which would run script in a reader's browser: a page is"
                 " text, figures and the course's own pictures; remove it (no event handler, <script>, embedded"
@@ -387,8 +392,8 @@ class Build:
             )
         own = _restored(md, serialized, page.ours, with_built=False)
         occurrences.clear()
-        for markup in markup_not_allowed(_typed_html(md, page.ours), own):
-            occurrence = occurrences[markup] = occurrences.get(markup, -1) + 1
+        for markup in markup_not_allowed(_typed_html(md, page.ours, page.typed_blocks), own):
+            occurrence = occurrences[markup.name, markup.value] = occurrences.get((markup.name, markup.value), -1) + 1
             self.report(
                 f"the page's own HTML holds {markup.what}, which a page does not use: a page is text, figures and"
                 " the course's own pictures (a picture comes from a macro, a style from the course's style sheets);"
@@ -560,14 +565,15 @@ def problem_box(message: str, tag: str) -> str:
 _BUILT = "\ue003"
 
 
-def _typed_html(md: Markdown, built: set[str]) -> list[str]:
-    """The HTML an author typed into a page, piece by piece as Markdown stashed it: the stash without the
-    build's own pieces (`built`, by placeholder). What Markdown made of the page's text is not in it."""
+def _typed_html(md: Markdown, built: set[str], blocks: Mapping[int, str]) -> list[str]:
+    """The HTML an author typed into a page, piece by piece as Markdown stashed it: the blocks as first stashed
+    (`blocks`, which md_in_html has since emptied where it took one into the tree), then the inline pieces,
+    without the build's own (`built`, by placeholder). What Markdown made of the page's text is not in it."""
     stash = md.htmlStash
-    return [
+    return list(blocks.values()) + [
         raw if isinstance(raw, str) else md.serializer(raw)
         for index, raw in enumerate(stash.rawHtmlBlocks)
-        if stash.get_placeholder(index) not in built
+        if index not in blocks and stash.get_placeholder(index) not in built
     ]
 
 

@@ -33,8 +33,9 @@ _ADDRESS_ATTRIBUTES = frozenset(
 )
 #: Schemes whose address runs script, or carries a document of its own, where a browser follows it.
 _SCRIPT_SCHEMES = ("javascript:", "vbscript:", "data:")
-#: Elements that load or run a document or code of their own.
-_EMBEDDING = frozenset({"iframe", "frame", "object", "embed", "applet", "base", "portal"})
+#: Elements that load or run a document or code of their own; a `<template>`'s content is a document apart,
+#: which a parser does not show as the page's (and `shadowrootmode` makes it one that runs).
+_EMBEDDING = frozenset({"iframe", "frame", "object", "embed", "applet", "base", "portal", "template"})
 #: SVG's elements that change another attribute while the page is open: pointed at a link's address, one makes
 #: a `javascript:` link that no attribute of the page's HTML spells.
 _ANIMATIONS = frozenset({"animate", "set", "animatemotion", "animatetransform"})
@@ -54,6 +55,9 @@ ALLOWED_ELEMENTS = frozenset(
 )
 #: What in a `style` attribute loads from elsewhere or runs: an address, an import, IE's expression().
 _STYLE_LOADS = re.compile(r"(?:url|image-set|expression)(?=\s*\()|@import", re.IGNORECASE)
+#: CSS's escapes (`\75` or `\u` for "u") and comments, which a browser reads before any name.
+_CSS_ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{1,6})\s?|(.))", re.DOTALL)
+_CSS_COMMENT = re.compile(r"/\*.*?(?:\*/|$)", re.DOTALL)
 #: Elements that `script_in` already tells of: off the list too, but told once, as script.
 _TOLD_AS_SCRIPT = _EMBEDDING | {"script"}
 
@@ -146,6 +150,22 @@ def script_in(page_html: str) -> list[ScriptFound]:
     return found
 
 
+def _css_as_read(css: str) -> str:
+    r"""CSS as a browser reads its names: comments dropped, escapes decoded.
+
+    >>> _css_as_read("background: \\75 rl(x) /* a */ u\\rl(y)")
+    'background: url(x)  url(y)'
+    """
+
+    def decoded(match: re.Match[str]) -> str:
+        if match.group(2) is not None:
+            return match.group(2)
+        point = int(match.group(1), 16)
+        return chr(point) if 0 < point <= 0x10FFFF else "\ufffd"
+
+    return _CSS_ESCAPE.sub(decoded, _CSS_COMMENT.sub("", css))
+
+
 def markup_not_allowed(typed: Iterable[str], own_html: str) -> list[ScriptFound]:
     """What the HTML an author typed (`typed`, piece by piece as Markdown stashed it) holds that is not on the
     course's list (`ALLOWED_ELEMENTS`): each place, but none inside one already told and none that `script_in`
@@ -173,7 +193,7 @@ def markup_not_allowed(typed: Iterable[str], own_html: str) -> list[ScriptFound]
         if tag not in _TOLD_AS_SCRIPT
     ]
     for _, attributes, _ in _elements(own_html):
-        loads = _STYLE_LOADS.search(attributes.get("style", ""))
+        loads = _STYLE_LOADS.search(_css_as_read(attributes.get("style", "")))
         if loads:
             what = f"a style attribute that loads {loads.group(0).lower()}{'' if loads.group(0)[0] == '@' else '('}"
             found.append(ScriptFound(what, "style", attributes["style"]))

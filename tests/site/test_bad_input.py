@@ -187,6 +187,9 @@ AUTHORED_SCRIPTS = [
         '<svg><a><set attributeName="href" to="javascript:window.__pwned=8"/><text y="20">A link</text></a></svg>',
         "a <set> that changes a link's address",
     ),
+    # The same attribute and value on two lines, of two elements: each at its own line.
+    ('Second <span onclick="window.__pwned=9">a</span> and.', "an onclick attribute on a <span>"),
+    ('Third *b*{: onclick="window.__pwned=9" } end.', "an onclick attribute on a <em>"),
 ]
 
 #: HTML an author might type that no page uses, the line it is reported at, and the element or style told there:
@@ -196,6 +199,14 @@ AUTHORED_MARKUP = [
     ('<link rel="stylesheet" href="https://evil.example/x.css">', None, "a <link> element"),
     ('<p style="background: url(https://evil.example/x.png)">A styled paragraph.</p>', None, "a style attribute"),
     ("<math><mi>x</mi></math> in a sentence.", None, "a <math> element"),
+    # Marked `markdown`, md_in_html takes a block out of the stash into the page's tree: still the author's.
+    (
+        '<noscript markdown>\nHi <!-- </noscript><img src=x onerror="window.__pwned=10"> -->\n</noscript>',
+        "<noscript markdown>",
+        "a <noscript> element",
+    ),
+    ('<form markdown action="https://evil.example/">\nA form\n</form>', "<form markdown", "a <form> element"),
+    ('<span style="background-image: \\75 rl(https://evil.example/e.png)">esc</span>', None, "a style attribute"),
     (
         "/// quiz | Attack\n    id: l8-attack\n    kind: single\n\nWhich?\n\n//// option | correct\nThis one\n\n"
         "Right. <style>body { display: none }</style>\n////\n\n//// option\nThat one\n\nNo.\n////\n///",
