@@ -305,6 +305,8 @@ class Build:
             lesson=self.lessons.at(source.src_path),
             meta=meta,
         )
+        if self.page.lesson is None:  # a lesson's front matter has its schema (`data.lessons`)
+            self._check_page_front_matter(meta)
         for name in ("title", "description"):
             value = meta.get(name)
             # A lesson's are checked with its front matter (`data.lessons`), before any page is built.
@@ -420,6 +422,30 @@ class Build:
                 ' {{ value("gpt2-1.5b", "parameters") }}, or add the input to the catalog',
                 line,
             )
+
+    def _check_page_front_matter(self, meta: MutableMapping[str, Any]) -> None:
+        """Report, and take out of `meta`, each front matter field a page other than a lesson does not take.
+
+        The theme writes a page's front matter into it as it is (an `author` into a meta tag, a `subtitle`
+        into the navigation of every page), and some fields change the page's template (`template`, `icon`):
+        only plain `title` and `description` (checked with a lesson's) and Material's `hide` are the course's.
+        """
+        assert self.page is not None
+        for name in [name for name in meta if name not in _PAGE_FIELDS]:
+            self.report(
+                f"the front matter's {name!r} is not a field a page of the course takes: the theme writes it into"
+                f" the page as it is, or changes the page's template; use only {', '.join(_PAGE_FIELDS)}",
+                self.page.line_of(f"{name}:"),
+            )
+            del meta[name]
+        hidden = meta.get("hide", [])
+        if not (isinstance(hidden, list) and all(part in _HIDEABLE for part in hidden)):
+            self.report(
+                f"the front matter's hide is {hidden!r}; write a list of what the page hides, of:"
+                f" {', '.join(sorted(_HIDEABLE))}",
+                self.page.line_of("hide:"),
+            )
+            meta.pop("hide")
 
     # ------------------------------------------ what the page's macros and blocks ask
 
@@ -563,6 +589,10 @@ def problem_box(message: str, tag: str) -> str:
 #: What stands for the build's own HTML in a page's own text: a character no author types (private use), which
 #: parts a number from a unit on either side of it and is no syntax of any kind.
 _BUILT = "\ue003"
+#: The front matter fields a page other than a lesson takes (a lesson's have their schema, `data.lessons`).
+_PAGE_FIELDS = ("title", "description", "hide")
+#: What Material's `hide` may hide of a page.
+_HIDEABLE = frozenset({"navigation", "toc", "footer", "path", "tags", "feedback"})
 
 
 def _typed_html(md: Markdown, built: set[str], blocks: Mapping[int, str]) -> list[str]:

@@ -467,6 +467,26 @@ def test_issue_link_outside_a_lesson_fails_with_a_clear_message(course_copy: Pat
 
 
 #: Markup in the home page's front matter: the field, and what it is given.
+#: Front matter a page other than a lesson does not take, which the theme would write into the page as it is
+#: or read as another template: the page, the field as written, and the field's name.
+FOREIGN_FRONT_MATTER = [
+    ("docs/glossary.md", "author: '\"><img src=x onerror=window.__pwned=1>'", "author"),
+    ("docs/glossary.md", "template: redirect.html\nlocation: javascript:window.__pwned=2", "template"),
+    ("docs/index.md", "subtitle: '<img src=x onerror=window.__pwned=3>'", "subtitle"),
+    ("docs/glossary.md", "icon: material/nonexistent", "icon"),
+]
+
+
+@pytest.mark.parametrize(("file", "field", "name"), FOREIGN_FRONT_MATTER)
+def test_a_field_a_page_does_not_take_fails_at_its_line(
+    course_copy: Path, edit: Edit, file: str, field: str, name: str
+) -> None:
+    edit(course_copy / file, "---\ntitle:", f"---\n{field}\ntitle:")
+    built = build_copy(course_copy)
+    fails_with(built, f"{file}:2", f"the front matter's {name!r} is not a field a page of the course takes")
+    assert "Traceback" not in built.output
+
+
 MARKUP_IN_FRONT_MATTER = [("title", "Home <b>x</b>"), ("description", 'A "quoted" course')]
 
 
