@@ -43,6 +43,20 @@ def lesson_body(page: BeautifulSoup) -> Tag:
     return article
 
 
+def one(root: Tag, selector: str) -> Tag:
+    """The first element in `root` that the CSS `selector` matches, failing the test if none does."""
+    found = root.select_one(selector)
+    assert found is not None, f"nothing matches {selector!r}"
+    return found
+
+
+def attribute(tag: Tag, name: str) -> str:
+    """The value of `tag`'s attribute `name`, as written: one that BeautifulSoup splits into a list (`class`) fails."""
+    value = tag[name]
+    assert isinstance(value, str), f"{name} has several values: {value}"
+    return value
+
+
 def bare_figures(article: Tag) -> list[str]:
     """Numbers with a unit in `article` (its text, and the titles and alts readers see) that no figure carries."""
     return [found.text for found in typed_figures(str(article))]
