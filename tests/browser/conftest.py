@@ -147,27 +147,28 @@ class _Tab:
 
 
 @pytest.fixture(scope="session")
-def _tab(browser: Browser, base_url: str) -> Iterator[_Tab]:
-    tab = _Tab(browser, base_url)
-    yield tab
-    tab.close()
+def _worker_tab(browser: Browser, base_url: str) -> Iterator[_Tab]:
+    kept = _Tab(browser, base_url)
+    yield kept
+    kept.close()
 
 
 @pytest.fixture
-def page(_tab: _Tab) -> Page:
+def tab(_worker_tab: _Tab) -> Page:
     """A page of the course's site as a new reader has it: nothing stored, desktop size, light, screen.
 
     The worker's one tab, put back between tests (see `_Tab`): a test that listens to the
-    tab does it in a block (`requests_made`, `page_errors`, `accepting_dialogs`).
+    tab does it in a block (`requests_made`, `page_errors`, `accepting_dialogs`). Named `tab`, not
+    Playwright's `page`: a page of the built site is `page` in tests/site.
     """
-    return _tab.ready()
+    return _worker_tab.ready()
 
 
 @pytest.fixture
-def lesson(page: Page, base_url: str) -> Page:
-    """Lesson 8, open in the worker's tab, put back as a new reader's (see `page`)."""
-    page.goto(f"{base_url}{LESSON_8}/")
-    return page
+def lesson(tab: Page, base_url: str) -> Page:
+    """Lesson 8, open in the worker's tab, put back as a new reader's (see `tab`)."""
+    tab.goto(f"{base_url}{LESSON_8}/")
+    return tab
 
 
 @contextmanager

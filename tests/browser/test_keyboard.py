@@ -64,9 +64,9 @@ def _first_practice(walked: list[dict]) -> int:
 
 
 @pytest.mark.parametrize("lesson", [page.removesuffix("index.html") for page in lesson_pages()])
-def test_a_figure_costs_a_keyboard_reader_one_stop(page: Page, base_url: str, lesson: str) -> None:
-    page.goto(base_url + lesson)
-    walked = _walk(page)
+def test_a_figure_costs_a_keyboard_reader_one_stop(tab: Page, base_url: str, lesson: str) -> None:
+    tab.goto(base_url + lesson)
+    walked = _walk(tab)
     figures = [stop["what"] for stop in walked if stop["figure"]]
     assert figures, "no figure is a stop"
     assert [stop["what"] for stop in walked if stop["added"]] == [], "focusing these added stops"
@@ -76,17 +76,17 @@ def test_a_figure_costs_a_keyboard_reader_one_stop(page: Page, base_url: str, le
     print(f"{lesson}: {presses} presses to the first practice answer, {len(figures)} figures in {len(walked)} stops")
 
 
-def test_the_walk_is_the_order_tab_follows(page: Page, base_url: str) -> None:
+def test_the_walk_is_the_order_tab_follows(tab: Page, base_url: str) -> None:
     """Real Tab presses on Lesson 8, from the top to its first practice answer, stop where the walk does."""
-    page.goto(f"{base_url}{LESSON_8}/")
-    expected = [stop["what"] for stop in _walk(page)]
-    presses = _first_practice(_walk(page))
-    page.goto(f"{base_url}{LESSON_8}/")  # from the top again, nothing focused
-    page.evaluate(
+    tab.goto(f"{base_url}{LESSON_8}/")
+    expected = [stop["what"] for stop in _walk(tab)]
+    presses = _first_practice(_walk(tab))
+    tab.goto(f"{base_url}{LESSON_8}/")  # from the top again, nothing focused
+    tab.evaluate(
         f"""() => {{ window.sbnStops = [];
             document.addEventListener("focusin", (event) => window.sbnStops.push(({_NAME})(event.target))); }}"""
     )
     for _ in range(presses):
-        page.keyboard.press("Tab")
-    assert page.evaluate("window.sbnStops") == expected[:presses]
-    assert page.evaluate("Boolean(document.activeElement.closest('form[data-quiz-id*=practice]'))")
+        tab.keyboard.press("Tab")
+    assert tab.evaluate("window.sbnStops") == expected[:presses]
+    assert tab.evaluate("Boolean(document.activeElement.closest('form[data-quiz-id*=practice]'))")

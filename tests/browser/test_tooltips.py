@@ -209,8 +209,8 @@ _EVERY_TIP = """() => {
 
 
 @pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, PHONE], ids=["desktop", "phone"])
-def test_every_tooltip_stays_inside_the_viewport(page: Page, base_url: str, path: str, viewport: dict) -> None:
-    page.set_viewport_size(viewport)
-    page.goto(base_url + path)
-    found = page.evaluate(_EVERY_TIP)
+def test_every_tooltip_stays_inside_the_viewport(tab: Page, base_url: str, path: str, viewport: dict) -> None:
+    tab.set_viewport_size(viewport)
+    tab.goto(base_url + path)
+    found = tab.evaluate(_EVERY_TIP)
     assert found["wrong"] == [], f"{len(found['wrong'])} of {found['opened']} tooltips: {found['wrong'][:8]}"
