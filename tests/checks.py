@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, localcontext
+from typing import Any, NotRequired, TypedDict
 
 from bs4 import BeautifulSoup, Tag
 
@@ -34,6 +35,58 @@ _POWER = re.compile(r"^(?:(?P<mantissa>\d+(?:\.\d+)?) × )?(?P<base>10|2)(?P<exp
 _FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 #: A GPU's memory as sold and as programs get it: "80 GB (79.2 GiB to programs)".
 _NOMINAL = re.compile(r"^(?P<sold>\d[\d,]*) GB \((?P<number>\d[\d,]*(?:\.\d+)?) (?P<unit>[KMGT])iB to programs\)$")
+
+
+class FigureInput(TypedDict):
+    """One input of a figure in figures.json: a catalog value, and where its source says it."""
+
+    entry: str
+    field: str
+    value: str
+    unit: str
+    source: str
+    where: str
+
+
+class FigurePrinted(TypedDict):
+    """What a source prints for a figure, in figures.json."""
+
+    value: str
+    unit: str
+    text: str
+    source: str
+    url: str | None
+    where: str
+    rounding: str
+
+
+class FigureRecord(TypedDict):
+    """One figure a page shows, as figures.json has it (`macros.figures.figure.FigureLog`); values are exact text."""
+
+    page: str
+    url: str
+    id: str
+    value: str
+    unit: str
+    display: str
+    display_unit: str
+    display_factor: str
+    formula: str
+    explanation: str
+    inputs: list[FigureInput]
+    printed: NotRequired[FigurePrinted]
+    engine: NotRequired[dict[str, Any]]
+
+
+class Tooltip(TypedDict):
+    """A figure's tooltip data in its page's #sbn-figures (`macros.figures.figure`), which course.js shows."""
+
+    words: str
+    #: Each input's source: [label, citation, where, address or None].
+    sources: list[list[str | None]]
+    formula: NotRequired[str]
+    #: [the software, and why it differs from the course's formula or None], for each measurement.
+    measured: NotRequired[list[list[str | None]]]
 
 
 def lesson_body(page: BeautifulSoup) -> Tag:
