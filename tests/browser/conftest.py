@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 from axe_playwright_python.base import AXE_SCRIPT as _AXE_SCRIPT
 from axe_playwright_python.base import AxeResults
-from playwright.sync_api import Error, expect
+from playwright.sync_api import Error, ViewportSize, expect
 
 from macros.data.lessons import index_lessons
 from tests.conftest import course, site_pages
@@ -53,7 +53,7 @@ def lesson_url(number: int) -> str:
 #: The seed lesson most browser tests read, as an address relative to the site.
 LESSON_8 = lesson_url(8).rstrip("/")
 #: A phone's viewport, in CSS pixels.
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -94,7 +94,7 @@ def browser() -> Iterator[Browser]:
 
 
 #: Playwright's default viewport, which a test that changed it leaves for the next.
-DESKTOP = {"width": 1280, "height": 720}
+DESKTOP: ViewportSize = {"width": 1280, "height": 720}
 
 
 class _Tab:

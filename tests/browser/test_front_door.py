@@ -18,7 +18,8 @@ FIRST = min(LESSONS)
 
 def _syllabus_items(page: Page) -> dict[str, dict[str, list[str]]]:
     """Each lesson's question and rep ids, as the build gives them to the home page."""
-    return json.loads(page.locator("#sbn-syllabus").text_content() or "")
+    items: dict[str, dict[str, list[str]]] = json.loads(page.locator("#sbn-syllabus").text_content() or "")
+    return items
 
 
 def _progress(page: Page, number: int) -> Locator:

@@ -9,6 +9,8 @@ Tab presses too, which holds the walk to the browser's own order.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from playwright.sync_api import Page
 
@@ -54,11 +56,12 @@ _WALK = f"""() => {{
 }}"""
 
 
-def _walk(page: Page) -> list[dict]:
-    return page.evaluate(_WALK)
+def _walk(page: Page) -> list[dict[str, Any]]:
+    walked: list[dict[str, Any]] = page.evaluate(_WALK)
+    return walked
 
 
-def _first_practice(walked: list[dict]) -> int:
+def _first_practice(walked: list[dict[str, Any]]) -> int:
     """The number of Tab presses from the top of the page to the first practice question's first field."""
     return next(index for index, stop in enumerate(walked, start=1) if stop["practice"])
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, ViewportSize, expect
 
 from macros.data.glossary import load_glossary
 from tests.browser.conftest import LESSON_8, PHONE, WCAG_AA, axe_violations, page_errors, requests_made, show_palette
@@ -108,7 +109,9 @@ def test_the_search_dialog_has_a_name(tab: Page, base_url: str) -> None:
 
 
 @pytest.mark.parametrize("system", ["light", "dark"])
-def test_the_palette_toggle_has_two_states_starting_from_the_systems(tab: Page, base_url: str, system: str) -> None:
+def test_the_palette_toggle_has_two_states_starting_from_the_systems(
+    tab: Page, base_url: str, system: Literal["light", "dark"]
+) -> None:
     tab.emulate_media(color_scheme=system)
     tab.goto(base_url + LESSON_8 + "/")
     body = tab.locator("body")
@@ -201,7 +204,7 @@ _HIDING_TABLES = """() => {
 
 @pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, PHONE], ids=["desktop", "phone"])
 def test_a_wide_table_shows_that_it_scrolls_and_keeps_its_caption_whole(
-    tab: Page, base_url: str, path: str, viewport: dict
+    tab: Page, base_url: str, path: str, viewport: ViewportSize
 ) -> None:
     tab.set_viewport_size(viewport)
     tab.goto(base_url + path)

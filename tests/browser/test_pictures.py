@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from macros.pictures.calculator import MESSAGES, calculator_config, evaluate
 from tests.browser.conftest import PHONE, page_errors, show_palette
@@ -162,7 +162,7 @@ def test_the_readers_last_inputs_are_remembered_and_a_corrupt_store_dropped(
     expect(form.get_by_label("ZeRO stage")).to_have_value("1")
     keys = tab.evaluate("Object.keys(localStorage).filter((key) => key.startsWith('sbn:'))")
     assert keys == [f"sbn:/course/:{ident}"]
-    default = json.loads(form.get_attribute("data-sbn-defaults"))["devices"]
+    default = json.loads(form.get_attribute("data-sbn-defaults") or "")["devices"]
     for corrupt in ("{not json", '{"v": 1, "inputs": {"devices": 12}}', '{"v": 1, "inputs": {"stage": "9"}}', "null"):
         tab.evaluate("([key, value]) => localStorage.setItem(key, value)", [keys[0], corrupt])
         tab.reload()
@@ -192,7 +192,8 @@ def test_a_page_reached_by_instant_navigation_gets_its_scripts(
 def test_every_option_of_the_calculator_shows_whole(tab: Page, base_url: str, calculator_page: str) -> None:
     """At a desktop's and a phone's width, each list is wide enough for the longest of its options, the arrow
     beside it included."""
-    for viewport in ({"width": 1280, "height": 800}, PHONE):
+    wide: ViewportSize = {"width": 1280, "height": 800}
+    for viewport in (wide, PHONE):
         tab.set_viewport_size(viewport)
         tab.goto(base_url + calculator_page)
         cut = tab.evaluate(
@@ -348,7 +349,7 @@ _DRAWINGS = """() => {
 
 @pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, PHONE], ids=["desktop", "phone"])
 def test_a_drawings_text_is_whole_apart_and_at_body_size(
-    tab: Page, base_url: str, site_dir: Path, viewport: dict
+    tab: Page, base_url: str, site_dir: Path, viewport: ViewportSize
 ) -> None:
     pages = [p.removesuffix("index.html") for p in site_pages() if soup(site_dir / p).select("svg[role=img]")]
     tab.set_viewport_size(viewport)

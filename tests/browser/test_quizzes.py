@@ -7,15 +7,18 @@ import time
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
+from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import yaml
+from bs4 import Tag
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from macros.data.schema import percentage
 from macros.quiz.units import size, unit_table
 from tests.browser.conftest import LESSON_8, PHONE, accepting_dialogs, lesson_url, page_errors
+from tests.checks import attribute, one
 from tests.conftest import soup
 
 LESSON_7 = lesson_url(7).rstrip("/")
@@ -59,10 +62,10 @@ def _exact(text: str) -> Fraction:
     return Fraction(text)
 
 
-def _clearly_wrong(form: object) -> str:
+def _clearly_wrong(form: Tag) -> str:
     """Three times the key, in the key's base unit, written with the table's word of size 1 ("bytes", "s")."""
-    key = _exact(form["data-key-value"]) * 3 or Fraction(1)  # type: ignore[index]
-    word = next(name for size, name in unit_table().units[form["data-key-unit"]].names if size == 1)  # type: ignore[index]
+    key = _exact(attribute(form, "data-key-value")) * 3 or Fraction(1)
+    word = next(name for size, name in unit_table().units[attribute(form, "data-key-unit")].names if size == 1)
     return f"{Decimal(key.numerator) / Decimal(key.denominator):.6e} {word}"
 
 
@@ -85,16 +88,16 @@ def test_every_question_takes_its_own_key_and_refuses_a_wrong_answer(
         assert html.select("form.sbn-quiz:not([data-quiz-kind=free])") == []  # no question left without its id
         return
     tab.goto(base_url + path)
-    failed = {}
+    failed: dict[str, list[str]] = {}
     for form in forms:
-        quiz_id, kind = form["data-quiz-id"], form["data-quiz-kind"]
+        quiz_id, kind = attribute(form, "data-quiz-id"), attribute(form, "data-quiz-kind")
         quiz = _quiz(tab, quiz_id)
         if kind == "numeric":
-            shown = form.select_one(".sbn-quiz__model > p:first-child > .fig").get_text()
-            tries = [(shown, "right"), (_clearly_wrong(form), "wrong")]
+            shown = one(form, ".sbn-quiz__model > p:first-child > .fig").get_text()
+            tries: list[tuple[str | list[str], str]] = [(shown, "right"), (_clearly_wrong(form), "wrong")]
         else:
-            right = [entry["data-option"] for entry in form.select("[data-option][data-correct=true]")]
-            wrong = [entry["data-option"] for entry in form.select("[data-option][data-correct=false]")][:1]
+            right = [attribute(entry, "data-option") for entry in form.select("[data-option][data-correct=true]")]
+            wrong = [attribute(entry, "data-option") for entry in form.select("[data-option][data-correct=false]")][:1]
             tries = [(right, "right"), ((wrong if kind == "single" else right + wrong), "wrong")]
         for answer, expected in tries:
             if isinstance(answer, str):
@@ -127,7 +130,7 @@ def _page_asking(site_dir: Path, question_id: str) -> str:
 
 @pytest.mark.parametrize("question", QUESTIONS, ids=[question["question"] for question in QUESTIONS])
 def test_every_numeric_answer_in_the_list_gets_its_line(
-    tab: Page, base_url: str, site_dir: Path, question: dict
+    tab: Page, base_url: str, site_dir: Path, question: dict[str, Any]
 ) -> None:
     """Each answer of tests/answers.yml, typed into its question's page and checked, gets exactly its line; the
     page carries the key, tolerance and known mistakes the list is written for."""
@@ -227,7 +230,8 @@ def test_each_question_is_one_card_that_fills_a_phones_width(tab: Page, base_url
             assert card.locator(":scope > .sbn-quiz__actions button").count() == 1
         inner = card.evaluate("el => el.clientWidth - parseFloat(getComputedStyle(el).paddingLeft) * 2")
         for option in form.locator(".sbn-quiz__options label").all():
-            assert option.bounding_box()["width"] >= inner - 2, "an option is narrower than its card"
+            box = option.bounding_box()
+            assert box is not None and box["width"] >= inner - 2, "an option is narrower than its card"
     assert tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
 
@@ -247,13 +251,16 @@ def test_the_model_answer_is_body_text_not_a_note_box(lesson: Page) -> None:
 @pytest.mark.parametrize(
     ("scheme", "right", "wrong"), [("light", "#2e7d32", "#c62828"), ("dark", "#81c784", "#ef9a9a")]
 )
-def test_right_and_wrong_take_their_colours_from_the_palette(tab: Page, base_url: str, scheme, right, wrong) -> None:
+def test_right_and_wrong_take_their_colours_from_the_palette(
+    tab: Page, base_url: str, scheme: Literal["light", "dark"], right: str, wrong: str
+) -> None:
     tab.emulate_media(color_scheme=scheme)
     tab.goto(f"{base_url}{LESSON_8}/")
     result = _quiz(tab, "l8-practice-1").locator(".sbn-quiz__result")
 
     def colour() -> str:
-        return result.evaluate("el => getComputedStyle(el).borderLeftColor")
+        shown: str = result.evaluate("el => getComputedStyle(el).borderLeftColor")
+        return shown
 
     def rgb(hex_colour: str) -> str:
         return "rgb({}, {}, {})".format(*(int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)))
@@ -273,7 +280,7 @@ def test_the_progress_line_follows_the_lessons_title_and_reading_time(tab: Page,
     follows = tab.evaluate("document.querySelector('article h1').nextElementSibling.matches('.sbn-reading')")
     assert follows and tab.locator("article h1 + .sbn-reading + [data-sbn-progress]").count() == 1
     title, line = tab.locator("article h1").bounding_box(), tab.locator("[data-sbn-progress]").bounding_box()
-    assert line["y"] >= title["y"] + title["height"]
+    assert line is not None and title is not None and line["y"] >= title["y"] + title["height"]
 
 
 def test_progress_counts_questions_answered_right_not_tried(lesson: Page) -> None:
@@ -426,7 +433,9 @@ def test_a_huge_planted_answer_cannot_slow_the_page(lesson: Page) -> None:
         ("l8-rep-estimate", {"v": 1, "done": "yes"}),
     ],
 )
-def test_a_stored_value_that_does_not_fit_its_question_is_dropped(lesson: Page, question: str, value: dict) -> None:
+def test_a_stored_value_that_does_not_fit_its_question_is_dropped(
+    lesson: Page, question: str, value: dict[str, object]
+) -> None:
     _store(lesson, {question: value})
     lesson.reload()
     expect(_progress(lesson)).to_have_text("Your progress: 0 of 6 questions and 0 of 3 reps done.")
