@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, localcontext
+from typing import Any, NotRequired, TypedDict
 
 from bs4 import BeautifulSoup, Tag
 
@@ -36,11 +37,77 @@ _FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-
 _NOMINAL = re.compile(r"^(?P<sold>\d[\d,]*) GB \((?P<number>\d[\d,]*(?:\.\d+)?) (?P<unit>[KMGT])iB to programs\)$")
 
 
+class FigureInput(TypedDict):
+    """One input of a figure in figures.json: a catalog value, and where its source says it."""
+
+    entry: str
+    field: str
+    value: str
+    unit: str
+    source: str
+    where: str
+
+
+class FigurePrinted(TypedDict):
+    """What a source prints for a figure, in figures.json."""
+
+    value: str
+    unit: str
+    text: str
+    source: str
+    url: str | None
+    where: str
+    rounding: str
+
+
+class FigureRecord(TypedDict):
+    """One figure a page shows, as figures.json has it (`macros.figures.figure.FigureLog`); values are exact text."""
+
+    page: str
+    url: str
+    id: str
+    value: str
+    unit: str
+    display: str
+    display_unit: str
+    display_factor: str
+    formula: str
+    explanation: str
+    inputs: list[FigureInput]
+    printed: NotRequired[FigurePrinted]
+    engine: NotRequired[dict[str, Any]]
+
+
+class Tooltip(TypedDict):
+    """A figure's tooltip data in its page's #sbn-figures (`macros.figures.figure`), which course.js shows."""
+
+    words: str
+    #: Each input's source: [label, citation, where, address or None].
+    sources: list[list[str | None]]
+    formula: NotRequired[str]
+    #: [the software, and why it differs from the course's formula or None], for each measurement.
+    measured: NotRequired[list[list[str | None]]]
+
+
 def lesson_body(page: BeautifulSoup) -> Tag:
     """The article of a built page, where the page's own text is."""
     article = page.select_one("article.md-content__inner")
     assert article is not None, "no article in the page"
     return article
+
+
+def one(root: Tag, selector: str) -> Tag:
+    """The first element in `root` that the CSS `selector` matches, failing the test if none does."""
+    found = root.select_one(selector)
+    assert found is not None, f"nothing matches {selector!r}"
+    return found
+
+
+def attribute(tag: Tag, name: str) -> str:
+    """The value of `tag`'s attribute `name`, as written: one that BeautifulSoup splits into a list (`class`) fails."""
+    value = tag[name]
+    assert isinstance(value, str), f"{name} has several values: {value}"
+    return value
 
 
 def bare_figures(article: Tag) -> list[str]:

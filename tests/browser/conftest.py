@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 from axe_playwright_python.base import AXE_SCRIPT as _AXE_SCRIPT
 from axe_playwright_python.base import AxeResults
-from playwright.sync_api import Error, expect
+from playwright.sync_api import Error, ViewportSize, expect
 
 from macros.data.lessons import index_lessons
 from tests.conftest import course, site_pages
@@ -53,7 +53,7 @@ def lesson_url(number: int) -> str:
 #: The seed lesson most browser tests read, as an address relative to the site.
 LESSON_8 = lesson_url(8).rstrip("/")
 #: A phone's viewport, in CSS pixels.
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -94,7 +94,7 @@ def browser() -> Iterator[Browser]:
 
 
 #: Playwright's default viewport, which a test that changed it leaves for the next.
-DESKTOP = {"width": 1280, "height": 720}
+DESKTOP: ViewportSize = {"width": 1280, "height": 720}
 
 
 class _Tab:
@@ -147,27 +147,28 @@ class _Tab:
 
 
 @pytest.fixture(scope="session")
-def _tab(browser: Browser, base_url: str) -> Iterator[_Tab]:
-    tab = _Tab(browser, base_url)
-    yield tab
-    tab.close()
+def _worker_tab(browser: Browser, base_url: str) -> Iterator[_Tab]:
+    kept = _Tab(browser, base_url)
+    yield kept
+    kept.close()
 
 
 @pytest.fixture
-def page(_tab: _Tab) -> Page:
+def tab(_worker_tab: _Tab) -> Page:
     """A page of the course's site as a new reader has it: nothing stored, desktop size, light, screen.
 
     The worker's one tab, put back between tests (see `_Tab`): a test that listens to the
-    tab does it in a block (`requests_made`, `page_errors`, `accepting_dialogs`).
+    tab does it in a block (`requests_made`, `page_errors`, `accepting_dialogs`). Named `tab`, not
+    Playwright's `page`: a page of the built site is `page` in tests/site.
     """
-    return _tab.ready()
+    return _worker_tab.ready()
 
 
 @pytest.fixture
-def lesson(page: Page, base_url: str) -> Page:
-    """Lesson 8, open in the worker's tab, put back as a new reader's (see `page`)."""
-    page.goto(f"{base_url}{LESSON_8}/")
-    return page
+def lesson(tab: Page, base_url: str) -> Page:
+    """Lesson 8, open in the worker's tab, put back as a new reader's (see `tab`)."""
+    tab.goto(f"{base_url}{LESSON_8}/")
+    return tab
 
 
 @contextmanager

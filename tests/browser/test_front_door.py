@@ -18,7 +18,8 @@ FIRST = min(LESSONS)
 
 def _syllabus_items(page: Page) -> dict[str, dict[str, list[str]]]:
     """Each lesson's question and rep ids, as the build gives them to the home page."""
-    return json.loads(page.locator("#sbn-syllabus").text_content() or "")
+    items: dict[str, dict[str, list[str]]] = json.loads(page.locator("#sbn-syllabus").text_content() or "")
+    return items
 
 
 def _progress(page: Page, number: int) -> Locator:
@@ -39,11 +40,11 @@ def _is_instant(page: Page) -> bool:
     return bool(page.evaluate("window.__sbnMarker === 1"))
 
 
-def test_start_here_opens_the_first_lesson(page: Page, base_url: str) -> None:
-    page.goto(base_url)
-    page.locator("#start-here").get_by_role("link").click()
-    expect(page.get_by_role("heading", level=1)).to_contain_text(LESSONS[FIRST].title)
-    assert page.url == base_url + lesson_url(FIRST)
+def test_start_here_opens_the_first_lesson(tab: Page, base_url: str) -> None:
+    tab.goto(base_url)
+    tab.locator("#start-here").get_by_role("link").click()
+    expect(tab.get_by_role("heading", level=1)).to_contain_text(LESSONS[FIRST].title)
+    assert tab.url == base_url + lesson_url(FIRST)
 
 
 def test_start_here_is_on_a_phones_first_screen(browser: Browser, base_url: str) -> None:
@@ -55,13 +56,13 @@ def test_start_here_is_on_a_phones_first_screen(browser: Browser, base_url: str)
     context.close()
 
 
-def test_the_syllabus_shows_the_readers_progress_in_each_lesson(page: Page, base_url: str) -> None:
-    page.goto(base_url)
-    items = _syllabus_items(page)
+def test_the_syllabus_shows_the_readers_progress_in_each_lesson(tab: Page, base_url: str) -> None:
+    tab.goto(base_url)
+    items = _syllabus_items(tab)
     questions, reps = items[str(FIRST)]["questions"], items[str(FIRST)]["reps"]
     assert len(questions) >= 4 and reps, "the planted states below need four questions and a rep"
     _plant(
-        page,
+        tab,
         {
             questions[0]: {"v": 1, "answer": "3 GB", "right": True},  # a numeric answer checked right
             questions[1]: {"v": 1, "chosen": ["b"], "right": False},  # a choice checked wrong: not done
@@ -70,28 +71,28 @@ def test_the_syllabus_shows_the_readers_progress_in_each_lesson(page: Page, base
             reps[0]: {"v": 1, "done": True},
         },
     )
-    page.reload()
+    tab.reload()
     expected = f"Your progress: 2 of {len(questions)} questions and 1 of {len(reps)} reps done."
-    expect(_progress(page, FIRST)).to_have_text(expected)
+    expect(_progress(tab, FIRST)).to_have_text(expected)
     for number in LESSONS.keys() - {FIRST}:
         total = items[str(number)]
-        expect(_progress(page, number)).to_contain_text(f"Your progress: 0 of {len(total['questions'])} questions")
+        expect(_progress(tab, number)).to_contain_text(f"Your progress: 0 of {len(total['questions'])} questions")
 
 
-def test_an_answer_given_on_a_lesson_shows_in_the_syllabus_after_instant_navigation(page: Page, base_url: str) -> None:
+def test_an_answer_given_on_a_lesson_shows_in_the_syllabus_after_instant_navigation(tab: Page, base_url: str) -> None:
     """The two scripts agree on where an answer is kept, whichever page the reader came in by."""
-    page.goto(base_url)
-    page.evaluate("window.__sbnMarker = 1")
-    page.locator("#start-here").get_by_role("link").click()
-    expect(page.get_by_role("heading", level=1)).to_contain_text(LESSONS[FIRST].title)
-    assert _is_instant(page)
-    page.locator("input[data-rep-id]").first.check()
-    page.get_by_role("navigation", name="Navigation").get_by_role("link", name="Home").first.click()
-    expect(page.get_by_role("heading", level=1)).to_contain_text("Scale by the Numbers")
-    assert _is_instant(page)
-    expect(_progress(page, FIRST)).to_contain_text(" and 1 of ")
-    page.reload()
-    expect(_progress(page, FIRST)).to_contain_text(" and 1 of ")
+    tab.goto(base_url)
+    tab.evaluate("window.__sbnMarker = 1")
+    tab.locator("#start-here").get_by_role("link").click()
+    expect(tab.get_by_role("heading", level=1)).to_contain_text(LESSONS[FIRST].title)
+    assert _is_instant(tab)
+    tab.locator("input[data-rep-id]").first.check()
+    tab.get_by_role("navigation", name="Navigation").get_by_role("link", name="Home").first.click()
+    expect(tab.get_by_role("heading", level=1)).to_contain_text("Scale by the Numbers")
+    assert _is_instant(tab)
+    expect(_progress(tab, FIRST)).to_contain_text(" and 1 of ")
+    tab.reload()
+    expect(_progress(tab, FIRST)).to_contain_text(" and 1 of ")
 
 
 def test_without_javascript_the_syllabus_shows_no_progress(browser: Browser, base_url: str) -> None:
@@ -110,13 +111,13 @@ def test_without_javascript_the_syllabus_shows_no_progress(browser: Browser, bas
     "state",
     ["{not json", "null", "[1, 2]", '"text"', '{"v": 2, "answer": "3 GB"}', '{"v": 1, "chosen": "b"}', "x" * 9000],
 )
-def test_corrupt_storage_counts_nothing_and_breaks_nothing(page: Page, base_url: str, state: str) -> None:
-    with page_errors(page) as errors:
-        page.goto(base_url)
-        items = _syllabus_items(page)[str(FIRST)]
-        _plant(page, dict.fromkeys(items["questions"] + items["reps"], state))
-        page.reload()
-        expect(_progress(page, FIRST)).to_have_text(
+def test_corrupt_storage_counts_nothing_and_breaks_nothing(tab: Page, base_url: str, state: str) -> None:
+    with page_errors(tab) as errors:
+        tab.goto(base_url)
+        items = _syllabus_items(tab)[str(FIRST)]
+        _plant(tab, dict.fromkeys(items["questions"] + items["reps"], state))
+        tab.reload()
+        expect(_progress(tab, FIRST)).to_have_text(
             f"Your progress: 0 of {len(items['questions'])} questions and 0 of {len(items['reps'])} reps done."
         )
     assert errors == []
@@ -139,28 +140,28 @@ def test_unavailable_storage_leaves_the_syllabus_working(browser: Browser, base_
 
 
 @pytest.mark.parametrize("lesson", lesson_pages())
-def test_a_lessons_end_leads_on(page: Page, base_url: str, lesson: str) -> None:
-    page.goto(base_url + lesson.removesuffix("index.html"))
-    after = page.get_by_role("navigation", name="What comes next")
+def test_a_lessons_end_leads_on(tab: Page, base_url: str, lesson: str) -> None:
+    tab.goto(base_url + lesson.removesuffix("index.html"))
+    after = tab.get_by_role("navigation", name="What comes next")
     expect(after).to_be_visible()
     next_lesson = after.locator(".sbn-next__lesson a")
-    footer_next = page.locator(".md-footer__link--next")
+    footer_next = tab.locator(".md-footer__link--next")
     if next_lesson.count():
         title = next_lesson.text_content()
         next_lesson.click()
-        expect(page.get_by_role("heading", level=1)).to_contain_text(title or "")
+        expect(tab.get_by_role("heading", level=1)).to_contain_text(title or "")
     else:  # the last lesson published: Material's footer would offer the next page of the nav, the glossary
         expect(after).to_contain_text("This is the course's last lesson.")
         expect(footer_next).to_be_hidden()
 
 
-def test_an_unknown_address_gets_a_page_that_leads_back(page: Page, base_url: str) -> None:
-    response = page.goto(base_url + "stage-4/lesson-99-no-such-lesson/")
+def test_an_unknown_address_gets_a_page_that_leads_back(tab: Page, base_url: str) -> None:
+    response = tab.goto(base_url + "stage-4/lesson-99-no-such-lesson/")
     assert response is not None and response.status == 404
-    expect(page.get_by_role("heading", level=1)).to_have_text("This page is not in the course")
-    page.get_by_role("link", name="Start here").click()
-    expect(page.locator("#start-here")).to_be_in_viewport()
-    assert page.url == base_url + "#start-here"
+    expect(tab.get_by_role("heading", level=1)).to_have_text("This page is not in the course")
+    tab.get_by_role("link", name="Start here").click()
+    expect(tab.locator("#start-here")).to_be_in_viewport()
+    assert tab.url == base_url + "#start-here"
 
 
 def _first_answer(page: Page) -> Locator:
@@ -168,19 +169,19 @@ def _first_answer(page: Page) -> Locator:
 
 
 @pytest.mark.parametrize("lesson", lesson_pages())
-def test_a_lesson_prints_without_its_answers_unless_the_reader_asks(page: Page, base_url: str, lesson: str) -> None:
-    page.goto(base_url + lesson.removesuffix("index.html"))
-    quiz = page.locator("form[data-quiz-id]").first
-    page.emulate_media(media="print")
+def test_a_lesson_prints_without_its_answers_unless_the_reader_asks(tab: Page, base_url: str, lesson: str) -> None:
+    tab.goto(base_url + lesson.removesuffix("index.html"))
+    quiz = tab.locator("form[data-quiz-id]").first
+    tab.emulate_media(media="print")
     expect(quiz).to_be_visible()
-    expect(page.locator("details.sbn-quiz__answer").first).to_be_hidden()
+    expect(tab.locator("details.sbn-quiz__answer").first).to_be_hidden()
     for screen_only in (".md-header", ".md-sidebar--primary", ".sbn-next", ".sbn-report", "#sbn-print-answers"):
-        expect(page.locator(screen_only).first).to_be_hidden()
-    page.emulate_media(media="screen")
-    page.get_by_label("Include the answers when I print this lesson").check()
-    expect(_first_answer(page)).to_be_hidden()  # on screen, the answer stays behind its disclosure
-    page.emulate_media(media="print")
-    for answer in page.locator("details.sbn-quiz__answer").all():
+        expect(tab.locator(screen_only).first).to_be_hidden()
+    tab.emulate_media(media="screen")
+    tab.get_by_label("Include the answers when I print this lesson").check()
+    expect(_first_answer(tab)).to_be_hidden()  # on screen, the answer stays behind its disclosure
+    tab.emulate_media(media="print")
+    for answer in tab.locator("details.sbn-quiz__answer").all():
         expect(answer.locator(":scope > :not(summary)").first).to_be_visible()
         expect(answer.locator("summary")).to_be_hidden()
 
@@ -200,14 +201,14 @@ _SCREEN_ONLY = """() => {
 
 
 @pytest.mark.parametrize("lesson", lesson_pages())
-def test_a_lesson_prints_every_frame_and_no_control_or_empty_field(page: Page, base_url: str, lesson: str) -> None:
-    page.goto(base_url + lesson.removesuffix("index.html"))
-    answered = page.locator("form[data-quiz-kind=numeric] input[name=answer]").first
+def test_a_lesson_prints_every_frame_and_no_control_or_empty_field(tab: Page, base_url: str, lesson: str) -> None:
+    tab.goto(base_url + lesson.removesuffix("index.html"))
+    answered = tab.locator("form[data-quiz-kind=numeric] input[name=answer]").first
     answered.fill("12 GB")
-    page.evaluate("dispatchEvent(new Event('beforeprint'))")  # as printing does, before the print styles apply
-    page.emulate_media(media="print")
-    assert page.evaluate(_SCREEN_ONLY) == []
+    tab.evaluate("dispatchEvent(new Event('beforeprint'))")  # as printing does, before the print styles apply
+    tab.emulate_media(media="print")
+    assert tab.evaluate(_SCREEN_ONLY) == []
     expect(answered).to_be_visible()  # an answer the reader wrote prints
-    page.emulate_media(media="screen")
-    page.evaluate("dispatchEvent(new Event('afterprint'))")
-    expect(page.locator("article textarea").first).to_be_visible()
+    tab.emulate_media(media="screen")
+    tab.evaluate("dispatchEvent(new Event('afterprint'))")
+    expect(tab.locator("article textarea").first).to_be_visible()

@@ -9,6 +9,8 @@ Tab presses too, which holds the walk to the browser's own order.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from playwright.sync_api import Page
 
@@ -54,19 +56,20 @@ _WALK = f"""() => {{
 }}"""
 
 
-def _walk(page: Page) -> list[dict]:
-    return page.evaluate(_WALK)
+def _walk(page: Page) -> list[dict[str, Any]]:
+    walked: list[dict[str, Any]] = page.evaluate(_WALK)
+    return walked
 
 
-def _first_practice(walked: list[dict]) -> int:
+def _first_practice(walked: list[dict[str, Any]]) -> int:
     """The number of Tab presses from the top of the page to the first practice question's first field."""
     return next(index for index, stop in enumerate(walked, start=1) if stop["practice"])
 
 
 @pytest.mark.parametrize("lesson", [page.removesuffix("index.html") for page in lesson_pages()])
-def test_a_figure_costs_a_keyboard_reader_one_stop(page: Page, base_url: str, lesson: str) -> None:
-    page.goto(base_url + lesson)
-    walked = _walk(page)
+def test_a_figure_costs_a_keyboard_reader_one_stop(tab: Page, base_url: str, lesson: str) -> None:
+    tab.goto(base_url + lesson)
+    walked = _walk(tab)
     figures = [stop["what"] for stop in walked if stop["figure"]]
     assert figures, "no figure is a stop"
     assert [stop["what"] for stop in walked if stop["added"]] == [], "focusing these added stops"
@@ -76,17 +79,17 @@ def test_a_figure_costs_a_keyboard_reader_one_stop(page: Page, base_url: str, le
     print(f"{lesson}: {presses} presses to the first practice answer, {len(figures)} figures in {len(walked)} stops")
 
 
-def test_the_walk_is_the_order_tab_follows(page: Page, base_url: str) -> None:
+def test_the_walk_is_the_order_tab_follows(tab: Page, base_url: str) -> None:
     """Real Tab presses on Lesson 8, from the top to its first practice answer, stop where the walk does."""
-    page.goto(f"{base_url}{LESSON_8}/")
-    expected = [stop["what"] for stop in _walk(page)]
-    presses = _first_practice(_walk(page))
-    page.goto(f"{base_url}{LESSON_8}/")  # from the top again, nothing focused
-    page.evaluate(
+    tab.goto(f"{base_url}{LESSON_8}/")
+    expected = [stop["what"] for stop in _walk(tab)]
+    presses = _first_practice(_walk(tab))
+    tab.goto(f"{base_url}{LESSON_8}/")  # from the top again, nothing focused
+    tab.evaluate(
         f"""() => {{ window.sbnStops = [];
             document.addEventListener("focusin", (event) => window.sbnStops.push(({_NAME})(event.target))); }}"""
     )
     for _ in range(presses):
-        page.keyboard.press("Tab")
-    assert page.evaluate("window.sbnStops") == expected[:presses]
-    assert page.evaluate("Boolean(document.activeElement.closest('form[data-quiz-id*=practice]'))")
+        tab.keyboard.press("Tab")
+    assert tab.evaluate("window.sbnStops") == expected[:presses]
+    assert tab.evaluate("Boolean(document.activeElement.closest('form[data-quiz-id*=practice]'))")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, ViewportSize, expect
 
 from macros.data.glossary import load_glossary
 from tests.browser.conftest import LESSON_8, PHONE, WCAG_AA, axe_violations, page_errors, requests_made, show_palette
@@ -19,56 +20,56 @@ def _hosts(addresses: list[str]) -> set[str]:
     return {urlsplit(address).netloc for address in addresses}
 
 
-def test_a_page_is_light_accessible_and_fits_a_phone(page: Page, base_url: str, path: str) -> None:
+def test_a_page_is_light_accessible_and_fits_a_phone(tab: Page, base_url: str, path: str) -> None:
     """One load of each page: no axe violation in either palette, no sideways scroll on a phone, and nothing
     from another host, from the load to the network's rest after all of that."""
-    with requests_made(page) as requested:
-        page.goto(base_url + path)
+    with requests_made(tab) as requested:
+        tab.goto(base_url + path)
         for scheme in ("default", "slate"):
-            show_palette(page, scheme)
-            violations, report = axe_violations(page, WCAG_AA)
+            show_palette(tab, scheme)
+            violations, report = axe_violations(tab, WCAG_AA)
             assert violations == 0, f"{scheme}: {report}"
-        page.set_viewport_size(PHONE)
-        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-        page.wait_for_load_state("networkidle")
+        tab.set_viewport_size(PHONE)
+        assert tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        tab.wait_for_load_state("networkidle")
     assert _hosts(requested) == {urlsplit(base_url).netloc}
 
 
-def test_search_and_instant_navigation_stay_on_the_site(page: Page, base_url: str) -> None:
-    with requests_made(page) as requested:
-        page.goto(base_url)
-        syllabus = page.get_by_role("article")
+def test_search_and_instant_navigation_stay_on_the_site(tab: Page, base_url: str) -> None:
+    with requests_made(tab) as requested:
+        tab.goto(base_url)
+        syllabus = tab.get_by_role("article")
         syllabus.get_by_role("link", name="Lesson 8. Why Data Parallelism Alone Runs Out of Memory").click()
-        expect(page.get_by_role("heading", level=1)).to_contain_text("Lesson 8")
-        page.get_by_label("Search", exact=True).first.click()
-        page.keyboard.type("all-reduce")
-        expect(page.locator(".md-search-result__item").first).to_be_visible()
-        page.wait_for_load_state("networkidle")
+        expect(tab.get_by_role("heading", level=1)).to_contain_text("Lesson 8")
+        tab.get_by_label("Search", exact=True).first.click()
+        tab.keyboard.type("all-reduce")
+        expect(tab.locator(".md-search-result__item").first).to_be_visible()
+        tab.wait_for_load_state("networkidle")
     assert _hosts(requested) == {urlsplit(base_url).netloc}
 
 
-def test_a_page_fetches_the_search_pages_only_when_its_reader_opens_search(page: Page, base_url: str) -> None:
-    with requests_made(page) as requested:
-        page.goto(f"{base_url}{LESSON_8}/")
-        page.wait_for_load_state("networkidle")
+def test_a_page_fetches_the_search_pages_only_when_its_reader_opens_search(tab: Page, base_url: str) -> None:
+    with requests_made(tab) as requested:
+        tab.goto(f"{base_url}{LESSON_8}/")
+        tab.wait_for_load_state("networkidle")
         fetched = [urlsplit(address).path for address in requested]
         searched = [path for path in fetched if path.endswith("/search/search_docs.json")]
         assert searched == [] and any(path.endswith("/search/search_index.json") for path in fetched)
-        page.keyboard.press("/")  # Material's shortcut: the first way into search
-        page.keyboard.type("all-reduce")
-        expect(page.locator(".md-search-result__item").first).to_be_visible()
-        page.keyboard.press("Escape")
-        page.get_by_role("navigation", name="Navigation").get_by_role("link", name="Glossary").first.click()
-        _search(page, "gpt-2")
+        tab.keyboard.press("/")  # Material's shortcut: the first way into search
+        tab.keyboard.type("all-reduce")
+        expect(tab.locator(".md-search-result__item").first).to_be_visible()
+        tab.keyboard.press("Escape")
+        tab.get_by_role("navigation", name="Navigation").get_by_role("link", name="Glossary").first.click()
+        _search(tab, "gpt-2")
     assert [urlsplit(address).path for address in requested if address.endswith("/search/search_docs.json")] == [
         urlsplit(base_url).path + "search/search_docs.json"
     ]
 
 
-def test_a_search_in_the_address_finds_its_results(page: Page, base_url: str) -> None:
+def test_a_search_in_the_address_finds_its_results(tab: Page, base_url: str) -> None:
     """Material opens search for `?q=` before the index has come: the pages are fetched then too."""
-    page.goto(f"{base_url}?q=all-reduce")
-    expect(page.locator(".md-search-result__item").first).to_be_visible()
+    tab.goto(f"{base_url}?q=all-reduce")
+    expect(tab.locator(".md-search-result__item").first).to_be_visible()
 
 
 def _search(page: Page, query: str) -> Locator:
@@ -80,18 +81,18 @@ def _search(page: Page, query: str) -> Locator:
     return results
 
 
-def test_search_keeps_hyphenated_terms_whole(page: Page, base_url: str) -> None:
-    page.goto(base_url)
-    results = _search(page, "all-reduce")
+def test_search_keeps_hyphenated_terms_whole(tab: Page, base_url: str) -> None:
+    tab.goto(base_url)
+    results = _search(tab, "all-reduce")
     # The best section, after the page's own, is about all-reduce (split at the hyphen, the query
     # found reduce-scatter first), and no result that holds the word strikes it through as missing.
     first = results.locator(".md-search-result__link[href*='#']").first
     expect(first.locator("h2")).to_contain_text(re.compile("all-reduce", re.IGNORECASE))
     expect(results.first).to_be_visible()
-    expect(page.locator(".md-search-result del")).to_have_count(0)
-    _search(page, "gpt-2")
+    expect(tab.locator(".md-search-result del")).to_have_count(0)
+    _search(tab, "gpt-2")
     # Results follow the query as it is typed ("gpt" finds GPT-3 too): wait for the whole query's.
-    page.wait_for_function(
+    tab.wait_for_function(
         """() => {
             const marks = [...document.querySelectorAll(".md-search-result mark")].map((m) => m.textContent);
             return marks.length > 0 && marks.every((mark) => mark.toLowerCase().startsWith("gpt-2"));
@@ -100,20 +101,22 @@ def test_search_keeps_hyphenated_terms_whole(page: Page, base_url: str) -> None:
     )
 
 
-def test_the_search_dialog_has_a_name(page: Page, base_url: str) -> None:
-    page.goto(base_url)
-    expect(page.get_by_role("dialog", name="Search")).to_have_count(1)
-    violations, report = axe_violations(page, ["aria-dialog-name"])
+def test_the_search_dialog_has_a_name(tab: Page, base_url: str) -> None:
+    tab.goto(base_url)
+    expect(tab.get_by_role("dialog", name="Search")).to_have_count(1)
+    violations, report = axe_violations(tab, ["aria-dialog-name"])
     assert violations == 0, report
 
 
 @pytest.mark.parametrize("system", ["light", "dark"])
-def test_the_palette_toggle_has_two_states_starting_from_the_systems(page: Page, base_url: str, system: str) -> None:
-    page.emulate_media(color_scheme=system)
-    page.goto(base_url + LESSON_8 + "/")
-    body = page.locator("body")
+def test_the_palette_toggle_has_two_states_starting_from_the_systems(
+    tab: Page, base_url: str, system: Literal["light", "dark"]
+) -> None:
+    tab.emulate_media(color_scheme=system)
+    tab.goto(base_url + LESSON_8 + "/")
+    body = tab.locator("body")
     # The one visible toggle, found by place: its title is what it switches to.
-    toggle = page.locator("[data-md-component=palette] label:not([hidden])")
+    toggle = tab.locator("[data-md-component=palette] label:not([hidden])")
     first, other = ("default", "slate") if system == "light" else ("slate", "default")
     expect(body).to_have_attribute("data-md-color-scheme", first)
     toggle.click()
@@ -122,10 +125,10 @@ def test_the_palette_toggle_has_two_states_starting_from_the_systems(page: Page,
     expect(body).to_have_attribute("data-md-color-scheme", first)
 
 
-def test_the_glossary_jumps_from_a_letter_to_its_first_term(page: Page, base_url: str) -> None:
-    page.goto(base_url + "glossary/")
+def test_the_glossary_jumps_from_a_letter_to_its_first_term(tab: Page, base_url: str) -> None:
+    tab.goto(base_url + "glossary/")
     entries = sorted(GLOSSARY.entries.values(), key=lambda entry: entry.term.casefold())
-    letters = page.get_by_role("navigation", name="Terms from A to Z")
+    letters = tab.get_by_role("navigation", name="Terms from A to Z")
     links = letters.get_by_role("link").all()
     linked = {link.text_content(): urlsplit(link.get_attribute("href")).fragment for link in links}
     first: dict[str, str] = {}
@@ -133,7 +136,7 @@ def test_the_glossary_jumps_from_a_letter_to_its_first_term(page: Page, base_url
         first.setdefault(entry.term[0].upper(), entry.id)
     assert linked == first
     letters.get_by_role("link", name="R", exact=True).click()
-    heading = page.locator(f"h2#{first['R']}")
+    heading = tab.locator(f"h2#{first['R']}")
     expect(heading).to_be_in_viewport()
 
 
@@ -152,23 +155,23 @@ _ODD_PALETTES = [
 
 
 @pytest.mark.parametrize("stored", _ODD_PALETTES)
-def test_an_odd_stored_palette_is_dropped_and_search_works(page: Page, base_url: str, stored: str) -> None:
+def test_an_odd_stored_palette_is_dropped_and_search_works(tab: Page, base_url: str, stored: str) -> None:
     key = f"{urlsplit(base_url).path}.__palette"
-    page.goto(base_url)
-    page.evaluate("([key, value]) => localStorage.setItem(key, value)", [key, stored])
-    with page_errors(page) as errors:
-        page.goto(f"{base_url}{LESSON_8}/")
-        _search(page, "all-reduce")
+    tab.goto(base_url)
+    tab.evaluate("([key, value]) => localStorage.setItem(key, value)", [key, stored])
+    with page_errors(tab) as errors:
+        tab.goto(f"{base_url}{LESSON_8}/")
+        _search(tab, "all-reduce")
     assert errors == []
     # Material stores the palette it shows in its place: one of mkdocs.yml's.
-    assert page.evaluate("(key) => JSON.parse(localStorage.getItem(key)).index", key) in (0, 1)
+    assert tab.evaluate("(key) => JSON.parse(localStorage.getItem(key)).index", key) in (0, 1)
 
 
-def test_the_readers_palette_is_kept_across_pages(page: Page, base_url: str) -> None:
-    page.goto(f"{base_url}{LESSON_8}/")
-    show_palette(page, "slate")
-    page.reload()
-    expect(page.locator("body")).to_have_attribute("data-md-color-scheme", "slate")
+def test_the_readers_palette_is_kept_across_pages(tab: Page, base_url: str) -> None:
+    tab.goto(f"{base_url}{LESSON_8}/")
+    show_palette(tab, "slate")
+    tab.reload()
+    expect(tab.locator("body")).to_have_attribute("data-md-color-scheme", "slate")
 
 
 #: The tables of the open page (disclosures opened) that hide part of themselves: wider than their column
@@ -201,8 +204,8 @@ _HIDING_TABLES = """() => {
 
 @pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, PHONE], ids=["desktop", "phone"])
 def test_a_wide_table_shows_that_it_scrolls_and_keeps_its_caption_whole(
-    page: Page, base_url: str, path: str, viewport: dict
+    tab: Page, base_url: str, path: str, viewport: ViewportSize
 ) -> None:
-    page.set_viewport_size(viewport)
-    page.goto(base_url + path)
-    assert page.evaluate(_HIDING_TABLES) == []
+    tab.set_viewport_size(viewport)
+    tab.goto(base_url + path)
+    assert tab.evaluate(_HIDING_TABLES) == []

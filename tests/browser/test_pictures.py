@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from macros.pictures.calculator import MESSAGES, calculator_config, evaluate
 from tests.browser.conftest import PHONE, page_errors, show_palette
@@ -73,12 +73,12 @@ def _close(ours: object, theirs: object) -> bool:
 
 
 def test_the_page_computes_what_python_computes_on_a_thousand_inputs(
-    page: Page, base_url: str, calculator_page: str
+    tab: Page, base_url: str, calculator_page: str
 ) -> None:
-    page.goto(base_url + calculator_page)
+    tab.goto(base_url + calculator_page)
     cases = _inputs(1500)
     # The page's own code, with the JSON the page carries.
-    results = page.evaluate(
+    results = tab.evaluate(
         """(cases) => {
             const config = JSON.parse(document.querySelector("form[data-sbn-calculator]").dataset.sbnConfig);
             return cases.map((inputs) => window.sbnCalculator.compute(config, inputs));
@@ -104,9 +104,9 @@ def test_the_page_computes_what_python_computes_on_a_thousand_inputs(
 # ------------------------------------------------------------------- the form
 
 
-def test_bad_input_is_told_at_its_field_not_computed(page: Page, base_url: str, calculator_page: str) -> None:
-    page.goto(base_url + calculator_page)
-    form = page.locator("form[data-sbn-calculator]").first
+def test_bad_input_is_told_at_its_field_not_computed(tab: Page, base_url: str, calculator_page: str) -> None:
+    tab.goto(base_url + calculator_page)
+    form = tab.locator("form[data-sbn-calculator]").first
     parameters = form.get_by_label("Parameters, in billions")
     for typed, message in (
         ("abc", "billions"),
@@ -127,22 +127,22 @@ def test_bad_input_is_told_at_its_field_not_computed(page: Page, base_url: str, 
 
 
 def test_the_reader_works_it_with_the_keyboard_alone_and_hears_the_result(
-    page: Page, base_url: str, calculator_page: str
+    tab: Page, base_url: str, calculator_page: str
 ) -> None:
-    page.goto(base_url + calculator_page)
-    form = page.locator("form[data-sbn-calculator]").first
+    tab.goto(base_url + calculator_page)
+    form = tab.locator("form[data-sbn-calculator]").first
     form.get_by_label("Model").focus()
-    page.keyboard.press("End")  # the last option: the reader's own model
-    page.keyboard.press("Tab")
-    page.keyboard.type("7.5")
-    page.keyboard.press("Tab")  # recipe
-    page.keyboard.press("Tab")  # GPU
-    page.keyboard.press("Tab")
-    page.keyboard.press("Control+A")
-    page.keyboard.type("64")
-    page.keyboard.press("Tab")  # ZeRO stage
-    page.keyboard.press("End")  # stage 3
-    page.keyboard.press("Enter")
+    tab.keyboard.press("End")  # the last option: the reader's own model
+    tab.keyboard.press("Tab")
+    tab.keyboard.type("7.5")
+    tab.keyboard.press("Tab")  # recipe
+    tab.keyboard.press("Tab")  # GPU
+    tab.keyboard.press("Tab")
+    tab.keyboard.press("Control+A")
+    tab.keyboard.type("64")
+    tab.keyboard.press("Tab")  # ZeRO stage
+    tab.keyboard.press("End")  # stage 3
+    tab.keyboard.press("Enter")
     status = form.get_by_role("status")
     expect(status).to_have_attribute("aria-live", "polite")
     # ZeRO Figure 1: 7.5B parameters on 64 devices at P_os+g+p, 1.875 GB.
@@ -150,52 +150,53 @@ def test_the_reader_works_it_with_the_keyboard_alone_and_hears_the_result(
 
 
 def test_the_readers_last_inputs_are_remembered_and_a_corrupt_store_dropped(
-    page: Page, base_url: str, calculator_page: str
+    tab: Page, base_url: str, calculator_page: str
 ) -> None:
-    page.goto(base_url + calculator_page)
-    form = page.locator("form[data-sbn-calculator]").first
+    tab.goto(base_url + calculator_page)
+    form = tab.locator("form[data-sbn-calculator]").first
     ident = form.get_attribute("data-sbn-calculator")
     form.get_by_label("Data-parallel devices, Nd").fill("64")
     form.get_by_label("ZeRO stage").select_option("1")
-    page.reload()
+    tab.reload()
     expect(form.get_by_label("Data-parallel devices, Nd")).to_have_value("64")
     expect(form.get_by_label("ZeRO stage")).to_have_value("1")
-    keys = page.evaluate("Object.keys(localStorage).filter((key) => key.startsWith('sbn:'))")
+    keys = tab.evaluate("Object.keys(localStorage).filter((key) => key.startsWith('sbn:'))")
     assert keys == [f"sbn:/course/:{ident}"]
-    default = json.loads(form.get_attribute("data-sbn-defaults"))["devices"]
+    default = json.loads(form.get_attribute("data-sbn-defaults") or "")["devices"]
     for corrupt in ("{not json", '{"v": 1, "inputs": {"devices": 12}}', '{"v": 1, "inputs": {"stage": "9"}}', "null"):
-        page.evaluate("([key, value]) => localStorage.setItem(key, value)", [keys[0], corrupt])
-        page.reload()
+        tab.evaluate("([key, value]) => localStorage.setItem(key, value)", [keys[0], corrupt])
+        tab.reload()
         expect(form.get_by_label("Data-parallel devices, Nd")).to_have_value(default)
         expect(form.get_by_role("status")).to_contain_text("Total")
 
 
 def test_a_page_reached_by_instant_navigation_gets_its_scripts(
-    page: Page, base_url: str, calculator_page: str, frames_page: str
+    tab: Page, base_url: str, calculator_page: str, frames_page: str
 ) -> None:
-    with page_errors(page) as errors:
-        page.goto(base_url)
+    with page_errors(tab) as errors:
+        tab.goto(base_url)
         # The calculator's list of models is filled in by its script; the frames get their buttons from theirs.
         for target, ready in (
             (calculator_page, "form[data-sbn-mounted] option"),
             (frames_page, ".sbn-frames--stepping"),
         ):
-            page.evaluate(
+            tab.evaluate(
                 "(url) => { const a = document.createElement('a'); a.href = url; document.body.append(a); a.click(); }",
                 base_url + target,
             )
-            expect(page.locator(ready).first).to_be_attached()
-            assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # no full load
+            expect(tab.locator(ready).first).to_be_attached()
+            assert tab.evaluate("performance.getEntriesByType('navigation').length") == 1  # no full load
     assert errors == []
 
 
-def test_every_option_of_the_calculator_shows_whole(page: Page, base_url: str, calculator_page: str) -> None:
+def test_every_option_of_the_calculator_shows_whole(tab: Page, base_url: str, calculator_page: str) -> None:
     """At a desktop's and a phone's width, each list is wide enough for the longest of its options, the arrow
     beside it included."""
-    for viewport in ({"width": 1280, "height": 800}, PHONE):
-        page.set_viewport_size(viewport)
-        page.goto(base_url + calculator_page)
-        cut = page.evaluate(
+    wide: ViewportSize = {"width": 1280, "height": 800}
+    for viewport in (wide, PHONE):
+        tab.set_viewport_size(viewport)
+        tab.goto(base_url + calculator_page)
+        cut = tab.evaluate(
             """() => {
                 const measure = document.createElement("canvas").getContext("2d");
                 return [...document.querySelectorAll("form[data-sbn-mounted] select")].flatMap((select) => {
@@ -214,9 +215,9 @@ def test_every_option_of_the_calculator_shows_whole(page: Page, base_url: str, c
 # ---------------------------------------------------------------- the frames
 
 
-def test_the_frames_step_with_buttons_and_arrow_keys(page: Page, base_url: str, frames_page: str) -> None:
-    page.goto(base_url + frames_page)
-    diagram = page.locator("figure.sbn-frames").first
+def test_the_frames_step_with_buttons_and_arrow_keys(tab: Page, base_url: str, frames_page: str) -> None:
+    tab.goto(base_url + frames_page)
+    diagram = tab.locator("figure.sbn-frames").first
     frames = diagram.locator(".sbn-frames__frame")
     total = frames.count()
     status = diagram.get_by_role("status")
@@ -226,13 +227,13 @@ def test_the_frames_step_with_buttons_and_arrow_keys(page: Page, base_url: str, 
     expect(diagram.get_by_role("button", name="Previous")).to_be_disabled()
     diagram.get_by_role("button", name="Next").click()
     expect(status).to_contain_text(f"Step 2 of {total}")
-    page.keyboard.press("ArrowRight")
+    tab.keyboard.press("ArrowRight")
     expect(status).to_contain_text(f"Step 3 of {total}")
-    page.keyboard.press("End")
+    tab.keyboard.press("End")
     expect(status).to_contain_text(f"Step {total} of {total}")
     expect(diagram.get_by_role("button", name="Next")).to_be_disabled()
     expect(diagram.get_by_role("button", name="Previous")).to_be_focused()
-    page.keyboard.press("Home")
+    tab.keyboard.press("Home")
     expect(frames.nth(0)).to_be_visible()
 
 
@@ -272,17 +273,17 @@ _CONTRAST = """(element) => {
 }"""
 
 
-def test_charts_follow_the_light_and_dark_palettes(page: Page, base_url: str, site_dir: Path) -> None:
+def test_charts_follow_the_light_and_dark_palettes(tab: Page, base_url: str, site_dir: Path) -> None:
     """Every chart's marks and labels change with the palette, and stand at least 3:1 against the page in each
     (WCAG 1.4.11), at a phone's width; the palette is switched as a reader switches it."""
     pages = [p.removesuffix("index.html") for p in site_pages() if soup(site_dir / p).select("figure.sbn-chart")]
-    page.set_viewport_size(PHONE)
+    tab.set_viewport_size(PHONE)
     for path in pages:
-        page.goto(base_url + path)
-        charts = page.locator("figure.sbn-chart")
+        tab.goto(base_url + path)
+        charts = tab.locator("figure.sbn-chart")
         colours: dict[str, list[list[str]]] = {}
         for scheme in ("default", "slate"):
-            show_palette(page, scheme)
+            show_palette(tab, scheme)
             colours[scheme] = []
             for index, marks in enumerate(charts.evaluate_all(f"(charts) => charts.map({_CONTRAST})")):
                 for mark in marks:
@@ -348,12 +349,12 @@ _DRAWINGS = """() => {
 
 @pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, PHONE], ids=["desktop", "phone"])
 def test_a_drawings_text_is_whole_apart_and_at_body_size(
-    page: Page, base_url: str, site_dir: Path, viewport: dict
+    tab: Page, base_url: str, site_dir: Path, viewport: ViewportSize
 ) -> None:
     pages = [p.removesuffix("index.html") for p in site_pages() if soup(site_dir / p).select("svg[role=img]")]
-    page.set_viewport_size(viewport)
+    tab.set_viewport_size(viewport)
     wrong = []
     for path in pages:
-        page.goto(base_url + path)
-        wrong += [f"{path}: {problem}" for problem in page.evaluate(_DRAWINGS)]
+        tab.goto(base_url + path)
+        wrong += [f"{path}: {problem}" for problem in tab.evaluate(_DRAWINGS)]
     assert wrong == [], "\n".join(wrong)

@@ -7,15 +7,18 @@ import time
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
+from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import yaml
+from bs4 import Tag
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from macros.data.schema import percentage
 from macros.quiz.units import size, unit_table
 from tests.browser.conftest import LESSON_8, PHONE, accepting_dialogs, lesson_url, page_errors
+from tests.checks import attribute, one
 from tests.conftest import soup
 
 LESSON_7 = lesson_url(7).rstrip("/")
@@ -59,10 +62,10 @@ def _exact(text: str) -> Fraction:
     return Fraction(text)
 
 
-def _clearly_wrong(form: object) -> str:
+def _clearly_wrong(form: Tag) -> str:
     """Three times the key, in the key's base unit, written with the table's word of size 1 ("bytes", "s")."""
-    key = _exact(form["data-key-value"]) * 3 or Fraction(1)  # type: ignore[index]
-    word = next(name for size, name in unit_table().units[form["data-key-unit"]].names if size == 1)  # type: ignore[index]
+    key = _exact(attribute(form, "data-key-value")) * 3 or Fraction(1)
+    word = next(name for size, name in unit_table().units[attribute(form, "data-key-unit")].names if size == 1)
     return f"{Decimal(key.numerator) / Decimal(key.denominator):.6e} {word}"
 
 
@@ -72,7 +75,7 @@ def _verdict(quiz: Locator) -> str:
 
 
 def test_every_question_takes_its_own_key_and_refuses_a_wrong_answer(
-    page: Page, base_url: str, site_dir: Path, path: str
+    tab: Page, base_url: str, site_dir: Path, path: str
 ) -> None:
     """On every page the build writes, in one load: each numeric question takes its key typed as the page shows
     it and refuses three times the key; each choice question takes its right options and refuses a wrong one.
@@ -84,17 +87,17 @@ def test_every_question_takes_its_own_key_and_refuses_a_wrong_answer(
     if not forms:
         assert html.select("form.sbn-quiz:not([data-quiz-kind=free])") == []  # no question left without its id
         return
-    page.goto(base_url + path)
-    failed = {}
+    tab.goto(base_url + path)
+    failed: dict[str, list[str]] = {}
     for form in forms:
-        quiz_id, kind = form["data-quiz-id"], form["data-quiz-kind"]
-        quiz = _quiz(page, quiz_id)
+        quiz_id, kind = attribute(form, "data-quiz-id"), attribute(form, "data-quiz-kind")
+        quiz = _quiz(tab, quiz_id)
         if kind == "numeric":
-            shown = form.select_one(".sbn-quiz__model > p:first-child > .fig").get_text()
-            tries = [(shown, "right"), (_clearly_wrong(form), "wrong")]
+            shown = one(form, ".sbn-quiz__model > p:first-child > .fig").get_text()
+            tries: list[tuple[str | list[str], str]] = [(shown, "right"), (_clearly_wrong(form), "wrong")]
         else:
-            right = [entry["data-option"] for entry in form.select("[data-option][data-correct=true]")]
-            wrong = [entry["data-option"] for entry in form.select("[data-option][data-correct=false]")][:1]
+            right = [attribute(entry, "data-option") for entry in form.select("[data-option][data-correct=true]")]
+            wrong = [attribute(entry, "data-option") for entry in form.select("[data-option][data-correct=false]")][:1]
             tries = [(right, "right"), ((wrong if kind == "single" else right + wrong), "wrong")]
         for answer, expected in tries:
             if isinstance(answer, str):
@@ -127,12 +130,12 @@ def _page_asking(site_dir: Path, question_id: str) -> str:
 
 @pytest.mark.parametrize("question", QUESTIONS, ids=[question["question"] for question in QUESTIONS])
 def test_every_numeric_answer_in_the_list_gets_its_line(
-    page: Page, base_url: str, site_dir: Path, question: dict
+    tab: Page, base_url: str, site_dir: Path, question: dict[str, Any]
 ) -> None:
     """Each answer of tests/answers.yml, typed into its question's page and checked, gets exactly its line; the
     page carries the key, tolerance and known mistakes the list is written for."""
-    page.goto(base_url + _page_asking(site_dir, question["question"]))
-    quiz, key = _quiz(page, question["question"]), question["key"]
+    tab.goto(base_url + _page_asking(site_dir, question["question"]))
+    quiz, key = _quiz(tab, question["question"]), question["key"]
     carried = quiz.evaluate("(form) => ({...form.dataset})")
     mistakes = quiz.locator("[data-mistake-value]").evaluate_all("(all) => all.map((m) => m.dataset.mistakeValue)")
     assert (carried["keyUnit"], carried["keySymbol"]) == (key["unit"], key["symbol"])
@@ -216,10 +219,10 @@ def test_the_quizzes_work_from_the_keyboard_alone(lesson: Page) -> None:
 # ------------------------------------------------------------------ the cards
 
 
-def test_each_question_is_one_card_that_fills_a_phones_width(page: Page, base_url: str) -> None:
-    page.set_viewport_size(PHONE)
-    page.goto(f"{base_url}{LESSON_8}/")
-    for form in page.locator("form[data-quiz-id]").all():
+def test_each_question_is_one_card_that_fills_a_phones_width(tab: Page, base_url: str) -> None:
+    tab.set_viewport_size(PHONE)
+    tab.goto(f"{base_url}{LESSON_8}/")
+    for form in tab.locator("form[data-quiz-id]").all():
         card = form.locator("> fieldset")
         parts = ".sbn-quiz__question, .sbn-quiz__result, details.sbn-quiz__answer, .sbn-quiz__report"
         assert card.locator(f":scope > :is({parts})").count() == 4
@@ -227,8 +230,9 @@ def test_each_question_is_one_card_that_fills_a_phones_width(page: Page, base_ur
             assert card.locator(":scope > .sbn-quiz__actions button").count() == 1
         inner = card.evaluate("el => el.clientWidth - parseFloat(getComputedStyle(el).paddingLeft) * 2")
         for option in form.locator(".sbn-quiz__options label").all():
-            assert option.bounding_box()["width"] >= inner - 2, "an option is narrower than its card"
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            box = option.bounding_box()
+            assert box is not None and box["width"] >= inner - 2, "an option is narrower than its card"
+    assert tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
 
 def test_the_model_answer_is_body_text_not_a_note_box(lesson: Page) -> None:
@@ -247,33 +251,36 @@ def test_the_model_answer_is_body_text_not_a_note_box(lesson: Page) -> None:
 @pytest.mark.parametrize(
     ("scheme", "right", "wrong"), [("light", "#2e7d32", "#c62828"), ("dark", "#81c784", "#ef9a9a")]
 )
-def test_right_and_wrong_take_their_colours_from_the_palette(page: Page, base_url: str, scheme, right, wrong) -> None:
-    page.emulate_media(color_scheme=scheme)
-    page.goto(f"{base_url}{LESSON_8}/")
-    result = _quiz(page, "l8-practice-1").locator(".sbn-quiz__result")
+def test_right_and_wrong_take_their_colours_from_the_palette(
+    tab: Page, base_url: str, scheme: Literal["light", "dark"], right: str, wrong: str
+) -> None:
+    tab.emulate_media(color_scheme=scheme)
+    tab.goto(f"{base_url}{LESSON_8}/")
+    result = _quiz(tab, "l8-practice-1").locator(".sbn-quiz__result")
 
     def colour() -> str:
-        return result.evaluate("el => getComputedStyle(el).borderLeftColor")
+        shown: str = result.evaluate("el => getComputedStyle(el).borderLeftColor")
+        return shown
 
     def rgb(hex_colour: str) -> str:
         return "rgb({}, {}, {})".format(*(int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)))
 
-    _answer_numeric(page, "l8-practice-1", "112 GB")
+    _answer_numeric(tab, "l8-practice-1", "112 GB")
     assert colour() == rgb(right)
-    _answer_numeric(page, "l8-practice-1", "12 GB")
+    _answer_numeric(tab, "l8-practice-1", "12 GB")
     assert colour() == rgb(wrong)
 
 
 # ------------------------------------------------------------------ progress
 
 
-def test_the_progress_line_follows_the_lessons_title_and_reading_time(page: Page, base_url: str) -> None:
-    page.set_viewport_size(PHONE)
-    page.goto(f"{base_url}{LESSON_8}/")
-    follows = page.evaluate("document.querySelector('article h1').nextElementSibling.matches('.sbn-reading')")
-    assert follows and page.locator("article h1 + .sbn-reading + [data-sbn-progress]").count() == 1
-    title, line = page.locator("article h1").bounding_box(), page.locator("[data-sbn-progress]").bounding_box()
-    assert line["y"] >= title["y"] + title["height"]
+def test_the_progress_line_follows_the_lessons_title_and_reading_time(tab: Page, base_url: str) -> None:
+    tab.set_viewport_size(PHONE)
+    tab.goto(f"{base_url}{LESSON_8}/")
+    follows = tab.evaluate("document.querySelector('article h1').nextElementSibling.matches('.sbn-reading')")
+    assert follows and tab.locator("article h1 + .sbn-reading + [data-sbn-progress]").count() == 1
+    title, line = tab.locator("article h1").bounding_box(), tab.locator("[data-sbn-progress]").bounding_box()
+    assert line is not None and title is not None and line["y"] >= title["y"] + title["height"]
 
 
 def test_progress_counts_questions_answered_right_not_tried(lesson: Page) -> None:
@@ -426,7 +433,9 @@ def test_a_huge_planted_answer_cannot_slow_the_page(lesson: Page) -> None:
         ("l8-rep-estimate", {"v": 1, "done": "yes"}),
     ],
 )
-def test_a_stored_value_that_does_not_fit_its_question_is_dropped(lesson: Page, question: str, value: dict) -> None:
+def test_a_stored_value_that_does_not_fit_its_question_is_dropped(
+    lesson: Page, question: str, value: dict[str, object]
+) -> None:
     _store(lesson, {question: value})
     lesson.reload()
     expect(_progress(lesson)).to_have_text("Your progress: 0 of 6 questions and 0 of 3 reps done.")
@@ -561,15 +570,15 @@ def test_without_javascript_every_answer_is_reachable(browser: Browser, base_url
     context.close()
 
 
-def test_quizzes_keep_working_across_instant_navigation(page: Page, base_url: str) -> None:
-    page.goto(f"{base_url}{LESSON_7}/")
-    _answer_numeric(page, "l7-practice-1", "5.9 GB")
-    page.get_by_role("navigation").get_by_role("link", name="Lesson 8. Why Data Parallelism").first.click()
-    expect(page.get_by_role("heading", level=1)).to_contain_text("Lesson 8")
-    assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # no full page load
-    expect(_answer_numeric(page, "l8-practice-1", "112 GB")).to_contain_text("✓ Correct")
-    expect(_progress(page)).to_contain_text("1 of 6 questions")
-    page.go_back()
-    expect(page.get_by_role("heading", level=1)).to_contain_text("Lesson 7")
-    expect(_quiz(page, "l7-practice-1").get_by_role("status")).to_contain_text("✓ Correct")
-    expect(_answer_numeric(page, "l7-practice-1", "9 GB")).to_contain_text("✗ Not quite")
+def test_quizzes_keep_working_across_instant_navigation(tab: Page, base_url: str) -> None:
+    tab.goto(f"{base_url}{LESSON_7}/")
+    _answer_numeric(tab, "l7-practice-1", "5.9 GB")
+    tab.get_by_role("navigation").get_by_role("link", name="Lesson 8. Why Data Parallelism").first.click()
+    expect(tab.get_by_role("heading", level=1)).to_contain_text("Lesson 8")
+    assert tab.evaluate("performance.getEntriesByType('navigation').length") == 1  # no full page load
+    expect(_answer_numeric(tab, "l8-practice-1", "112 GB")).to_contain_text("✓ Correct")
+    expect(_progress(tab)).to_contain_text("1 of 6 questions")
+    tab.go_back()
+    expect(tab.get_by_role("heading", level=1)).to_contain_text("Lesson 7")
+    expect(_quiz(tab, "l7-practice-1").get_by_role("status")).to_contain_text("✓ Correct")
+    expect(_answer_numeric(tab, "l7-practice-1", "9 GB")).to_contain_text("✗ Not quite")

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, ViewportSize, expect
 
 from macros.data.glossary import load_glossary
 from tests.browser.conftest import LESSON_8, PHONE
+from tests.checks import Tooltip
 from tests.conftest import catalog, course
 
 GLOSSARY = load_glossary(course().glossary_file, catalog().sources)
@@ -22,8 +24,9 @@ def _tip(page: Page) -> Locator:
     return page.locator(".sbn-tip")
 
 
-def _figure_data(page: Page, figure_id: str) -> dict:
-    return json.loads(page.locator("#sbn-figures").get_attribute("data-json") or "")["figures"][figure_id]
+def _figure_data(page: Page, figure_id: str) -> Tooltip:
+    figure: Tooltip = json.loads(page.locator("#sbn-figures").get_attribute("data-json") or "")["figures"][figure_id]
+    return figure
 
 
 def test_nothing_is_set_up_at_load_and_material_makes_no_tooltips(lesson: Page) -> None:
@@ -48,7 +51,9 @@ def test_a_figure_explains_itself_on_hover_with_its_formula_sources_and_a_report
     # The title moved into data, so that the browser's own tooltip does not repeat it.
     expect(figure).not_to_have_attribute("title", title)
     expect(figure).to_have_attribute("data-title", title)
-    report = urlsplit(tip.get_by_role("link", name="Report this figure").get_attribute("href"))
+    href = tip.get_by_role("link", name="Report this figure").get_attribute("href")
+    assert href is not None
+    report = urlsplit(href)
     fields = {key: values[0] for key, values in parse_qs(report.query, strict_parsing=True).items()}
     assert fields["template"] == "figure-wrong.yml" and fields["figure-id"] == "model-states/gpt2-1.5b"
     assert fields["page-url"] == f"{course().site_url}{LESSON_8}/"
@@ -57,7 +62,10 @@ def test_a_figure_explains_itself_on_hover_with_its_formula_sources_and_a_report
 
 def _focused(page: Page) -> str:
     """What has the focus: a figure's id, a link's text, or the element's tag."""
-    return page.evaluate("() => document.activeElement.dataset.figId ?? document.activeElement.textContent.trim()")
+    focused: str = page.evaluate(
+        "() => document.activeElement.dataset.figId ?? document.activeElement.textContent.trim()"
+    )
+    return focused
 
 
 def test_a_figure_explains_itself_on_keyboard_focus_and_enter_reaches_its_links(lesson: Page) -> None:
@@ -124,7 +132,7 @@ def test_a_term_shows_its_definition_and_its_entry_on_hover_and_focus(lesson: Pa
 
 
 @pytest.fixture
-def phone(browser: Browser, base_url: str):
+def phone(browser: Browser, base_url: str) -> Iterator[Page]:
     context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
     page = context.new_page()
     page.goto(f"{base_url}{LESSON_8}/")
@@ -139,7 +147,7 @@ def test_a_tap_on_a_figure_explains_it_within_the_screen(phone: Page) -> None:
     tip = _tip(phone)
     expect(tip).to_be_visible()
     box = tip.bounding_box()
-    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
     phone.locator("article h1").tap()
     expect(tip).to_have_count(0)
 
@@ -209,8 +217,8 @@ _EVERY_TIP = """() => {
 
 
 @pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800}, PHONE], ids=["desktop", "phone"])
-def test_every_tooltip_stays_inside_the_viewport(page: Page, base_url: str, path: str, viewport: dict) -> None:
-    page.set_viewport_size(viewport)
-    page.goto(base_url + path)
-    found = page.evaluate(_EVERY_TIP)
+def test_every_tooltip_stays_inside_the_viewport(tab: Page, base_url: str, path: str, viewport: ViewportSize) -> None:
+    tab.set_viewport_size(viewport)
+    tab.goto(base_url + path)
+    found = tab.evaluate(_EVERY_TIP)
     assert found["wrong"] == [], f"{len(found['wrong'])} of {found['opened']} tooltips: {found['wrong'][:8]}"

@@ -101,14 +101,14 @@ def fused_dropout() -> Iterator[None]:
             return input
         return torch.native_dropout(input, p, True)[0]
 
-    functional.dropout = dropout  # type: ignore[assignment]
+    functional.dropout = dropout
     try:
         yield
     finally:
         functional.dropout = original
 
 
-def solve(rows: Sequence[Sequence[Fraction]], values: Sequence[Fraction]) -> list[Fraction]:
+def solve(rows: Sequence[Sequence[int | Fraction]], values: Sequence[int | Fraction]) -> list[Fraction]:
     """The exact solution of a square linear system (Gauss-Jordan over fractions).
 
     Raises:

@@ -194,7 +194,8 @@ def _deepspeed(stage: int) -> Step:
     # communication backend starts; only `inference_all_reduce` uses it, and training's collectives go
     # through torch.distributed either way, so the tier builds no op.
     # (`deepspeed.comm.torch`, the attribute, is the torch package: the module is looked up by name.)
-    importlib.import_module("deepspeed.comm.torch").build_shm_op = lambda: None
+    comm: Any = importlib.import_module("deepspeed.comm.torch")
+    comm.build_shm_op = lambda: None
 
     model = make_model()
     config = {

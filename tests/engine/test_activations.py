@@ -166,7 +166,10 @@ def test_paper_layer_matches_korthikanti(record: Recorder) -> None:
         differs="each layer norm also saves a mean and an inverse deviation per token, which §4.1 leaves out"
         " (2 × 2 bytes each on the CPU, in bf16; CUDA's kernel keeps them in fp32)",
     )
-    assert (result.coefficients["sbh"], result.coefficients["as2b"]) == (linear, model.ATTENTION_SCORE_BYTES)
+    assert (result.coefficients["sbh"], result.coefficients["as2b"]) == (
+        Fraction(linear),
+        Fraction(model.ATTENTION_SCORE_BYTES),
+    )
     assert result.coefficients["asb"] == 0
     assert result.coefficients["sb"] == 2 * 2 * model.BYTES_PER_VALUE["bf16"]
 

@@ -240,7 +240,7 @@ def test_fsdp2_between_steps(record: Recorder, size: int, scenario: str) -> None
 def test_fsdp2_gathered_copy_at_the_turn(record: Recorder, size: int, scenario: str) -> None:
     """At the turn from forward to backward, reshard_after_forward=False holds the whole model in its compute dtype."""
     gathered = [Fraction(rank[scenario]["moments"]["turn"]["gathered"], PSI) for rank in world(size)]
-    keeps = model.fsdp_strategy(_strategy(scenario)).keeps_parameters_after_forward
+    keeps = model.fsdp_strategy(_strategy(scenario)).keeps_unit_after_forward
     course = model.LOW_PRECISION_BYTES if keeps else 0
     dtype_bytes = model.LOW_PRECISION_BYTES if scenario.endswith("bf16") else model.FULL_PARAMETER_BYTES
     record(

@@ -12,6 +12,7 @@ from bs4 import BeautifulSoup
 
 from macros.quiz import KeyFigure, QuizError, QuizExtension, StandaloneHost
 from macros.quiz.units import page_json, unit_table
+from tests.checks import attribute, one
 
 
 def figure(figure_id: str, text: str) -> str:
@@ -78,11 +79,11 @@ Because of the **all-reduce**.
 
 
 def test_a_single_choice_quiz_is_a_form_with_a_fieldset_legend_and_labelled_radios() -> None:
-    form = render(quiz("single", CHOICE)).form
+    form = one(render(quiz("single", CHOICE)), "form")
     assert form["data-quiz-id"] == "l8-practice-1" and form["data-quiz-kind"] == "single"
-    assert form.fieldset.legend.get_text() == "Practice 1"
+    assert one(one(form, "fieldset"), "legend").get_text() == "Practice 1"
     labels = form.select(".sbn-quiz__options label")
-    assert [label.input["type"] for label in labels] == ["radio", "radio"]
+    assert [one(label, "input")["type"] for label in labels] == ["radio", "radio"]
     assert [label.get_text(" ", strip=True) for label in labels] == [
         "a) Bandwidth saturates",
         "b) Every device holds a full copy",
@@ -91,47 +92,49 @@ def test_a_single_choice_quiz_is_a_form_with_a_fieldset_legend_and_labelled_radi
 
 
 def test_choice_feedback_for_every_option_sits_behind_a_native_disclosure() -> None:
-    details = render(quiz("single", CHOICE)).select_one("form > fieldset > details.sbn-quiz__answer")
-    assert details.summary.get_text() == "Show answer"
+    page = render(quiz("single", CHOICE))
+    details = one(page, "form > fieldset > details.sbn-quiz__answer")
+    form = one(page, "form")
+    assert one(details, "summary").get_text() == "Show answer"
     entries = details.select("[data-option]")
     assert [(e["data-letter"], e["data-correct"]) for e in entries] == [("a", "false"), ("b", "true")]
-    values = [label.input["value"] for label in details.find_parent("form").select(".sbn-quiz__options label")]
+    values = [one(label, "input")["value"] for label in form.select(".sbn-quiz__options label")]
     assert [e["data-option"] for e in entries] == values
     assert entries[0].get_text(" ", strip=True) == "a) Not this one. It limits speed, not fit."
     # The verdict and the feedback are apart, so that the script shows the feedback without cutting words.
-    assert entries[0].select_one(".sbn-quiz__verdict").get_text() == "a) Not this one."
-    assert entries[0].select_one(".sbn-quiz__why").get_text(strip=True) == "It limits speed, not fit."
+    assert one(entries[0], ".sbn-quiz__verdict").get_text() == "a) Not this one."
+    assert one(entries[0], ".sbn-quiz__why").get_text(strip=True) == "It limits speed, not fit."
     assert "Right: b)" in details.get_text()
 
 
 def test_a_multiple_choice_quiz_uses_checkboxes() -> None:
-    form = render(quiz("multiple", CHOICE)).form
+    form = one(render(quiz("multiple", CHOICE)), "form")
     assert {i["type"] for i in form.select(".sbn-quiz__options input")} == {"checkbox"}
 
 
 def test_a_numeric_quiz_takes_its_key_from_the_answers_figure() -> None:
-    form = render(quiz("numeric", NUMERIC, "    tolerance: 5%")).form
+    form = one(render(quiz("numeric", NUMERIC, "    tolerance: 5%")), "form")
     assert form["data-key-value"] == "112000000000"
     assert form["data-key-unit"] == "B"
     assert form["data-key-scale"] == "1000000000"
     assert form["data-tolerance"] == "0.05"
-    field = form.select_one("#quiz-l8-practice-1-answer")
-    assert form.select_one("label[for=quiz-l8-practice-1-answer]").get_text() == "Your answer"
-    assert "within 5% counts" in form.select_one(f"#{field['aria-describedby']}").get_text()
-    assert form.select_one("details .fig")["data-fig-id"] == "model-states/example-7b"
+    field = one(form, "#quiz-l8-practice-1-answer")
+    assert one(form, "label[for=quiz-l8-practice-1-answer]").get_text() == "Your answer"
+    assert "within 5% counts" in one(form, f"#{field['aria-describedby']}").get_text()
+    assert one(form, "details .fig")["data-fig-id"] == "model-states/example-7b"
 
 
 def test_a_numeric_key_in_milliseconds_reads_a_bare_number_as_ms() -> None:
     seconds = FIGURE.replace("model-states/example-7b", "allreduce-seconds/x")
-    form = render(quiz("numeric", NUMERIC.replace(FIGURE, seconds), "    tolerance: 2.5%")).form
+    form = one(render(quiz("numeric", NUMERIC.replace(FIGURE, seconds), "    tolerance: 2.5%")), "form")
     assert (form["data-key-unit"], form["data-key-scale"], form["data-key-symbol"]) == ("s", "0.001", "ms")
     assert form["data-tolerance-percent"] == "2.5"
-    assert "a bare number counts as ms); within 2.5% counts." in form.select_one(".sbn-quiz__hint").get_text()
+    assert "a bare number counts as ms); within 2.5% counts." in one(form, ".sbn-quiz__hint").get_text()
 
 
 def test_the_answer_fields_take_no_more_than_the_page_keeps() -> None:
-    numeric = render(quiz("numeric", NUMERIC, "    tolerance: 5%")).select_one("input[name=answer]")
-    free = render(quiz("free", FREE)).select_one("textarea[name=answer]")
+    numeric = one(render(quiz("numeric", NUMERIC, "    tolerance: 5%")), "input[name=answer]")
+    free = one(render(quiz("free", FREE)), "textarea[name=answer]")
     assert (numeric["maxlength"], free["maxlength"]) == ("100", "4000")
 
 
@@ -140,7 +143,7 @@ def test_a_page_with_numeric_questions_gets_the_units_table_once() -> None:
     page = render(quiz("numeric", NUMERIC, "    tolerance: 5%") + "\n" + second)
     tables = page.select("#sbn-units")
     assert len(tables) == 1 and tables[0].has_attr("hidden")
-    assert json.loads(tables[0]["data-json"]) == json.loads(page_json(unit_table()))
+    assert json.loads(attribute(tables[0], "data-json")) == json.loads(page_json(unit_table()))
     assert render(quiz("single", CHOICE)).select("#sbn-units, script") == []
 
 
@@ -152,7 +155,7 @@ def test_a_key_shown_in_a_unit_no_answer_can_be_written_in_is_refused() -> None:
 
 def _numeric_key(figure_id: str, tolerance: str) -> str:
     body = NUMERIC.replace(FIGURE, figure(figure_id, FIGURES[figure_id].text))
-    return render(quiz("numeric", body, f"    tolerance: {tolerance}")).form["data-key-value"]
+    return attribute(one(render(quiz("numeric", body, f"    tolerance: {tolerance}")), "form"), "data-key-value")
 
 
 def test_a_key_must_read_back_as_the_page_shows_it() -> None:
@@ -173,25 +176,25 @@ def test_a_key_in_powers_of_two_reads_back() -> None:
 
 def test_the_tolerance_is_written_exactly() -> None:
     """As the page reads it, in fractions: not rounded to a float's six digits."""
-    form = render(quiz("numeric", NUMERIC, "    tolerance: 2.123456789%")).form
+    form = one(render(quiz("numeric", NUMERIC, "    tolerance: 2.123456789%")), "form")
     assert form["data-tolerance"] == "0.02123456789"
 
 
 def test_a_free_quiz_has_a_textarea_a_model_answer_and_self_marks() -> None:
-    form = render(quiz("free", FREE)).form
+    form = one(render(quiz("free", FREE)), "form")
     assert form.select_one("textarea#quiz-l8-practice-1-answer") is not None
-    details = form.select_one("details")
-    assert details.summary.get_text() == "Show model answer"
-    assert details.strong.get_text() == "all-reduce"
+    details = one(form, "details")
+    assert one(details, "summary").get_text() == "Show model answer"
+    assert one(details, "strong").get_text() == "all-reduce"
     marks = form.select("fieldset > details + .sbn-quiz__marks [data-mark]")
     assert [(m.get_text(), m["aria-pressed"]) for m in marks] == [("Got it", "false"), ("Not yet", "false")]
     assert form.select_one(".sbn-quiz__actions") is None  # nothing to check
 
 
 def test_the_check_button_and_marks_wait_for_the_script() -> None:
-    form = render(quiz("single", CHOICE)).form
-    assert form.select_one(".sbn-quiz__actions").has_attr("hidden")
-    assert form.select_one(".sbn-quiz__result")["role"] == "status"
+    form = one(render(quiz("single", CHOICE)), "form")
+    assert one(form, ".sbn-quiz__actions").has_attr("hidden")
+    assert one(form, ".sbn-quiz__result")["role"] == "status"
 
 
 def test_a_checklist_gives_each_item_a_labelled_checkbox_and_its_id() -> None:
@@ -207,7 +210,7 @@ def test_a_checklist_gives_each_item_a_labelled_checkbox_and_its_id() -> None:
     )
     boxes = page.select("fieldset.sbn-checklist input[type=checkbox]")
     assert [box["data-rep-id"] for box in boxes] == ["l8-rep-a", "l8-rep-b"]
-    assert page.select_one("label[for=check-l8-rep-a]").get_text() == "Pick a model."
+    assert one(page, "label[for=check-l8-rep-a]").get_text() == "Pick a model."
 
 
 @pytest.mark.parametrize(
@@ -272,8 +275,8 @@ def test_quiz_syntax_shown_as_code_is_not_a_leftover(source: str) -> None:
 
 
 def test_a_checked_question_is_reported_on_the_quiz_answer_form() -> None:
-    form = render(quiz("single", CHOICE), StandaloneHost(FIGURES, ISSUES)).form
-    link = form.select_one("fieldset .sbn-quiz__report a")
+    form = one(render(quiz("single", CHOICE), StandaloneHost(FIGURES, ISSUES)), "form")
+    link = one(form, "fieldset .sbn-quiz__report a")
     assert link.get_text() == "Report a problem with this question"
     assert link["href"] == (
         f"{ISSUES}?template=quiz-answer-wrong.yml&title=Quiz%20answer%3A%20l8-practice-1&question-id=l8-practice-1"
@@ -281,9 +284,10 @@ def test_a_checked_question_is_reported_on_the_quiz_answer_form() -> None:
 
 
 def test_a_free_question_is_reported_as_unclear_with_its_id() -> None:
-    link = render(quiz("free", FREE), StandaloneHost(FIGURES, ISSUES)).select_one(".sbn-quiz__report a")
+    link = one(render(quiz("free", FREE), StandaloneHost(FIGURES, ISSUES)), ".sbn-quiz__report a")
     assert link["data-report"] == "lesson-unclear.yml"
-    assert "template=lesson-unclear.yml" in link["href"] and "question-id=l8-practice-1" in link["href"]
+    href = attribute(link, "href")
+    assert "template=lesson-unclear.yml" in href and "question-id=l8-practice-1" in href
 
 
 def test_without_issue_links_a_question_has_no_report_link() -> None:
@@ -307,7 +311,7 @@ def test_a_reporting_host_gets_each_problem_once_and_the_page_shows_it() -> None
             "id: l8-practice-1",
         )
     ]
-    assert page.select_one(".sbn-build-error").get_text() == host.problems[0][0]
+    assert one(page, ".sbn-build-error").get_text() == host.problems[0][0]
     assert page.form is None
 
 
@@ -316,9 +320,10 @@ def test_a_reporting_host_gets_each_problem_once_and_the_page_shows_it() -> None
 
 def _values(source: str) -> dict[str, str]:
     """Each option's text and the value its input carries."""
-    form = render(source).form
+    form = one(render(source), "form")
     return {
-        label.get_text(" ", strip=True)[3:]: label.input["value"] for label in form.select(".sbn-quiz__options label")
+        label.get_text(" ", strip=True)[3:]: attribute(one(label, "input"), "value")
+        for label in form.select(".sbn-quiz__options label")
     }
 
 
@@ -386,8 +391,8 @@ MISTAKE = mistake("one-copy/example-7b/fp16")
 
 
 def test_a_known_mistake_goes_behind_the_answer_with_its_value() -> None:
-    form = render(quiz("numeric", NUMERIC + MISTAKE, "    tolerance: 5%")).form
-    shown = form.select_one("details.sbn-quiz__answer > .sbn-quiz__model + .sbn-quiz__mistake")
+    form = one(render(quiz("numeric", NUMERIC + MISTAKE, "    tolerance: 5%")), "form")
+    shown = one(form, "details.sbn-quiz__answer > .sbn-quiz__model + .sbn-quiz__mistake")
     assert shown["data-mistake-value"] == "14000000000"
     assert shown.get_text(" ", strip=True) == "14 GB counts only the fp16 parameters."
     assert not shown.has_attr("data-sbn")
@@ -423,7 +428,9 @@ def test_a_mistake_that_is_not_one_is_refused(mistakes: str, message: str) -> No
 
 
 def test_two_mistakes_far_apart_are_both_kept() -> None:
-    form = render(quiz("numeric", NUMERIC + MISTAKE + mistake("one-copy/example-7b/fp32"), "    tolerance: 5%")).form
+    form = one(
+        render(quiz("numeric", NUMERIC + MISTAKE + mistake("one-copy/example-7b/fp32"), "    tolerance: 5%")), "form"
+    )
     assert [m["data-mistake-value"] for m in form.select(".sbn-quiz__mistake")] == ["14000000000", "28000000000"]
 
 

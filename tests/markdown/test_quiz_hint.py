@@ -8,6 +8,7 @@ import markdown
 from bs4 import BeautifulSoup
 
 from macros.quiz import KeyFigure, QuizExtension, StandaloneHost
+from tests.checks import one
 
 RATIO = (
     '<span class="fig" data-fig-id="zero-traffic-ratio/os-g-p" data-value="1.5" data-unit="1"'
@@ -30,7 +31,7 @@ def hint(figure: str) -> str:
     )
     extension = QuizExtension(host=StandaloneHost(FIGURES))
     html = markdown.markdown(textwrap.dedent(source), extensions=[extension, "pymdownx.superfences"])
-    return BeautifulSoup(html, "html.parser").select_one(".sbn-quiz__hint").get_text()
+    return one(BeautifulSoup(html, "html.parser"), ".sbn-quiz__hint").get_text()
 
 
 def test_a_ratio_asks_for_a_number_without_a_unit() -> None:

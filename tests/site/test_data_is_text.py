@@ -17,7 +17,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from macros.data.scripts import script_in
-from tests.checks import lesson_body
+from tests.checks import attribute, lesson_body, one
 from tests.conftest import Built, build_copy, copy_course, replace_in, script_refusal_off, soup
 
 #: Appended to the definition of Adam: each would have been markup where the page's Markdown read it.
@@ -54,7 +54,8 @@ def test_a_definition_is_words_on_the_glossary_page(payload_build: Built) -> Non
     page = BeautifulSoup((payload_build.site / "glossary/index.html").read_text(encoding="utf-8"), "html.parser")
     body = lesson_body(page)
     assert body.select("[onfocus], [autofocus], .admonition, form") == []
-    definition = page.find(id="adam").find_next_sibling("p")
+    definition = one(page, "#adam").find_next_sibling("p")
+    assert definition is not None
     assert '{: tabindex="0" autofocus onfocus="window.__pwned=1" }' in definition.get_text()
     assert '!!! danger "Pwned" /// quiz | x' in definition.get_text()
 
@@ -62,8 +63,10 @@ def test_a_definition_is_words_on_the_glossary_page(payload_build: Built) -> Non
 def test_a_definition_with_a_quoted_call_leaves_every_term_link_whole(payload_build: Built) -> None:
     lesson = next((payload_build.site / "stage-4").glob("lesson-08-*/index.html"))
     links = lesson_body(BeautifulSoup(lesson.read_text(encoding="utf-8"), "html.parser")).select("a.sbn-term")
-    adam = [link for link in links if link["href"].endswith("#adam")]
-    assert adam and adam[0]["title"].endswith("""f("x"), g('y'), {{ term("zero") }}. !!! danger "Pwned" /// quiz | x""")
+    adam = [link for link in links if attribute(link, "href").endswith("#adam")]
+    assert adam and attribute(adam[0], "title").endswith(
+        """f("x"), g('y'), {{ term("zero") }}. !!! danger "Pwned" /// quiz | x"""
+    )
 
 
 def test_a_catalog_value_with_line_breaks_is_one_line_of_text(payload_build: Built) -> None:

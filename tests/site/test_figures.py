@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from macros.figures.kinds import kind_of
-from tests.checks import bare_figures, lesson_body, rederives
+from tests.checks import FigureRecord, attribute, bare_figures, lesson_body, rederives
 from tests.conftest import catalog, course, soup
 
 
 @pytest.fixture(scope="module")
-def records(site_dir: Path) -> list[dict]:
-    return json.loads((site_dir / "figures.json").read_text(encoding="utf-8"))
+def records(site_dir: Path) -> list[FigureRecord]:
+    shown: list[FigureRecord] = json.loads((site_dir / "figures.json").read_text(encoding="utf-8"))
+    return shown
 
 
 def test_no_bare_figure_on_a_page(site_dir: Path, page: str) -> None:
@@ -24,7 +25,7 @@ def test_no_bare_figure_on_a_page(site_dir: Path, page: str) -> None:
 
 def test_every_figure_rederives_from_its_value_and_unit(site_dir: Path, page: str) -> None:
     figures = lesson_body(soup(site_dir / page)).select(".fig")
-    wrong = [f for f in figures if not rederives(f.get_text(), f["data-value"], f["data-unit"])]
+    wrong = [f for f in figures if not rederives(f.get_text(), attribute(f, "data-value"), attribute(f, "data-unit"))]
     assert wrong == []
 
 
@@ -33,14 +34,14 @@ def test_every_figure_explains_itself(site_dir: Path, page: str) -> None:
         assert figure["data-fig-id"] and len(figure["title"]) > len(figure.get_text()), figure
 
 
-def test_figures_json_describes_every_element(site_dir: Path, records: list[dict], page: str) -> None:
+def test_figures_json_describes_every_element(site_dir: Path, records: list[FigureRecord], page: str) -> None:
     url = page.removesuffix("index.html")
     on_page = {(r["id"], r["display"]): r for r in records if r["url"] == url}
     for element in lesson_body(soup(site_dir / page)).select(".fig"):
-        record = on_page[(element["data-fig-id"], element.get_text())]
-        exact, attribute = Fraction(record["value"]), Fraction(element["data-value"])
+        record = on_page[(attribute(element, "data-fig-id"), element.get_text())]
+        exact, carried = Fraction(record["value"]), Fraction(attribute(element, "data-value"))
         # A value that no decimal ends is "p/q" in figures.json and 20 digits in the attribute.
-        assert attribute == exact or ("/" in record["value"] and abs(attribute - exact) <= abs(exact) / 10**19)
+        assert carried == exact or ("/" in record["value"] and abs(carried - exact) <= abs(exact) / 10**19)
         assert element["data-unit"] == record["unit"]
         assert record["formula"] and record["explanation"] == element["title"]
         assert all(entry["source"] and entry["where"] for entry in record["inputs"])
@@ -56,7 +57,7 @@ def test_every_printed_value_matches_its_figure_within_the_sources_rounding() ->
         assert abs(Fraction(figure.value) - Fraction(value.value)) <= Fraction(value.rounding) / 2, figure_id
 
 
-def test_a_shown_figure_carries_what_its_source_printed(records: list[dict]) -> None:
+def test_a_shown_figure_carries_what_its_source_printed(records: list[FigureRecord]) -> None:
     for record in records:
         if record["id"] in catalog().printed:
             assert record["printed"]["text"] == catalog().printed[record["id"]].text
@@ -67,7 +68,7 @@ def test_no_template_syntax_survives(site_dir: Path, page: str) -> None:
     assert "{{" not in text and "{%" not in text
 
 
-def test_each_page_carries_its_figures_tooltips_once(site_dir: Path, records: list[dict], page: str) -> None:
+def test_each_page_carries_its_figures_tooltips_once(site_dir: Path, records: list[FigureRecord], page: str) -> None:
     """The tooltip data holds every figure the page shows, and only those, with the formula and sources."""
     html = soup(site_dir / page)
     shown = {figure["data-fig-id"] for figure in lesson_body(html).select(".fig")}
@@ -75,7 +76,7 @@ def test_each_page_carries_its_figures_tooltips_once(site_dir: Path, records: li
     assert len(scripts) == (1 if shown else 0)
     if not shown:
         return
-    data = json.loads(scripts[0]["data-json"])
+    data = json.loads(attribute(scripts[0], "data-json"))
     assert set(data["figures"]) == shown
     url = page.removesuffix("index.html")
     for record in (r for r in records if r["url"] == url):

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
-from bs4 import BeautifulSoup
+from bs4 import Tag
 from mkdocs.config import load_config
 
 from macros.data.lessons import index_lessons, read_front_matter
-from tests.checks import lesson_body
+from tests.checks import attribute, lesson_body, one
 from tests.conftest import catalog, course, site_pages, soup
 
 SITE_URL = course().site_url
@@ -36,9 +36,9 @@ def _lesson_urls() -> dict[int, str]:
     return {number: urljoin(SITE_URL, lesson.src_path.removesuffix(".md") + "/") for number, lesson in lessons.items()}
 
 
-def _href(site_page: str, element: BeautifulSoup) -> str:
+def _href(site_page: str, element: Tag) -> str:
     """Where a link on a built page leads, as an address on the hosted site, without its fragment."""
-    target = urljoin(_url(site_page), element["href"])
+    target = urljoin(_url(site_page), attribute(element, "href"))
     return target.split("#")[0]
 
 
@@ -46,7 +46,7 @@ def test_start_here_links_the_first_lesson_published(site_dir: Path) -> None:
     box = soup(site_dir / "index.html").select_one("#start-here")
     first = min(_lesson_urls())
     assert box is not None
-    link = box.select_one("a")
+    link = one(box, "a")
     assert _href("index.html", link) == _lesson_urls()[first]
     assert link.get_text() == index_lessons(course().docs_dir).lessons[first].title
 
@@ -59,8 +59,8 @@ def test_where_to_start_comes_first_then_what_a_reader_will_be_able_to_do_then_t
 
 def test_the_syllabus_carries_every_lessons_question_and_rep_ids_for_its_progress(site_dir: Path) -> None:
     home = soup(site_dir / "index.html")
-    data = json.loads(home.select_one("head script#sbn-syllabus").get_text())
-    elements = {element["data-sbn-lesson"]: element for element in home.select("[data-sbn-lesson]")}
+    data = json.loads(one(home, "head script#sbn-syllabus").get_text())
+    elements = {attribute(element, "data-sbn-lesson"): element for element in home.select("[data-sbn-lesson]")}
     assert sorted(elements, key=int) == sorted(data, key=int) == [str(n) for n in sorted(_lesson_urls())]
     for number, lesson in index_lessons(course().docs_dir).lessons.items():
         page = lesson_body(soup(site_dir / lesson.src_path.removesuffix(".md") / "index.html"))
@@ -86,7 +86,7 @@ def test_a_lesson_ends_with_what_comes_next(site_dir: Path, lesson: str) -> None
     )
     later = sorted(number for number in lessons.lessons if number > this.number)
     block = lesson_body(soup(site_dir / lesson)).select_one("nav.sbn-next")
-    assert block is not None and block.select_one("h2").get_text() == "What comes next"
+    assert block is not None and one(block, "h2").get_text() == "What comes next"
     links = [_href(lesson, a) for a in block.select("a")]
     assert links[-1] == SITE_URL  # the syllabus, on the home page
     published = lessons.by_stage()
@@ -100,16 +100,16 @@ def test_a_lesson_ends_with_what_comes_next(site_dir: Path, lesson: str) -> None
     assert said == [f"Stage {stage.number}: {stage.title} is being written. {stage.summary}" for stage in writing]
     if following is None:
         assert links == [SITE_URL]
-        assert block.select_one(".sbn-next__end").get_text() == "This is the course's last lesson."
+        assert one(block, ".sbn-next__end").get_text() == "This is the course's last lesson."
     else:
         assert links == [_lesson_urls()[following.number], SITE_URL]
-        assert block.select_one(".sbn-next__lesson a").get_text() == following.title
+        assert one(block, ".sbn-next__lesson a").get_text() == following.title
 
 
 def test_a_page_describes_itself_from_its_front_matter(site_dir: Path, page: str) -> None:
-    head = soup(site_dir / page).head
+    head = one(soup(site_dir / page), "head")
     properties = {tag["property"]: tag["content"] for tag in head.select("meta[property^='og:']")}
-    assert head.select_one("meta[name='twitter:card']")["content"] == "summary"
+    assert one(head, "meta[name='twitter:card']")["content"] == "summary"
     if page == "404.html":  # no front matter, and no address of its own: the site's
         config = load_config(str(course().project_dir / "mkdocs.yml"))
         assert properties == {
@@ -121,7 +121,7 @@ def test_a_page_describes_itself_from_its_front_matter(site_dir: Path, page: str
         return
     meta = read_front_matter(_source(page).read_text(encoding="utf-8"), page)
     assert meta.get("description"), f"{_source(page)} has no description in its front matter"
-    assert head.select_one("meta[name=description]")["content"] == meta["description"]
+    assert one(head, "meta[name=description]")["content"] == meta["description"]
     assert properties == {
         "og:site_name": SITE_NAME,
         "og:type": "article" if "lesson" in meta else "website",
@@ -129,18 +129,18 @@ def test_a_page_describes_itself_from_its_front_matter(site_dir: Path, page: str
         "og:description": meta["description"],
         "og:url": _url(page),
     }
-    assert head.select_one("link[rel=canonical]")["href"] == _url(page)
+    assert one(head, "link[rel=canonical]")["href"] == _url(page)
 
 
 def test_the_404_page_leads_back_to_every_page_of_the_course(site_dir: Path) -> None:
     page = soup(site_dir / "404.html")
     article = lesson_body(page)
-    assert article.select_one("h1").get_text() == "This page is not in the course"
+    assert one(article, "h1").get_text() == "This page is not in the course"
     site_path = urlsplit(SITE_URL).path
-    hrefs = [a["href"] for a in article.select("a[href]")]
+    hrefs = [attribute(a, "href") for a in article.select("a[href]")]
     assert all(href.startswith((site_path, "https://")) for href in hrefs), "links must work from any address"
-    listed = {urljoin(SITE_URL, a["href"]) for a in article.select(".sbn-lost__pages a")}
+    listed = {urljoin(SITE_URL, attribute(a, "href")) for a in article.select(".sbn-lost__pages a")}
     assert listed == {_url(built) for built in site_pages() if built != "404.html"}
     assert f"{site_path}.#start-here" in hrefs
     assert any(href.startswith(course().repo_url + "/issues/new") for href in hrefs)
-    assert page.head.select_one("meta[property='og:title']")["content"] == "Scale by the Numbers"
+    assert one(page, "head meta[property='og:title']")["content"] == "Scale by the Numbers"

@@ -6,7 +6,9 @@ import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from tests.checks import lesson_body
+from bs4 import BeautifulSoup, Tag
+
+from tests.checks import attribute, lesson_body, one
 from tests.conftest import ROOT, course, soup
 
 
@@ -24,8 +26,8 @@ def _check_context(fields: dict[str, str], lesson: str, title: str) -> None:
     assert re.fullmatch(r"[0-9a-f]{40}|unknown", fields["commit"])
 
 
-def _title(page) -> str:
-    return page.select_one("h1").get_text(strip=True).rstrip("¶")
+def _title(page: BeautifulSoup) -> str:
+    return one(page, "h1").get_text(strip=True).rstrip("¶")
 
 
 def test_every_question_links_to_an_issue_about_itself(site_dir: Path, lesson: str) -> None:
@@ -33,7 +35,7 @@ def test_every_question_links_to_an_issue_about_itself(site_dir: Path, lesson: s
     forms = lesson_body(page).select("form[data-quiz-id]")
     assert forms
     for form in forms:
-        fields = _issue(form.select_one(".sbn-quiz__report a")["href"])
+        fields = _issue(attribute(one(form, ".sbn-quiz__report a"), "href"))
         checked = form["data-quiz-kind"] != "free"
         assert fields["template"] == ("quiz-answer-wrong.yml" if checked else "lesson-unclear.yml")
         assert fields["question-id"] == form["data-quiz-id"]
@@ -44,9 +46,9 @@ def test_every_question_links_to_an_issue_about_itself(site_dir: Path, lesson: s
 def test_the_closing_paragraph_and_the_footer_open_a_lesson_issue(site_dir: Path, lesson: str) -> None:
     page = soup(site_dir / lesson)
     closing = page.find("a", string="open an issue")
-    footer = page.select_one(".sbn-report a")
-    assert closing["href"] == footer["href"]
-    fields = _issue(footer["href"])
+    footer = one(page, ".sbn-report a")
+    assert isinstance(closing, Tag) and closing["href"] == footer["href"]
+    fields = _issue(attribute(footer, "href"))
     assert fields["template"] == "lesson-unclear.yml" and fields["title"] == f"Unclear: {_title(page)}"
     _check_context(fields, lesson, _title(page))
 
@@ -61,7 +63,7 @@ def test_every_glossary_entry_links_to_an_issue_about_itself(site_dir: Path) -> 
     links = lesson_body(page).select("a.sbn-glossary-report")
     assert len(links) == len(entries) > 0
     for heading, link in zip(entries, links, strict=True):
-        fields = _issue(link["href"])
+        fields = _issue(attribute(link, "href"))
         assert fields["template"] == "lesson-unclear.yml"
         assert fields["title"] == f"Glossary: {_title_of(heading)}"
         assert fields["page-url"] == f"{course().site_url}glossary/#{heading['id']}"
@@ -69,5 +71,5 @@ def test_every_glossary_entry_links_to_an_issue_about_itself(site_dir: Path) -> 
         assert heading.find_next("a", class_="sbn-glossary-report") is link
 
 
-def _title_of(heading) -> str:
+def _title_of(heading: Tag) -> str:
     return heading.get_text(strip=True).rstrip("¶")

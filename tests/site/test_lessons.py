@@ -7,7 +7,7 @@ from pathlib import Path
 from bs4 import Tag
 
 from macros.data.lessons import SECTIONS, index_lessons
-from tests.checks import heading_text, lesson_body
+from tests.checks import attribute, heading_text, lesson_body, one
 from tests.conftest import course, soup
 
 # ZeRO, arXiv v3, §1, word for word.
@@ -47,8 +47,8 @@ def test_a_lesson_has_the_seeds_sections_in_order(site_dir: Path, lesson: str) -
 
 def test_a_lessons_question_and_rep_ids_carry_its_number(site_dir: Path, lesson: str) -> None:
     article = lesson_body(soup(site_dir / lesson))
-    ids = [form["data-quiz-id"] for form in article.select("form[data-quiz-id]")]
-    ids += [box["data-rep-id"] for box in article.select("input[data-rep-id]")]
+    ids = [attribute(form, "data-quiz-id") for form in article.select("form[data-quiz-id]")]
+    ids += [attribute(box, "data-rep-id") for box in article.select("input[data-rep-id]")]
     assert ids and all(question_id.startswith(f"l{_number(lesson)}-") for question_id in ids)
 
 
@@ -78,8 +78,8 @@ def test_a_lessons_reps_are_a_checklist(site_dir: Path, lesson: str) -> None:
 def test_every_answer_is_readable_behind_a_native_disclosure(site_dir: Path, lesson: str) -> None:
     for form in _quizzes(site_dir, lesson):
         details = form.select_one("details.sbn-quiz__answer")
-        assert details is not None and details.summary.get_text() in ("Show answer", "Show model answer")
-        assert len(details.get_text(strip=True)) > len(details.summary.get_text()) + 20
+        assert details is not None and one(details, "summary").get_text() in ("Show answer", "Show model answer")
+        assert len(details.get_text(strip=True)) > len(one(details, "summary").get_text()) + 20
 
 
 def test_lesson_8_quotes_the_zero_paper_word_for_word(site_dir: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from macros.pictures.calculator import calculator_config
-from tests.checks import lesson_body
+from tests.checks import FigureRecord, attribute, lesson_body, one
 from tests.conftest import build_copy, catalog, site_pages, soup
 from tests.site.test_bad_input import LESSON_7, LESSON_8, Edit, fails_with, line_of
 
@@ -22,8 +22,9 @@ def _pages_with(site_dir: Path, selector: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def records(site_dir: Path) -> list[dict]:
-    return json.loads((site_dir / "figures.json").read_text(encoding="utf-8"))
+def records(site_dir: Path) -> list[FigureRecord]:
+    shown: list[FigureRecord] = json.loads((site_dir / "figures.json").read_text(encoding="utf-8"))
+    return shown
 
 
 def test_the_lessons_have_charts_a_diagram_and_a_calculator(site_dir: Path) -> None:
@@ -33,23 +34,23 @@ def test_the_lessons_have_charts_a_diagram_and_a_calculator(site_dir: Path) -> N
 
 
 def test_every_plotted_value_is_a_figure_in_figures_json_on_its_page(
-    site_dir: Path, records: list[dict], page: str
+    site_dir: Path, records: list[FigureRecord], page: str
 ) -> None:
     url = page.removesuffix("index.html")
     on_page = {r["id"]: r["value"] for r in records if r["url"] == url}
     for plotted in lesson_body(soup(site_dir / page)).select("svg [data-fig-id]"):
         assert plotted["data-fig-id"] in on_page, plotted
-        exact, drawn = Fraction(on_page[plotted["data-fig-id"]]), Fraction(plotted["data-value"])
+        exact, drawn = Fraction(on_page[plotted["data-fig-id"]]), Fraction(attribute(plotted, "data-value"))
         # As for any figure: a value that no decimal ends is "p/q" in figures.json and 20 digits in the attribute.
         assert drawn == exact or ("/" in on_page[plotted["data-fig-id"]] and abs(drawn - exact) <= exact / 10**19)
 
 
 def test_every_chart_has_a_caption_and_its_data_as_a_table_behind_a_disclosure(site_dir: Path, page: str) -> None:
     for chart in lesson_body(soup(site_dir / page)).select("figure.sbn-chart"):
-        caption = chart.select_one("figcaption")
-        assert caption.get_text().strip() and chart.select_one("svg")["aria-labelledby"] == caption["id"]
-        data = chart.select_one("details.sbn-chart__data")
-        assert data.select_one("summary").get_text().strip() and data.select_one("table th[scope=col]")
+        caption = one(chart, "figcaption")
+        assert caption.get_text().strip() and one(chart, "svg")["aria-labelledby"] == caption["id"]
+        data = one(chart, "details.sbn-chart__data")
+        assert one(data, "summary").get_text().strip() and data.select_one("table th[scope=col]")
         plotted = {e["data-fig-id"] for e in chart.select("svg [data-fig-id]")}
         assert plotted and plotted <= {e["data-fig-id"] for e in data.select(".fig")}
 
@@ -57,9 +58,9 @@ def test_every_chart_has_a_caption_and_its_data_as_a_table_behind_a_disclosure(s
 def test_every_frame_of_a_diagram_is_described_in_words(site_dir: Path, page: str) -> None:
     for diagram in lesson_body(soup(site_dir / page)).select("figure.sbn-frames"):
         frames = diagram.select(".sbn-frames__frame")
-        assert len(frames) > 1 and diagram.select_one("figcaption").get_text().strip()
+        assert len(frames) > 1 and one(diagram, "figcaption").get_text().strip()
         for frame in frames:
-            text = frame.select_one(f"#{frame.select_one('svg')['aria-labelledby']}")
+            text = one(frame, f"#{one(frame, 'svg')['aria-labelledby']}")
             assert len(text.get_text()) > 40
 
 
@@ -70,19 +71,21 @@ def test_a_script_loads_once_on_the_pages_that_need_it_and_nowhere_else(
     site_dir: Path, page: str, widget: str, script: str
 ) -> None:
     body = lesson_body(soup(site_dir / page))
-    loads = [s for s in soup(site_dir / page).select("script[src]") if s["src"].endswith(f"/{script}")]
+    loads = [s for s in soup(site_dir / page).select("script[src]") if attribute(s, "src").endswith(f"/{script}")]
     assert len(loads) == (1 if body.select(widget) else 0)
     for load in loads:
         # Inside the content, which Material's instant navigation re-runs, and pointing at the file.
         assert load.find_parent(attrs={"data-md-component": "container"}) is not None
-        assert (site_dir / page).parent.joinpath(load["src"]).resolve().is_file()
+        assert (site_dir / page).parent.joinpath(attribute(load, "src")).resolve().is_file()
 
 
 def test_the_calculator_computes_with_the_models_json(site_dir: Path) -> None:
     for page in _pages_with(site_dir, "form[data-sbn-calculator]"):
         for form in soup(site_dir / page).select("form[data-sbn-calculator]"):
-            default = json.loads(form["data-sbn-defaults"]).get("model")
-            assert json.loads(form["data-sbn-config"]) == json.loads(json.dumps(calculator_config(catalog(), default)))
+            default = json.loads(attribute(form, "data-sbn-defaults")).get("model")
+            assert json.loads(attribute(form, "data-sbn-config")) == json.loads(
+                json.dumps(calculator_config(catalog(), default))
+            )
             assert form["data-sbn-calculator"] == form["id"]
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 
 from macros.data.lessons import index_lessons
-from tests.checks import lesson_body
+from tests.checks import attribute, lesson_body
 from tests.conftest import catalog, course, soup
 
 LESSONS = index_lessons(course().docs_dir).lessons
@@ -37,9 +37,12 @@ def test_each_lesson_shows_its_reading_time_under_its_title_and_on_the_home_page
     assert shown is not None, "no reading time under the title"
     home = soup(site_dir / "index.html").select_one(f".sbn-lesson-reading .fig[data-fig-id='reading-time/{number}']")
     assert home is not None and home["data-value"] == shown["data-value"]
-    words = int(re.match(r"([\d,]+) words", shown["title"]).group(1).replace(",", ""))  # type: ignore[union-attr]
+    counted = re.match(r"([\d,]+) words", attribute(shown, "title"))
+    assert counted is not None, shown
+    words = int(counted.group(1).replace(",", ""))
     rate = catalog().quantity("silent-reading-rate", "ratio").value
     exact = Fraction(words * 60) / Fraction(rate)
-    assert abs(Fraction(shown["data-value"]) - exact) <= exact / 10**19  # 20 digits of a value no decimal ends
+    # 20 digits of a value no decimal ends
+    assert abs(Fraction(attribute(shown, "data-value")) - exact) <= exact / 10**19
     ours = _words(BeautifulSoup(str(lesson_body(page)), "html.parser"))
     assert abs(ours - words) <= 0.03 * words, (ours, words)

@@ -15,7 +15,8 @@ import re
 from functools import cache
 from pathlib import Path
 
-from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4 import BeautifulSoup
+from bs4.element import NavigableString, Tag
 
 from macros.build.search import DOCS
 from tests.checks import lesson_body

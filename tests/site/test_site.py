@@ -22,7 +22,7 @@ from macros.build.compiled_templates import CompiledTemplates
 from macros.build.search import DOCS, INDEX
 from macros.data.config import course_config
 from macros.data.lessons import index_lessons
-from tests.checks import heading_text
+from tests.checks import attribute, heading_text
 from tests.conftest import ROOT, build_copy, catalog, course, site_pages, soup
 from tools.audit import load_budgets
 
@@ -45,8 +45,11 @@ def test_home_syllabus_lists_every_stage_with_what_it_covers_and_its_lessons(sit
     assert list(headings) == [f"Stage {stage.number}: {stage.title}" for stage in catalog().stages.values()]
     for stage in catalog().stages.values():
         heading = headings[f"Stage {stage.number}: {stage.title}"]
-        assert " ".join(heading.find_next_sibling("p").get_text().split()) == stage.summary
-        listed = heading.find_next_sibling(["ul", "p"]).find_next_sibling(["ul", "p"])
+        summary = heading.find_next_sibling("p")
+        assert summary is not None and " ".join(summary.get_text().split()) == stage.summary
+        after = heading.find_next_sibling(["ul", "p"])
+        listed = after.find_next_sibling(["ul", "p"]) if after else None
+        assert listed is not None, heading
         if stage.number in published:
             assert [a.get_text() for a in listed.select("a")] == [lesson.title for lesson in published[stage.number]]
         else:
@@ -55,7 +58,7 @@ def test_home_syllabus_lists_every_stage_with_what_it_covers_and_its_lessons(sit
 
 @cache
 def _ids(path: Path) -> frozenset[str]:
-    return frozenset(element["id"] for element in soup(path).select("[id]"))
+    return frozenset(attribute(element, "id") for element in soup(path).select("[id]"))
 
 
 def test_every_internal_link_resolves(site_dir: Path, page: str) -> None:
@@ -64,6 +67,7 @@ def test_every_internal_link_resolves(site_dir: Path, page: str) -> None:
     broken = []
     for element in soup(site_dir / page).select("a[href], link[href], script[src], img[src]"):
         url = element.get("href") or element.get("src")
+        assert isinstance(url, str), element
         parts = urlsplit(url)
         if parts.scheme or parts.netloc or url.startswith("mailto:"):
             continue
@@ -85,7 +89,8 @@ def test_no_page_loads_anything_from_another_host(site_dir: Path, page: str) -> 
     foreign = []
     for element in html.select("script[src], link[href], img[src], iframe[src], source[src]"):
         url = element.get("src") or element.get("href")
-        rel = element.get("rel") or []
+        assert isinstance(url, str), element
+        rel: str | list[str] = element.get("rel") or []
         if element.name == "link" and not {"stylesheet", "preload", "icon", "modulepreload", "manifest"} & set(rel):
             continue  # canonical and alternate links are not loaded
         if urlsplit(url).netloc:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from macros.figures.kinds import KINDS
-from tests.checks import lesson_body
+from tests.checks import attribute, lesson_body, one
 from tests.conftest import catalog, soup
 from tests.site.test_lessons import lesson_page
 
@@ -110,7 +110,7 @@ def test_stage_6_quotes_its_papers_word_for_word(site_dir: Path, number: int, qu
 def _keys(site_dir: Path, number: int) -> dict[str, Fraction]:
     """The numeric keys of a lesson, exact: `data-key-value` is digits, or p/q where no decimal ends."""
     forms = lesson_body(soup(site_dir / lesson_page(number))).select("form[data-quiz-kind=numeric]")
-    return {form["data-quiz-id"]: Fraction(form["data-key-value"]) for form in forms}
+    return {attribute(form, "data-quiz-id"): Fraction(attribute(form, "data-key-value")) for form in forms}
 
 
 def test_lesson_11_keys_its_bytes_by_narayanans_count(site_dir: Path) -> None:
@@ -145,10 +145,10 @@ def test_lesson_12s_diagram_steps_through_the_schedules_of_its_two_tables(site_d
         [[cell.get_text() for cell in row.select("td")] for row in table.select("tbody tr")]
         for table in body.select("table.sbn-schedule")
     )
-    frames = body.select_one("figure.sbn-frames").select(".sbn-frames__frame")
+    frames = one(body, "figure.sbn-frames").select(".sbn-frames__frame")
     assert len(frames) == len(gpipe[0]) == len(one_f_one_b[0])
     for slot, frame in enumerate(frames):
-        cells = [group.select_one("text").get_text() for group in frame.select("svg g[class^=sbn-frames__cell]")]
+        cells = [one(group, "text").get_text() for group in frame.select("svg g[class^=sbn-frames__cell]")]
         # Each stage's row: GPipe's pass, its stash, 1F1B's pass, its stash.
         assert cells[0::4] == [row[slot] for row in gpipe], slot
         assert cells[2::4] == [row[slot] for row in one_f_one_b], slot
@@ -162,7 +162,7 @@ def test_lesson_12s_schedule_tables_show_the_bubble_its_figure_gives(site_dir: P
     assert len(tables) == 2
     figure = body.select_one('.fig[data-fig-id="pipeline-bubble/4/8/gpipe/total"]')
     # data-value is decimal, to 20 digits.
-    assert figure is not None and abs(Fraction(figure["data-value"]) - Fraction(3, 11)) < Fraction(1, 10**19)
+    assert figure is not None and abs(Fraction(attribute(figure, "data-value")) - Fraction(3, 11)) < Fraction(1, 10**19)
     for table in tables:
         for row in table.select("tbody tr"):
             cells = row.select("td")
@@ -175,10 +175,10 @@ def test_a_bar_chart_of_layouts_crosses_out_exactly_those_whose_model_states_do_
     # A bar's name carries ✗ (the caption says what it means) when the layout's model states alone exceed the
     # memory of the workload's GPU: the name is typed, the fit computed, and this holds the one to the other.
     for chart in lesson_body(soup(site_dir / page)).select("figure.sbn-chart:has(svg.sbn-chart__svg--bars)"):
-        table = chart.select_one("details.sbn-chart__data table")
+        table = one(chart, "details.sbn-chart__data table")
         names = [th.get_text() for th in table.select("thead th")][1:]
         for name, figure in zip(names, table.select("tbody tr")[0].select(".fig"), strict=True):
-            kind, workload, scheme, _ = [*figure["data-fig-id"].split("/"), "", "", ""][:4]
+            kind, workload, scheme, _ = [*attribute(figure, "data-fig-id").split("/"), "", "", ""][:4]
             if kind != "layout":
                 break
             states = KINDS["layout"].figure(catalog(), workload, scheme, "states").value

@@ -13,19 +13,22 @@ import json
 import re
 from pathlib import Path
 
-from tests.checks import lesson_body
+from tests.checks import Tooltip, attribute, lesson_body
 from tests.conftest import catalog, soup
 
 #: An address in a tooltip, where an id may stand as it is (a model card's path, say).
 _URL = re.compile(r"https?://\S+")
 
 
-def _tooltips(site_dir: Path, page: str) -> dict[str, dict]:
+def _tooltips(site_dir: Path, page: str) -> dict[str, Tooltip]:
     data = soup(site_dir / page).select_one("#sbn-figures")
-    return json.loads(data["data-json"])["figures"] if data else {}
+    if not data:
+        return {}
+    tooltips: dict[str, Tooltip] = json.loads(attribute(data, "data-json"))["figures"]
+    return tooltips
 
 
-def _shown(tooltip: dict) -> str:
+def _shown(tooltip: Tooltip) -> str:
     """What the kind wrote for the tooltip: its formula, where it shows one, and its words, addresses left out."""
     return _URL.sub("", f"{tooltip.get('formula', '')} {tooltip['words']}")
 

@@ -81,7 +81,9 @@ def test_an_unknown_recompute_names_the_known_ones() -> None:
 def test_every_dimension_must_be_positive(name: str) -> None:
     shape = {"sequence": 2048, "batch": 1, "hidden": 12288, "heads": 96, name: 0}
     with pytest.raises(ValueError, match=f"{name} must be positive"):
-        model.activation_bytes_per_layer(**shape)
+        model.activation_bytes_per_layer(
+            sequence=shape["sequence"], batch=shape["batch"], hidden=shape["hidden"], heads=shape["heads"]
+        )
 
 
 def test_the_layer_count_must_be_positive() -> None:

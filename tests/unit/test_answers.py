@@ -10,7 +10,7 @@ import json
 import time
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 import yaml
@@ -53,12 +53,22 @@ def test_an_answer_is_read_and_judged_as_the_page_does(question: dict[str, Any],
     assert verdict.unit_name == case.get("unit")
 
 
+class _Wording(TypedDict, total=False):
+    """`display_quantity`'s wordings of a count of parameters: "7B parameters", "7-billion-parameter"."""
+
+    short: bool
+    adjective: bool
+
+
+WORDINGS: tuple[_Wording, ...] = ({}, {"short": True}, {"adjective": True})
+
+
 def _displays() -> list[tuple[str, str, Fraction]]:
     """Every unit a figure can be shown in, as text a reader may copy, with its value."""
     shown = []
     for unit in UNITS:
         for value in (7, 1_500, 2_500_000, 7_000_000_000, 3 * 10**12, 4 * 10**15):
-            for options in ({}, {"short": True}, {"adjective": True}):
+            for options in WORDINGS:
                 if options and unit != "param":
                     continue
                 shown.append((display_quantity(value, unit, **options).text, unit, Fraction(value)))
@@ -87,8 +97,10 @@ def test_reading_is_linear_however_long_or_strange_the_text() -> None:
 
 def test_a_lower_case_b_after_a_capital_is_a_bit_and_every_other_spelling_of_gb_a_byte() -> None:
     words = TABLE.units["B"]
-    assert words.lookup("Gb") is not None and words.lookup("Gb").bits
-    assert [words.lookup(spelling).bits for spelling in ("GB", "gb", "gB", "Gigabytes")] == [False] * 4
+    bit = words.lookup("Gb")
+    assert bit is not None and bit.bits
+    found = [words.lookup(spelling) for spelling in ("GB", "gb", "gB", "Gigabytes")]
+    assert [word.bits if word else None for word in found] == [False] * 4
 
 
 def test_the_page_gets_the_same_table_as_json_that_cannot_end_its_script() -> None:

@@ -16,7 +16,11 @@ def test_each_data_set_is_kept_until_one_of_its_files_changes(tmp_path: Path) ->
     loads: list[str] = []
 
     def load(name: str) -> Callable[[], object]:
-        return lambda: loads.append(name) or object()
+        def loaded() -> object:
+            loads.append(name)
+            return object()
+
+        return loaded
 
     first_catalog = _cached("catalog", [catalog], load("catalog"))
     first_glossary = _cached("glossary", [catalog, glossary], load("glossary"))

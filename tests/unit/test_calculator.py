@@ -10,6 +10,7 @@ import pytest
 from macros import model
 from macros.data.typed_figures import typed_figures
 from macros.pictures.calculator import MESSAGES, calculator_config, calculator_html, evaluate
+from tests.checks import attribute, one
 from tests.conftest import catalog
 
 CONFIG = calculator_config(catalog())
@@ -126,7 +127,7 @@ def test_the_form_labels_every_field_and_carries_its_json_without_typed_figures(
 
     soup = BeautifulSoup(html, "html.parser")
     for control in soup.select("input, select"):
-        assert soup.select_one(f'label[for="{control["id"]}"]').get_text().strip()
-    assert json.loads(soup.form["data-sbn-config"]) == json.loads(json.dumps(CONFIG))
+        assert one(soup, f'label[for="{control["id"]}"]').get_text().strip()
+    assert json.loads(attribute(one(soup, "form"), "data-sbn-config")) == json.loads(json.dumps(CONFIG))
     assert soup.select_one('[role="status"][aria-live="polite"]') is not None
     assert typed_figures(html) == []

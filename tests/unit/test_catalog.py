@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -46,7 +47,7 @@ def test_cudas_total_is_nvidia_smis_total_less_what_the_driver_reserves() -> Non
     # 763 MiB". nvidia-smi counts whole MiB, so CUDA's exact total lies within a MiB of the difference.
     for gpu, total, reserved in (("rtx-4090", 24_564, 354), ("a100-80gb", 81_920, 763)):
         memory = catalog().quantity(gpu, "memory")
-        assert abs(memory.value - (total - reserved) * 2**20) < 2**20, gpu
+        assert abs(Fraction(memory.value) - (total - reserved) * 2**20) < 2**20, gpu
 
 
 def test_a_gpus_memory_has_its_own_report_and_driver() -> None:

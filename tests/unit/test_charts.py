@@ -17,6 +17,7 @@ from macros.figures.figure import render_html
 from macros.figures.kinds import KINDS, FigureKind
 from macros.pictures.charts import BOTTOM, LEFT, RIGHT, TOP, WIDTH, ChartError, figure_chart
 from macros.pictures.svg import Scale, crosses, dodge, domain, text_width, ticks
+from tests.checks import attribute, one
 from tests.conftest import catalog
 
 
@@ -57,7 +58,9 @@ def test_every_point_is_the_kinds_figure_with_its_id_and_exact_value() -> None:
         f"device-states/{n}" for n in (500_000_000, 1_000_000_000, 2_000_000_000, 4_000_000_000)
     ]
     # 16 bytes per parameter (ZeRO §3.1): 8 GB for half a billion parameters.
-    assert [Fraction(p["data-value"]) for p in points] == [16 * n for n in (5 * 10**8, 10**9, 2 * 10**9, 4 * 10**9)]
+    assert [Fraction(attribute(p, "data-value")) for p in points] == [
+        16 * n for n in (5 * 10**8, 10**9, 2 * 10**9, 4 * 10**9)
+    ]
 
 
 def test_a_point_sits_where_its_value_is_on_the_axes() -> None:
@@ -67,15 +70,15 @@ def test_a_point_sits_where_its_value_is_on_the_axes() -> None:
     x_low, x_high = domain([5e8, 4e9, 1.5e9], log=False)
     x = Scale(x_low, x_high, LEFT, RIGHT)
     for point in soup.select(".sbn-chart__series circle"):
-        value = float(Fraction(point["data-value"]))
-        assert float(point["cy"]) == pytest.approx(y(value))
-        assert float(point["cx"]) == pytest.approx(x(value / 16))
+        value = float(Fraction(attribute(point, "data-value")))
+        assert float(attribute(point, "cy")) == pytest.approx(y(value))
+        assert float(attribute(point, "cx")) == pytest.approx(x(value / 16))
 
 
 def test_reference_lines_are_the_gpus_memory_as_figures() -> None:
     soup = chart("device_states", **MEMORY)
     lines = soup.select(".sbn-chart__reference line")
-    assert [(line["data-fig-id"], int(line["data-value"])) for line in lines] == [
+    assert [(line["data-fig-id"], int(attribute(line, "data-value"))) for line in lines] == [
         # What CUDA gives programs (deviceQuery): a V100 32 GB under driver 11.4, an H100 80GB under driver 570.
         ("catalog/v100-32gb/memory", 34_089_730_048),
         ("catalog/h100-sxm5/memory", 85_028_896_768),
@@ -86,16 +89,22 @@ def test_reference_lines_are_the_gpus_memory_as_figures() -> None:
 
 def test_a_mark_sits_at_its_entrys_own_x_value() -> None:
     soup = chart("device_states", **MEMORY)
-    mark = soup.select_one(".sbn-chart__mark circle")
+    mark = one(soup, ".sbn-chart__mark circle")
     assert mark["data-fig-id"] == "device-states/gpt2-1.5b"
-    assert int(mark["data-value"]) == 24 * 10**9  # ZeRO §3.1: "at least 24 GB"
+    assert int(attribute(mark, "data-value")) == 24 * 10**9  # ZeRO §3.1: "at least 24 GB"
+
+
+def _series_points(soup: BeautifulSoup) -> list[tuple[float, float]]:
+    """The points the first series' path runs through, from its steps ("M12.5,80", "L40,62.25", …)."""
+    steps = attribute(one(soup, ".sbn-chart__series path"), "d").split()
+    return [(float(x), float(y)) for x, y in (step[1:].split(",") for step in steps)]
 
 
 def _label_boxes(soup: BeautifulSoup) -> list[tuple[str, tuple[float, float, float, float]]]:
     """Each reference's and mark's label in the drawing, with its box as the chart estimates it."""
     boxes = []
     for text in soup.select(".sbn-chart__reference text, .sbn-chart__mark text"):
-        width, x, y = text_width(text.get_text(), 16), float(text["x"]), float(text["y"])
+        width, x, y = text_width(text.get_text(), 16), float(attribute(text, "x")), float(attribute(text, "y"))
         left = x - width if text["text-anchor"] == "end" else x
         boxes.append((text.get_text(), (left, y - 0.8 * 16, left + width, y + 0.25 * 16)))
     return boxes
@@ -119,7 +128,7 @@ def test_reference_lines_too_close_for_their_figures_are_labelled_by_name_all_al
     assert len(soup.select("svg .sbn-chart__reference line[data-fig-id]")) == 4  # the lines keep their figures
     extras = [" ".join(li.get_text().split()) for li in soup.select("details.sbn-chart__data li")]
     assert "A100, a reference line: 40 GB (39.4 GiB to programs)" in extras
-    points = [tuple(map(float, s[1:].split(","))) for s in soup.select_one(".sbn-chart__series path")["d"].split()]
+    points = _series_points(soup)
     boxes = _label_boxes(soup)
     assert [name for name, _ in boxes if "GB" in name] == ["GPT-2 24 GB", "ZeRO's limit 22.4 GB"]
     for index, (name, box) in enumerate(boxes):
@@ -130,11 +139,11 @@ def test_reference_lines_too_close_for_their_figures_are_labelled_by_name_all_al
 
 def test_the_text_alternative_is_a_table_of_every_plotted_figure() -> None:
     soup = chart("device_states", **MEMORY)
-    table = soup.select_one("details.sbn-chart__data table")
+    table = one(soup, "details.sbn-chart__data table")
     plotted = {e["data-fig-id"] for e in soup.select("svg [data-fig-id]")}
     tabled = {e["data-fig-id"] for e in soup.select("details.sbn-chart__data .fig")}
     assert plotted == tabled and len(table.select("tbody tr")) == 4
-    assert soup.select_one("svg")["aria-labelledby"] == soup.select_one("figcaption")["id"]
+    assert one(soup, "svg")["aria-labelledby"] == one(soup, "figcaption")["id"]
 
 
 def test_tick_labels_carry_no_unit_and_the_drawing_has_no_typed_figure() -> None:
@@ -158,7 +167,10 @@ def test_several_series_get_a_legend_in_order() -> None:
     assert [li.get_text().strip() for li in soup.select(".sbn-chart__legend li")] == ["0", "1", "2", "3"]
     assert len(soup.select(".sbn-chart__series")) == 4
     # Nd = 64 at stage 3 is ZeRO's 1.875 GB (Table 1 prints 1.88).
-    assert Fraction(soup.select(".sbn-chart__series--4 circle")[-1]["data-value"]) == Fraction(1875, 1000) * 10**9
+    assert (
+        Fraction(attribute(soup.select(".sbn-chart__series--4 circle")[-1], "data-value"))
+        == Fraction(1875, 1000) * 10**9
+    )
 
 
 def test_a_stacked_bar_stacks_each_state_on_the_last() -> None:
@@ -167,10 +179,10 @@ def test_a_stacked_bar_stacks_each_state_on_the_last() -> None:
         "bytes_per_parameter", x={"recipe": ["mixed-adam"]}, stack={"state": states}, caption="16 per parameter"
     )
     segments = soup.select("rect.sbn-chart__segment")
-    assert [int(s["data-value"]) for s in segments] == [2, 2, 4, 4, 4]
-    tops = [float(s["y"]) for s in segments]
+    assert [int(attribute(s, "data-value")) for s in segments] == [2, 2, 4, 4, 4]
+    tops = [float(attribute(s, "y")) for s in segments]
     assert tops == sorted(tops, reverse=True)  # each above the one before
-    bottom = float(segments[0]["y"]) + float(segments[0]["height"])
+    bottom = float(attribute(segments[0], "y")) + float(attribute(segments[0], "height"))
     assert bottom == pytest.approx(BOTTOM)
 
 
@@ -190,7 +202,7 @@ def test_a_tick_label_at_the_axis_end_stays_inside_the_drawing() -> None:
     soup = chart("zero_states", x={"dp": [1, 4, 16, 64, 256, 1024]}, fixed={"entry": "zero-7.5b", "stage": "os"},
                  log_x=True, caption="Per device")  # fmt: skip
     last = [t for t in soup.select(".sbn-chart__axis text") if t.get_text() == "1,024"]
-    assert len(last) == 1 and last[0]["text-anchor"] == "end" and float(last[0]["x"]) <= WIDTH
+    assert len(last) == 1 and last[0]["text-anchor"] == "end" and float(attribute(last[0], "x")) <= WIDTH
 
 
 def test_a_reference_label_keeps_clear_of_the_series() -> None:
@@ -198,13 +210,11 @@ def test_a_reference_label_keeps_clear_of_the_series() -> None:
     soup = chart("ring_bytes", x={"devices": [2, 4, 8, 16, 32, 64]}, series={"precision": ["fp32"]},
                  fixed={"entry": "gpt2-1.5b"}, lines=[{"kind": "ring_bytes_limit", "args": ["gpt2-1.5b", "fp32"],
                  "label": "Twice the fp32 gradients"}], log_x=True, caption="Sent")  # fmt: skip
-    points = [
-        tuple(map(float, step[1:].split(","))) for step in soup.select_one(".sbn-chart__series path")["d"].split()
-    ]
+    points = _series_points(soup)
     label = soup.select(".sbn-chart__reference text")[-1]
     width = text_width(label.get_text(), 16)
-    left = float(label["x"]) - (width if label["text-anchor"] == "end" else 0)
-    box = (left, float(label["y"]) - 13, left + width, float(label["y"]) + 4)
+    left = float(attribute(label, "x")) - (width if label["text-anchor"] == "end" else 0)
+    box = (left, float(attribute(label, "y")) - 13, left + width, float(attribute(label, "y")) + 4)
     assert not crosses(box, points)
 
 
@@ -220,7 +230,11 @@ STEP = dict(
 def _bar_labels(soup: BeautifulSoup) -> list[tuple[str, float]]:
     """The bars' names under the axis, with their height on the page: the texts below the plot."""
     texts = soup.select(".sbn-chart__axis text")
-    return [(t.get_text(), float(t["y"])) for t in texts if float(t["y"]) > BOTTOM + 8 and t.get("class") is None]
+    return [
+        (t.get_text(), float(attribute(t, "y")))
+        for t in texts
+        if float(attribute(t, "y")) > BOTTOM + 8 and t.get("class") is None
+    ]
 
 
 def test_bar_labels_too_wide_for_their_bar_alternate_between_two_lines() -> None:
@@ -320,7 +334,7 @@ def test_a_log_axis_in_days_is_marked_in_round_days() -> None:
     )
     y_ticks = [t.get_text() for t in soup.select("svg > g.sbn-chart__axis")[0].select("text:not(.sbn-chart__title)")]
     assert y_ticks == ["10", "100", "1,000"]  # powers of ten in days, not of seconds
-    assert soup.select_one(".sbn-chart__title").get_text() == "days"
+    assert one(soup, ".sbn-chart__title").get_text() == "days"
 
 
 def test_a_chart_of_shares_in_percent_is_marked_in_percent() -> None:
@@ -333,7 +347,7 @@ def test_a_chart_of_shares_in_percent_is_marked_in_percent() -> None:
         y_title="Share",
         caption="Shares",
     )
-    assert soup.select_one(".sbn-chart__title").get_text() == "Share (%)"
+    assert one(soup, ".sbn-chart__title").get_text() == "Share (%)"
     assert "100" in [t.get_text() for t in soup.select(".sbn-chart__axis text:not(.sbn-chart__title)")]
 
 
@@ -349,13 +363,13 @@ STEP_MEMORY = dict(
 
 def test_a_reference_line_runs_across_stacked_bars_at_its_figure() -> None:
     soup = chart("step_bytes", **STEP_MEMORY)
-    line = soup.select_one(".sbn-chart__reference line[data-fig-id]")
+    line = one(soup, ".sbn-chart__reference line[data-fig-id]")
     # What CUDA gives programs of an A100 40 GB: deviceQuery on an AWS p4, driver 535, 42,298,834,944 bytes.
-    assert (line["data-fig-id"], int(line["data-value"])) == ("catalog/a100-40gb/memory", 42_298_834_944)
+    assert (line["data-fig-id"], int(attribute(line, "data-value"))) == ("catalog/a100-40gb/memory", 42_298_834_944)
     # Batch 32's activations in fp32 (4 × 12 × 1600 × 32 × 1024 × 48 bytes) and two 6 GB states: under 150 GB.
     y = Scale(0, 150e9, BOTTOM, TOP)
-    assert float(line["y1"]) == float(line["y2"]) == pytest.approx(y(42_298_834_944))
-    label = " ".join(soup.select_one(".sbn-chart__reference text").get_text().split())
+    assert float(attribute(line, "y1")) == float(attribute(line, "y2")) == pytest.approx(y(42_298_834_944))
+    label = " ".join(one(soup, ".sbn-chart__reference text").get_text().split())
     assert label == "A100 40 GB (39.4 GiB to programs)"
     extras = [" ".join(li.get_text().split()) for li in soup.select("details.sbn-chart__data li")]
     assert extras == ["A100, a reference line: 40 GB (39.4 GiB to programs)"]
@@ -366,7 +380,7 @@ def test_a_bar_charts_labels_beside_the_last_bar_keep_apart() -> None:
     states = ["fp32_parameters", "fp32_gradients", "fp32_momentum", "fp32_variance"]
     crowded = {**STEP_MEMORY, "x": {"workload": ["gpt2-batch-8"]}, "stack": {"part": [*states, "activations"]}}
     soup = chart("step_bytes", **crowded)
-    ys = sorted(float(t["y"]) for t in soup.select(".sbn-chart__key text, .sbn-chart__reference text"))
+    ys = sorted(float(attribute(t, "y")) for t in soup.select(".sbn-chart__key text, .sbn-chart__reference text"))
     assert len(ys) == 6 and all(b - a >= 15 - 1e-6 for a, b in itertools.pairwise(ys))
 
 
@@ -377,17 +391,17 @@ def test_a_key_too_wide_for_the_bars_puts_a_figures_brackets_on_a_line_of_its_ow
     workloads = ["gpt2-batch-1", "gpt2-batch-8", "zero-gpt2-activations"]
     three = {**STEP_MEMORY, "x": {"workload": workloads}, "stack": {"part": [*states, "activations"]}}
     soup = chart("step_bytes", **three)
-    text = soup.select_one(".sbn-chart__reference text")
-    figure = text.select_one("tspan.fig")
+    text = one(soup, ".sbn-chart__reference text")
+    figure = one(text, "tspan.fig")
     assert figure.get_text() == "40 GB (39.4 GiB to programs)"  # whole, as the figure's checks read it
-    second = figure.select_one("tspan")
-    assert (second.get_text(), second["x"], float(second["dy"])) == ("(39.4 GiB to programs)", text["x"], 18)
+    second = one(figure, "tspan")
+    assert (second.get_text(), second["x"], float(attribute(second, "dy"))) == ("(39.4 GiB to programs)", text["x"], 18)
     # Every label, the second line included, keeps a line's height from the next.
-    ys = sorted(float(t["y"]) for t in soup.select(".sbn-chart__key text"))
-    ys = sorted([*ys, float(text["y"]), float(text["y"]) + 18])
+    ys = sorted(float(attribute(t, "y")) for t in soup.select(".sbn-chart__key text"))
+    ys = sorted([*ys, float(attribute(text, "y")), float(attribute(text, "y")) + 18])
     assert len(ys) == 7 and all(b - a >= 18 - 1e-6 for a, b in itertools.pairwise(ys))
     bars = soup.select("rect.sbn-chart__segment")
-    assert min(float(bar["width"]) for bar in bars) >= 18
+    assert min(float(attribute(bar, "width")) for bar in bars) >= 18
 
 
 FORMATS = ["fp32", "fp16", "e4m3"]
@@ -408,21 +422,27 @@ def test_a_range_chart_marks_each_value_of_each_bar_with_its_figure() -> None:
         f"format/{fmt}/{q}" for fmt in FORMATS for q in ("min_subnormal", "min_normal", "max_normal")
     ]
     # fp16: 2⁻²⁴ (IEEE 754 binary16's smallest subnormal), 2⁻¹⁴ and 65,504.
-    assert [Fraction(b["data-value"]) for b in bounds[3:6]] == [Fraction(1, 2**24), Fraction(1, 2**14), 65504]
+    assert [Fraction(attribute(b, "data-value")) for b in bounds[3:6]] == [
+        Fraction(1, 2**24),
+        Fraction(1, 2**14),
+        65504,
+    ]
 
 
 def test_a_range_chart_puts_each_value_on_a_log_axis_of_powers_of_two() -> None:
     soup = chart("format_value", **RANGES)
     ticks_text = [t.get_text() for t in soup.select(".sbn-chart__axis text:not(.sbn-chart__title)")]
     assert ticks_text == ["2⁻¹⁵⁰", "2⁻¹⁰⁰", "2⁻⁵⁰", "2⁰", "2⁵⁰", "2¹⁰⁰", "2¹⁵⁰"]
-    grid = [float(line["x1"]) for line in soup.select(".sbn-chart__grid")]
+    grid = [float(attribute(line, "x1")) for line in soup.select(".sbn-chart__grid")]
     scale = Scale(2.0**-150, 2.0**150, grid[0], grid[-1], log=True)
     for bound in soup.select("line.sbn-chart__bound"):
-        assert float(bound["x1"]) == pytest.approx(scale(float(Fraction(bound["data-value"]))), abs=0.01)
+        assert float(attribute(bound, "x1")) == pytest.approx(
+            scale(float(Fraction(attribute(bound, "data-value")))), abs=0.01
+        )
     # fp32's bar spans from 2⁻¹⁴⁹ up: its subnormal segment starts one binade above the axis's 2⁻¹⁵⁰.
     segments = soup.select("rect.sbn-chart__segment")
     assert [s["class"][1] for s in segments[:2]] == ["sbn-chart__segment--1", "sbn-chart__segment--2"]
-    assert float(segments[0]["x"]) == pytest.approx(scale(2.0**-149), abs=0.01)
+    assert float(attribute(segments[0], "x")) == pytest.approx(scale(2.0**-149), abs=0.01)
 
 
 def test_a_range_chart_writes_a_figure_beside_each_bar_and_names_its_spans() -> None:

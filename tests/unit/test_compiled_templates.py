@@ -244,7 +244,7 @@ def test_a_link_or_another_users_file_is_never_read(
     stored.unlink()
     elsewhere.rename(stored)
     owner = stored.stat().st_uid
-    monkeypatch.setattr(compiled_templates.os, "getuid", lambda: owner + 1)
+    monkeypatch.setattr("macros.build.compiled_templates.os.getuid", lambda: owner + 1)
     monkeypatch.setattr(compiled_templates, "_MEMORY", {})
     _render(_environment(theme, tmp_path / "cache"))
     assert compiled == ["main.html", "main.html", "main.html"]

@@ -10,7 +10,7 @@ from tools.new_lesson import page_path
 CONTRIBUTING = (Path(__file__).parents[2] / "CONTRIBUTING.md").read_text(encoding="utf-8")
 
 
-def test_make_lesson_writes_the_file_the_guide_names():
+def test_make_lesson_writes_the_file_the_guide_names() -> None:
     match = re.search(
         r'`make lesson NUMBER=(\d+) STAGE=(\d+) MISSION=\d+ TITLE="([^"]+)"[^`]*`\s+writes `docs/([^`]+)`', CONTRIBUTING
     )
@@ -19,13 +19,13 @@ def test_make_lesson_writes_the_file_the_guide_names():
     assert written == page_path(int(number), int(stage), title)
 
 
-def test_the_figure_diff_recipe_checks_main_out_beside_a_checkout_of_main():
+def test_the_figure_diff_recipe_checks_main_out_beside_a_checkout_of_main() -> None:
     """`git worktree add PATH main` fails where main is checked out; the recipe must not."""
     adds = re.findall(r"git worktree add [^\n]*", CONTRIBUTING)
     assert adds and all("--detach" in line for line in adds), adds
 
 
-def test_the_code_cites_only_documents_the_repository_has():
+def test_the_code_cites_only_documents_the_repository_has() -> None:
     """The code once cited a design document that was not in the repository: every *.md it names must exist,
     but for other projects' documents it quotes by name."""
     others = {"PERFORMANCE.md"}  # nccl-tests' own, quoted in tests/unit/test_model.py

@@ -22,6 +22,7 @@ from macros.pictures.diagrams import (
     ring_allreduce_frames,
     zero_stages_frames,
 )
+from tests.checks import one
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 6])
@@ -61,10 +62,10 @@ def test_the_html_has_every_frame_with_its_text_and_controls_for_the_script() ->
     frames = soup.select("li.sbn-frames__frame")
     assert len(frames) == 7
     for frame in frames:
-        svg, text = frame.select_one("svg"), frame.select_one("p")
+        svg, text = one(frame, "svg"), one(frame, "p")
         assert svg["role"] == "img" and svg["aria-labelledby"] == text["id"]
-    assert soup.select_one(".sbn-frames__controls").has_attr("hidden")
-    assert soup.select_one("script")["src"] == "../frames.js"
+    assert one(soup, ".sbn-frames__controls").has_attr("hidden")
+    assert one(soup, "script")["src"] == "../frames.js"
     assert typed_figures(html) == []
 
 
@@ -192,7 +193,7 @@ def test_the_new_diagrams_type_no_figure_and_describe_every_frame(frames: Frames
     html = frames_html(frames, "d", "A diagram", None)
     soup = BeautifulSoup(html, "html.parser")
     for frame in soup.select("li.sbn-frames__frame"):
-        assert len(frame.select_one("p").get_text()) > 40
+        assert len(one(frame, "p").get_text()) > 40
 
 
 # ------------------------------------------------------------ pipeline schedules
@@ -291,7 +292,7 @@ def test_the_schedules_html_has_a_frame_per_slot_and_no_typed_figure() -> None:
     html = frames_html(pipeline_schedules_frames(4, 8), "p", "Schedules", None)
     soup = BeautifulSoup(html, "html.parser")
     assert len(soup.select("li.sbn-frames__frame")) == 22
-    assert soup.select_one(".sbn-frames__cell--backward text").get_text().startswith("B")
+    assert one(soup, ".sbn-frames__cell--backward text").get_text().startswith("B")
     assert typed_figures(html) == []
 
 

@@ -11,6 +11,7 @@ from bs4 import BeautifulSoup
 
 from macros.data.glossary import Entry, GlossaryError, glossary_markdown, jump_list, load_glossary, term_link, usages
 from macros.data.lessons import LessonIndex
+from tests.checks import one
 from tests.conftest import catalog, script_refusal_off
 
 SOURCES = catalog().sources
@@ -69,7 +70,7 @@ def test_the_tooltip_keeps_underscores_in_code(tmp_path: Path) -> None:
 
 def test_a_term_links_to_its_anchor_with_its_definition_as_title(tmp_path: Path) -> None:
     entry = load_glossary(write(tmp_path, GOOD), SOURCES).lookup("all-reduce")
-    link = BeautifulSoup(term_link(entry, "all-reduces", "../glossary/"), "html.parser").a
+    link = one(BeautifulSoup(term_link(entry, "all-reduces", "../glossary/"), "html.parser"), "a")
     assert (link["href"], link["title"], link["class"], link.get_text()) == (
         "../glossary/#all-reduce",
         entry.tooltip,
@@ -88,7 +89,7 @@ def test_a_definition_is_data_its_markup_never_runs(tmp_path: Path) -> None:
     shown = '&lt;img src=x onerror=alert(1)&gt; "quoted" <b>x</b> so f("x") g(\'y\')'
     assert entry.tooltip == shown
     # The link's title is the tooltip exactly, quotes and all: it is HTML, never read as Markdown.
-    assert BeautifulSoup(term_link(entry, "all-reduce", "glossary/"), "html.parser").a["title"] == entry.tooltip
+    assert one(BeautifulSoup(term_link(entry, "all-reduce", "glossary/"), "html.parser"), "a")["title"] == entry.tooltip
     page = BeautifulSoup(glossary_markdown(glossary, {}, LessonIndex({}), "g.md"), "html.parser")
     assert page.find("b") is None and page.find("img") is None
     assert "so" in [em.get_text() for em in page.find_all("em")]
@@ -241,7 +242,7 @@ def test_every_value_from_the_file_reaches_the_page_through_the_stash(tmp_path: 
 
 def test_the_page_opens_with_a_jump_to_each_letters_first_entry(tmp_path: Path) -> None:
     glossary = load_glossary(write(tmp_path, GOOD.replace("term: ring all-reduce", "term: Ψ ring")), SOURCES)
-    nav = BeautifulSoup(glossary_markdown(glossary, {}, LessonIndex({}), "glossary.md"), "html.parser").nav
+    nav = one(BeautifulSoup(glossary_markdown(glossary, {}, LessonIndex({}), "glossary.md"), "html.parser"), "nav")
     assert nav["aria-label"] == "Terms from A to Z"
     assert [(a.get_text(), a["href"]) for a in nav.select("a")] == [("A", "#all-reduce"), ("Ψ", "#ring-all-reduce")]
     assert [span.get_text() for span in nav.select("span[aria-hidden=true]")] == list("BCDEFGHIJKLMNOPQRSTUVWXYZ")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import yaml
 
@@ -17,8 +19,9 @@ FIELD_IDS = {
 }
 
 
-def form(name: str) -> dict[str, object]:
-    return yaml.safe_load((FORMS / name).read_text(encoding="utf-8"))
+def form(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((FORMS / name).read_text(encoding="utf-8"))
+    return data
 
 
 @pytest.mark.parametrize(("name", "ids"), FIELD_IDS.items())

@@ -51,14 +51,14 @@ def _layer(path: Path) -> str | None:
     return relative[0] if len(relative) > 1 else None
 
 
-def test_every_module_is_in_a_layer():
+def test_every_module_is_in_a_layer() -> None:
     loose = [str(path.relative_to(PACKAGE)) for path in _modules() if _layer(path) is None]
     assert loose == ["__init__.py"], f"modules outside the layers' folders: {loose}"
     assert {_layer(path) for path in _modules()} - {None} == set(LAYERS)
 
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda path: str(path.relative_to(PACKAGE)))
-def test_a_module_imports_only_its_own_layer_and_those_below(path):
+def test_a_module_imports_only_its_own_layer_and_those_below(path: Path) -> None:
     layer = _layer(path) or "build"  # the package's __init__ re-exports the MkDocs host
     wrong = []
     for line, module in _imports(path):
@@ -70,7 +70,7 @@ def test_a_module_imports_only_its_own_layer_and_those_below(path):
     assert not wrong, f"macros/{path.relative_to(PACKAGE)} imports above its layer ({layer}): {wrong}"
 
 
-def test_the_import_reader_resolves_relative_imports():
+def test_the_import_reader_resolves_relative_imports() -> None:
     """The import reader resolves relative imports as Python does, or the checks above would pass vacuously."""
     module = PACKAGE / "data" / "catalog.py"
     imports = {name for _, name in _imports(module)}
@@ -83,7 +83,7 @@ def test_the_import_reader_resolves_relative_imports():
     "url, from_url",
     [("assets/x.css", ""), ("assets/x.css", "stage-4/lesson-08-x/"), ("glossary/", "stage-1/a/"), ("a/", "404.html")],
 )
-def test_the_build_links_pages_as_mkdocs_does(url, from_url):
+def test_the_build_links_pages_as_mkdocs_does(url: str, from_url: str) -> None:
     """The engine's own relative addresses (so that it needs no generator's) are MkDocs' own."""
     from mkdocs.utils import get_relative_url
 
@@ -92,7 +92,7 @@ def test_the_build_links_pages_as_mkdocs_does(url, from_url):
     assert relative_url(url, from_url) == get_relative_url(url, from_url)
 
 
-def test_each_module_of_figure_kinds_is_named_for_its_topic_of_the_model():
+def test_each_module_of_figure_kinds_is_named_for_its_topic_of_the_model() -> None:
     """A change to a topic touches `model/<topic>.py` and `figures/kinds/<topic>.py`, nothing else to find."""
     kinds = {path.stem for path in (PACKAGE / "figures" / "kinds").glob("*.py")}
     topics = {path.stem for path in (PACKAGE / "model").glob("*.py")}

@@ -63,6 +63,7 @@ def test_a_value_renders_as_the_one_line_of_text_it_is(payload: str, where: str)
 
 def test_a_link_shows_its_text_and_attributes_as_they_are() -> None:
     link = BeautifulSoup(link_html('<b> &lt; "x"', "https://e.org/?a=1&b=2", title="&amp; <i>"), "html.parser").a
+    assert link is not None
     assert (link.get_text(), link["href"], link["title"]) == ('<b> &lt; "x"', "https://e.org/?a=1&b=2", "&amp; <i>")
     assert link.find(True) is None
 

@@ -25,9 +25,19 @@ from macros.model.pipeline import interleaved_in_flight, schedule, stashed_micro
 from macros.model.shape import TransformerShape, parameter_count
 from tests.conftest import catalog
 
+#: A config.json's fields that the model classes read: names, sizes and switches.
+Config = dict[str, str | int | bool]
+
 # Each model's config.json, as its Hugging Face repository publishes it (the fields the model class reads).
-GPT2_XL = {"model_type": "gpt2", "n_layer": 48, "n_embd": 1600, "n_head": 25, "vocab_size": 50257, "n_positions": 1024}
-LLAMA2_7B = {
+GPT2_XL: Config = {
+    "model_type": "gpt2",
+    "n_layer": 48,
+    "n_embd": 1600,
+    "n_head": 25,
+    "vocab_size": 50257,
+    "n_positions": 1024,
+}
+LLAMA2_7B: Config = {
     "model_type": "llama",
     "num_hidden_layers": 32,
     "hidden_size": 4096,
@@ -37,7 +47,7 @@ LLAMA2_7B = {
     "vocab_size": 32000,
     "tie_word_embeddings": False,
 }
-LLAMA3_8B = {
+LLAMA3_8B: Config = {
     "model_type": "llama",
     "num_hidden_layers": 32,
     "hidden_size": 4096,
@@ -47,9 +57,9 @@ LLAMA3_8B = {
     "vocab_size": 128256,
     "tie_word_embeddings": False,
 }
-LLAMA3_70B = {**LLAMA3_8B, "num_hidden_layers": 80, "hidden_size": 8192, "num_attention_heads": 64}
+LLAMA3_70B: Config = {**LLAMA3_8B, "num_hidden_layers": 80, "hidden_size": 8192, "num_attention_heads": 64}
 LLAMA3_70B["intermediate_size"] = 28672
-MIXTRAL_8X7B = {
+MIXTRAL_8X7B: Config = {
     "model_type": "mixtral",
     "num_hidden_layers": 32,
     "hidden_size": 4096,
@@ -61,7 +71,7 @@ MIXTRAL_8X7B = {
     "num_experts_per_tok": 2,
     "tie_word_embeddings": False,
 }
-QWEN2_7B = {
+QWEN2_7B: Config = {
     "model_type": "qwen2",
     "num_hidden_layers": 28,
     "hidden_size": 3584,
@@ -73,11 +83,11 @@ QWEN2_7B = {
 }
 
 
-def shape_of(config: dict[str, object]) -> TransformerShape:
+def shape_of(config: Config) -> TransformerShape:
     return parse_config(json.dumps(config), "config.json")[0]
 
 
-def llama_count(c: dict[str, object], qkv_bias: bool = False) -> int:
+def llama_count(c: Config, qkv_bias: bool = False) -> int:
     """LlamaForCausalLM's (and Qwen2ForCausalLM's) parameters, matrix by matrix, from the config's fields."""
     h, layers, v = int(c["hidden_size"]), int(c["num_hidden_layers"]), int(c["vocab_size"])
     heads, kv, f = int(c["num_attention_heads"]), int(c["num_key_value_heads"]), int(c["intermediate_size"])
@@ -109,7 +119,7 @@ def test_llama_2_7b_is_the_count_its_model_class_gives() -> None:
 
 
 @pytest.mark.parametrize(("config", "entry"), [(LLAMA3_8B, "llama-3-8b"), (LLAMA3_70B, "llama-3-70b")])
-def test_llama_3_is_the_count_its_model_class_gives(config: dict[str, object], entry: str) -> None:
+def test_llama_3_is_the_count_its_model_class_gives(config: Config, entry: str) -> None:
     expected = llama_count(config)
     assert parameter_count(shape_of(config)).total == expected
     # The catalog's count, and the shape the catalog's fields give, are the same.
@@ -365,7 +375,7 @@ def _megatron_weights_and_optimizer(shape: TransformerShape, t: int, p: int, d: 
     tp_sharded = (self_attn_term + dense_mlp_params) * layers
     replicated = layernorm_params * layers + final_layernorm
     tp_sharded_on_most_loaded = (tp_sharded / p + embedding_size) / t
-    replicated_on_most_loaded = replicated / p
+    replicated_on_most_loaded = Fraction(replicated, p)
     if not shape.tied and p == 1:
         tp_sharded_on_most_loaded += Fraction(embedding_size, t)
     per_parameter = 6 + Fraction(12, d) if distributed else 18
@@ -392,7 +402,7 @@ def _megatron_activations(shape: TransformerShape, run: planner.Run, b: int, t: 
     activation_memory += 8 * s * b * p
     activation_memory += s * b * h * p
     if p > 1:
-        activation_memory *= min(1, Fraction(m, p))
+        activation_memory *= min(Fraction(1), Fraction(m, p))
     if p == 1:
         activation_memory += s * b * h * 4 * (1 + Fraction(shape.vocabulary, h))
     return activation_memory / t

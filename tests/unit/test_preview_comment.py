@@ -104,7 +104,7 @@ def test_a_refused_preview_says_why(why: str, words: str) -> None:
 )
 def test_a_body_needs_a_preview_or_a_known_reason(arguments: dict[str, str], message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        comment_body(SHA, DIFF, **arguments)  # type: ignore[arg-type]
+        comment_body(SHA, DIFF, **arguments)
 
 
 @pytest.mark.parametrize(("why", "words"), [("closed", "is closed"), ("withdrawn", "withdrawn")])

@@ -184,7 +184,7 @@ def test_a_push_rejected_by_a_concurrent_update_is_redone_on_the_new_tip(
         return tip
 
     monkeypatch.setattr(previews, "_checkout", checkout_then_race)
-    monkeypatch.setattr(previews.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr("tools.previews.time.sleep", lambda seconds: None)
     assert stage(remote, 5, built_site(tmp_path / "c"), tmp_path / "work", {1, 5, 6}) == "published"
     assert previews_on_branch(remote) == {"pr-1", "pr-5", "pr-6"}
     assert git(remote, "rev-list", "--count", BRANCH).strip() == "1"

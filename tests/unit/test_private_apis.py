@@ -18,21 +18,21 @@ from macros.quiz import QuizExtension, StandaloneHost
 from macros.quiz.blocks import CourseBlock
 
 
-def test_pymdownx_is_the_version_the_overrides_were_checked_against():
+def test_pymdownx_is_the_version_the_overrides_were_checked_against() -> None:
     assert version("pymdown-extensions") == "13.1.2", (
         "pymdownx changed: check macros/quiz/blocks.py's uses of Block._validate and BlocksProcessor.stack"
         " against the new version's pymdownx/blocks/__init__.py and block.py, then update this version"
     )
 
 
-def test_blocks_processor_validates_a_block_by_calling_its_private_validate():
+def test_blocks_processor_validates_a_block_by_calling_its_private_validate() -> None:
     source = inspect.getsource(BlocksProcessor)
     assert "._validate(parent, arguments, **options)" in source
     assert list(inspect.signature(Block._validate).parameters) == ["self", "parent", "arg", "options"]
     assert CourseBlock._validate is not Block._validate
 
 
-def test_the_open_blocks_are_a_stack_of_entries_that_name_their_block():
+def test_the_open_blocks_are_a_stack_of_entries_that_name_their_block() -> None:
     """A quiz opened inside another is refused: that reads the stack, so it must exist as the code expects."""
     md = markdown.Markdown(extensions=[QuizExtension(host=StandaloneHost())])
     processor = next(p for p in md.parser.blockprocessors if isinstance(p, BlocksProcessor))

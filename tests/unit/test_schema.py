@@ -7,6 +7,7 @@ from fractions import Fraction
 import pytest
 
 from macros.data.schema import (
+    Fields,
     SchemaError,
     check_record,
     list_of,
@@ -21,7 +22,7 @@ from macros.data.schema import (
     web_url,
 )
 
-FIELDS = {"name": text, "layers": positive_count, "note": optional(text, "none")}
+FIELDS: Fields = {"name": text, "layers": positive_count, "note": optional(text, "none")}
 
 
 def test_a_record_is_returned_clean_with_its_defaults() -> None:

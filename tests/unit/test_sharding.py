@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 
 import pytest
@@ -37,7 +38,7 @@ def test_zero_figure_1_per_device_bytes(stage: int, printed: Fraction, rounding:
         (3, lambda k: Fraction((2 + 2 + k) * PSI, ND)),  # §5.3: 16Ψ/Nd with K = 12
     ],
 )
-def test_each_stage_follows_zeros_formula_for_k_12(stage: int, formula) -> None:
+def test_each_stage_follows_zeros_formula_for_k_12(stage: int, formula: Callable[[int], int | Fraction]) -> None:
     assert model.device_state_bytes(PSI, ND, stage, "mixed-adam") == formula(12)
 
 

@@ -15,6 +15,7 @@ from macros.data.quantities import display_quantity
 from macros.figures.figure import render_html
 from macros.figures.kinds import KINDS
 from macros.pictures.tables import TableError, figure_table
+from tests.checks import one
 from tests.conftest import catalog, course
 
 
@@ -44,14 +45,14 @@ STATES = (
 
 def test_every_cell_is_the_figure_of_its_row_and_column() -> None:
     cells = table(STATES).select("tbody td")
-    assert [cell.select_one(".fig")["data-fig-id"] for cell in cells] == [
+    assert [one(cell, ".fig")["data-fig-id"] for cell in cells] == [
         "model-states/gpt2-1.5b/fp16_parameters",
         "model-states/gpt2-1.5b",
         "model-states/example-7b/fp16_parameters",
         "model-states/example-7b",
     ]
     # 2 bytes and 16 bytes × 1.5 billion, then × 7 billion.
-    assert [cell.select_one(".fig")["data-value"] for cell in cells] == [
+    assert [one(cell, ".fig")["data-value"] for cell in cells] == [
         "3000000000",
         "24000000000",
         "14000000000",
@@ -61,7 +62,7 @@ def test_every_cell_is_the_figure_of_its_row_and_column() -> None:
 
 def test_the_table_has_a_caption_and_headers_with_scope() -> None:
     html = table(STATES)
-    assert html.table.caption.contents[0] == "Model states"
+    assert str(one(html, "table caption").contents[0]) == "Model states"
     assert [(th.get_text(), th["scope"]) for th in html.select("thead th")] == [
         ("model", "col"),
         ("fp16_parameters", "col"),
@@ -77,7 +78,7 @@ def test_two_column_parameters_make_grouped_headers() -> None:
     )
     groups = html.select("thead th[scope=colgroup]")
     assert [(th.get_text(), th["colspan"]) for th in groups] == [("mixed-adam", "1"), ("bf16-adam", "1")]
-    assert [cell.select_one(".fig")["data-value"] for cell in html.select("tbody td")] == ["24000000000", "27000000000"]
+    assert [one(cell, ".fig")["data-value"] for cell in html.select("tbody td")] == ["24000000000", "27000000000"]
 
 
 def test_cells_that_fit_a_gpu_are_marked_and_the_mark_explained() -> None:
@@ -87,7 +88,7 @@ def test_cells_that_fit_a_gpu_are_marked_and_the_mark_explained() -> None:
     )
     # 24 GB fits in the 34.1 GB a V100 32 GB gives programs; 112 GB does not.
     assert [("sbn-table__fits" in (cell.get("class") or [])) for cell in html.select("tbody td")] == [True, False]
-    assert html.select_one("caption .sbn-table__legend").get_text() == (
+    assert one(html, "caption .sbn-table__legend").get_text() == (
         "✓ marks a cell that fits in the memory of one NVIDIA V100 32 GB."
     )
 
@@ -114,7 +115,7 @@ def test_a_source_that_rounds_to_its_own_digits_is_told_from_one_that_prints_ano
         '{{ table("zero_states", rows={"dp": [1024]}, columns={"entry": ["zero-7.5b", "zero-128b"], "stage": ["os"]},'
         ' caption="Rounding", scale="GB", digits=4) }}'
     )
-    notes = [cell.select_one(".sbn-table__printed").get_text() for cell in html.select("tbody td")]
+    notes = [one(cell, ".sbn-table__printed").get_text() for cell in html.select("tbody td")]
     # ZeRO Table 1: 30.087890625 GB printed 30.1 (its one decimal, half up); 513.5 GB printed 513 (truncated).
     assert notes == ["Rajbhandari et al. 2019 rounds it to 30.1", "Rajbhandari et al. 2019 prints 513"]
 
@@ -125,7 +126,7 @@ def test_a_label_sets_its_subscript_low() -> None:
         ' labels={"os-g": "P_{os+g} stage"}, caption="Labels") }}'
     )
     header = html.select("thead tr")[-1].select("th")[-1]
-    assert header.get_text() == "Pos+g stage" and header.select_one("sub").get_text() == "os+g"
+    assert header.get_text() == "Pos+g stage" and one(header, "sub").get_text() == "os+g"
 
 
 @pytest.mark.parametrize(

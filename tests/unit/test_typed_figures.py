@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import pytest
 
 from macros.data import typed_figures as module
@@ -11,7 +13,7 @@ from macros.data.typed_figures import find_in_text, lines_of, typed_figures
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The HTML the finder reads while the test runs, with nothing kept from before it."""
-    monkeypatch.setattr(module, "_FOUND", module.OrderedDict())
+    monkeypatch.setattr(module, "_FOUND", OrderedDict())
     texts: list[str] = []
     feed = module._Finder.feed
 

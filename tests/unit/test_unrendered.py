@@ -52,7 +52,7 @@ def test_what_the_site_reads_or_shows_in_code_is_not_found(markdown: str) -> Non
     assert unrendered(SITE_MARKDOWN.reset().convert(markdown)) == []
 
 
-def test_a_box_that_repeats_a_reported_problem_is_not_read_again():
+def test_a_box_that_repeats_a_reported_problem_is_not_read_again() -> None:
     problem = "/// quiz | Practice 2: is not closed: end it with a line ///"
     box = f'<div class="sbn-build-error" role="alert">{problem}</div><p>/// quiz | Left</p>'
     assert [found.text for found in unrendered(box, [problem])] == ["/// quiz | Left"]

@@ -29,7 +29,7 @@ Job = Mapping[str, Any]
 
 
 def load(path: Path) -> dict[str, Any]:
-    workflow = yaml.safe_load(path.read_text(encoding="utf-8"))
+    workflow: dict[Any, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
     # YAML 1.1 reads the key `on` as True.
     workflow["on"] = workflow.pop(True, workflow.get("on"))
     return workflow

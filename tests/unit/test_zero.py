@@ -65,9 +65,16 @@ TABLE_1_CELLS = [
 ]
 
 
+def _exponent(number: Decimal) -> int:
+    """The power of ten of a number's last digit: -2 for 41.25."""
+    exponent = number.as_tuple().exponent
+    assert isinstance(exponent, int), number  # "n", "N" or "F": not a number, or infinite
+    return exponent
+
+
 def _as_printed(value: Fraction, printed: str) -> str:
     """`value` in GB to the printed number's decimals, rounded half up as the paper does (41.25 → 41.3)."""
-    places = Decimal(printed).as_tuple().exponent
+    places = _exponent(Decimal(printed))
     exact = Decimal(value.numerator) / Decimal(value.denominator)
     return str(exact.quantize(Decimal(1).scaleb(places), rounding=ROUND_HALF_UP))
 
@@ -175,7 +182,7 @@ def test_table_2_baseline_and_parameter_partitioning_are_exact(mp: int) -> None:
     assert exact == 128 * mp * 10**9
     unit = 10**12 if partitioned.endswith("T") else 10**9
     printed = Decimal(partitioned[:-1])
-    half_last_digit = Fraction(1, 2) * Fraction(10) ** printed.as_tuple().exponent
+    half_last_digit = Fraction(1, 2) * Fraction(10) ** _exponent(printed)
     assert abs(exact / unit - Fraction(printed)) <= half_last_digit
 
 
