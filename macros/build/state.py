@@ -16,7 +16,7 @@ import logging
 import posixpath
 import re
 import xml.etree.ElementTree as etree
-from collections.abc import Callable, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from html import escape as escape_attribute
 from pathlib import Path
@@ -410,7 +410,11 @@ class Build:
                 f" markdown_extensions), so the page shows it as typed; {syntax.fix}",
                 lines[0] if lines else None,
             )
-        for found in typed_figures(own, figures=False, reported=page.reported):
+        # A heading's label in the table of contents (attr_list's data-toc-label), which toc took off the heading.
+        own_labels = "".join(
+            f"<p>{escape_attribute(label)}</p>" for label in _toc_labels(getattr(md, "toc_tokens", []))
+        )
+        for found in typed_figures(own + own_labels, figures=False, reported=page.reported):
             lines = lines_of(page.markdown, found.text, page.first_line)
             if not lines and found.text in page.inserted:
                 continue  # a macro's output, reported at its call's line
@@ -593,6 +597,14 @@ _BUILT = "\ue003"
 _PAGE_FIELDS = ("title", "description", "hide")
 #: What Material's `hide` may hide of a page.
 _HIDEABLE = frozenset({"navigation", "toc", "footer", "path", "tags", "feedback"})
+
+
+def _toc_labels(tokens: list[dict[str, Any]]) -> Iterator[str]:
+    """The labels an author gave headings for the table of contents (`data-toc-label`), as toc keeps them."""
+    for token in tokens:
+        if token.get("data-toc-label"):
+            yield str(token["data-toc-label"])
+        yield from _toc_labels(token.get("children", []))
 
 
 def _typed_html(md: Markdown, built: set[str], blocks: Mapping[int, str]) -> list[str]:

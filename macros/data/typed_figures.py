@@ -30,8 +30,15 @@ from collections import OrderedDict
 from collections.abc import Collection
 from dataclasses import dataclass
 
-#: Characters a reader does not see, which would part a number from its unit in the text alone.
-_INVISIBLE = re.compile("[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
+#: Characters a reader does not see, which would part a number from its unit in the text alone: Unicode's
+#: format characters (soft hyphen, zero-width and bidirectional marks, tags), variation selectors and the
+#: combining grapheme joiner.
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
+#: Characters a reader sees as a blank that Unicode's folding keeps: the braille blank and the Hangul fillers.
+_BLANKS = str.maketrans(dict.fromkeys("\u2800\u115f\u1160\u3164\uffa0", " "))
 _SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
 _FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 
@@ -43,21 +50,22 @@ def normalized(text: str) -> str:
     >>> normalized("２４\u200bＧＢ or 10⁹ bytes")
     '24GB or 10^9 bytes'
     """
-    text = _SUPERSCRIPT_RUN.sub(lambda run: "^" + run.group(0).translate(_FROM_SUPERSCRIPT), _INVISIBLE.sub("", text))
+    text = _INVISIBLE.sub("", text).translate(_BLANKS)
+    text = _SUPERSCRIPT_RUN.sub(lambda run: "^" + run.group(0).translate(_FROM_SUPERSCRIPT), text)
     return unicodedata.normalize("NFKC", text)
 
 
 #: Counts of a model's or a cluster's size, which a figure gives: after a number, or a scale letter ("7B params").
 _COUNTS = (
-    r"(?i:params?|parameters?|weights|layers?|tokens?|samples?|sequences?|GPUs?|TPUs?|devices?|nodes?|hosts?"
-    r"|ranks?|workers?|accelerators?|chips?|heads?|experts?)"
+    r"(?i:params?|parameters?|weights|layers?|tokens?|toks?|samples?|sequences?|GPUs?|TPUs?|devices?|nodes?"
+    r"|hosts?|ranks?|workers?|accelerators?|chips?|heads?|experts?|epochs?|steps?|iterations?|context|links?)"
 )
 #: Words and symbols that make a number a size, memory, count, time or rate.
 _UNIT_WORDS = (
     r"(?i:(?:kilo|mega|giga|tera|peta|exa|kibi|mebi|gibi|tebi|pebi)?(?:bytes?|bits?))"
     r"|(?i:[kmgtpez]i?(?:b(?:its?)?|bytes?)(?:/s|ps)?)|B(?:/s|ps)?|bits?(?:/s|ps)"
     r"|(?i:(?:kilo|mega|giga|tera|peta|exa|zetta)?flop(?:s|/s)?|[kmgtpez]flop(?:s|/s)?|pf-?days?)"
-    r"|[kMG]?T/s|[kMG]?Hz|[kMG]?W"
+    r"|(?i:[kmgtp]?tops)|[kMG]?T/s|[kMG]?Hz|[kMGT]?Wh?|(?i:toks?|tokens?)/s"
     r"|(?i:thousand|million|billion|trillion|bn)"
     rf"|(?:[kmbgKMBGT]\s*-?\s*)?{_COUNTS}"
     r"|(?i:(?:nano|micro|milli)?seconds?|minutes?|hours?|days?|weeks?|months?|years?|secs?|mins?|hrs?|yrs?)"
@@ -66,12 +74,13 @@ _UNIT_WORDS = (
 #: A number as it is written: "1,024", "2.5" or, without its zero, ".5".
 _NUMBER = r"(?:\d[\d,]*(?:\.\d+)?|\.\d+)"
 #: A number (not part of a word or an id, such as fp16, GPT-2 or gpt2-1.5b), in digits, with an exponent
-#: (1e9, × 10^9, 2^30), as a fraction (1/2) or a range (24–32), then such a unit; or a scale letter (1.5B);
-#: or a lone "h" after a space ("2 h": "12h" is a formula's 12·h).
+#: (1e9, × 10^9, 2^30), as a fraction (1/2) or a range (24–32), then such a unit; or a scale letter (1.5B,
+#: 7b); or a lone "h" or "d" after a space ("2 h", "3 d": "12h" is a formula's 12·h). A number after an
+#: operator and a space is a formula's ("N − 1 steps").
 TYPED_FIGURE = re.compile(
-    rf"(?<![\w.\-/^]){_NUMBER}"
+    rf"(?<![\w.\-/^])(?<![−+×÷] ){_NUMBER}"
     rf"(?:[eE][+-]?\d+|\s*[×x*·]\s*10\s*\^\s*[+-]?\d+|\s*\^\s*[+-]?\d+|\s*[/⁄]\s*\d+|\s*[-–—]\s*{_NUMBER})?"
-    rf"(?:\s*-?\s*(?:{_UNIT_WORDS})(?![\w])|[KMBT](?=[\s\-]|$)|\s+h(?![\w]))"
+    rf"(?:\s*-?\s*(?:{_UNIT_WORDS})(?![\w])|[KMBTkb](?=[\s\-]|$)|\s+h(?![\w])|\s+d(?![\w\-]))"
 )
 
 _FORMAT_NAME = re.compile(r"\d+-bits?")
@@ -113,7 +122,8 @@ class TypedFigure:
 #: browsers read a tag, a quote opens a value only after "=" (a quoted value may hold ">"), and an
 #: unquoted value runs to a space or ">", slashes and quotes included.
 _MARKUP = re.compile(
-    r"<!--.*?-->|<![^>]*>|<\?[^>]*>"
+    # A comment as the HTML standard ends it: "<!-->" and "<!--->" are whole, "--!>" ends one as "-->" does.
+    r"<!--(?:-?>|.*?--!?>|.*\Z)|<![^>]*>|<\?[^>]*>"
     r"|<(?P<end>/)?(?P<tag>[a-zA-Z][^\s/>]*)"
     r"(?P<attributes>(?:[^>=/]|/(?!\s*>)|=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]*))*)(?P<closed>/)?\s*>",
     re.DOTALL,
@@ -124,11 +134,12 @@ _RAW_TEXT_END = {tag: re.compile(f"</{tag}\\s*>", re.IGNORECASE) for tag in ("sc
 
 
 def _attributes(text: str) -> dict[str, str]:
-    """A tag's attributes by name, their values unescaped."""
-    return {
-        name.lower(): html_module.unescape(double or single or bare or "")
-        for name, double, single, bare in _ATTRIBUTE.findall(text)
-    }
+    """A tag's attributes by name, their values unescaped; of an attribute given twice, the first, as a browser
+    keeps it."""
+    attributes: dict[str, str] = {}
+    for name, double, single, bare in _ATTRIBUTE.findall(text):
+        attributes.setdefault(name.lower(), html_module.unescape(double or single or bare or ""))
+    return attributes
 
 
 #: Elements whose start or end ends a run of text; inline elements (em, a, span, code) do not split one.
@@ -161,6 +172,8 @@ class _Finder:
         self._figures = figures
         self._reported = reported
         self._skipping: list[str] = []  # the tags of open figures
+        #: The open block elements given a style, which may show them inline: their ends part no text.
+        self._styled: list[str] = []
         self._chunks: list[str] = []
         #: The open hint or box: its tag, its class, how many of its tag are open in it, and its text so far.
         self._judged: tuple[str, str] | None = None
@@ -211,7 +224,9 @@ class _Finder:
         if self._judged:
             self._depth += tag == self._judged[0] and tag not in _VOID
             return
-        if tag in _BLOCKS:
+        if tag in _BLOCKS and "style" in attributes and tag not in _VOID:
+            self._styled.append(tag)  # `display: inline` runs its text on with the text around it
+        elif tag in _BLOCKS:
             self._flush()
         judged = _HINT if _HINT in classes else _BOX if _BOX in classes else None
         if judged and tag not in _VOID:
@@ -231,7 +246,9 @@ class _Finder:
                     self._judge(self._judged[1], html_module.unescape("".join(self._judged_chunks)))
                     self._judged = None
             return
-        if tag in _BLOCKS:
+        if self._styled and tag == self._styled[-1]:
+            self._styled.pop()
+        elif tag in _BLOCKS:
             self._flush()
 
     def _judge(self, kind: str, text: str) -> None:

@@ -123,7 +123,7 @@ FORMS = [
     ("7B params", "7B"),
     ("175B", "175B"),
     ("128k tokens", "128k tokens"),
-    ("128K context", "128K"),
+    ("128K context", "128K context"),
     ("1.5 bn", "1.5 bn"),
     ("50 %", "50 %"),
     ("50 percent", "50 percent"),
@@ -150,6 +150,22 @@ FORMS = [
     ("24\u2060GB", "24GB"),
     ("２４ ＧＢ", "24 GB"),
     ("𝟐𝟒 GB", "24 GB"),
+    # The second attack run's: marks a reader does not see, blanks Unicode's folding keeps, units and counts.
+    ("24\u202aGB", "24GB"),
+    ("24\u2066 GB", "24 GB"),
+    ("24\ufe00 GB", "24 GB"),
+    ("24\U000e0020 GB", "24 GB"),
+    ("24\u061c GB", "24 GB"),
+    ("24\u2800GB", "24 GB"),
+    ("624 TOPS", "624 TOPS"),
+    ("700 kWh", "700 kWh"),
+    ("128k context", "128k context"),
+    ("100 tok/s", "100 tok/s"),
+    ("400G link", "400G link"),
+    ("3 epochs", "3 epochs"),
+    ("1000 steps", "1000 steps"),
+    ("3 d", "3 d"),
+    ("7b", "7b"),
 ]
 
 
@@ -172,6 +188,8 @@ NOT_FIGURES = [
     "2M(W − 1)/W",
     "(p − 1)/m",
     "16Ψ bytes",
+    "each N − 1 steps of a chunk",
+    "Table 2 b and a 2 d-dimensional grid",
 ]
 
 
@@ -199,6 +217,10 @@ HIDING_PLACES = [
     ('<div class="admonition"><p class="admonition-title">24 GB</p></div>', "the text"),
     ("<p>24 <b>GB</b></p>", "the text"),
     ("<p>24&nbsp;GB and 2&#8203;4 GB</p>", "the text"),
+    ('<p><span title="24 GB" title="">x</span></p>', "the title of a <span>"),
+    ("<div><!-->24 GB<!-- --></div>", "the text"),
+    ("<div><!-- a --!>24 GB<!-- --></div>", "the text"),
+    ('<p>It takes 24 <div style="display: inline">GB</div> here.</p>', "the text"),
 ]
 
 
