@@ -71,7 +71,14 @@ def _literal(node: ast.expr, text: str) -> Any:
     if isinstance(node, ast.List | ast.Tuple):
         return [_literal(item, text) for item in node.elts]
     if isinstance(node, ast.Dict):
-        return {_literal(k, text): _literal(v, text) for k, v in zip(node.keys, node.values, strict=True) if k}
+        mapping = {}
+        for key_node, value_node in zip(node.keys, node.values, strict=True):
+            key = _literal(key_node, text) if key_node is not None else None
+            if not isinstance(key, str | int | float):  # a list is no key, and `**` unpacks nothing here
+                shown = ast.unparse(key_node) if key_node is not None else "**"
+                raise CallError(f"{text}: a mapping's key is text or a number, not {shown}")
+            mapping[key] = _literal(value_node, text)
+        return mapping
     try:
         value = ast.literal_eval(node)
     except ValueError:
@@ -79,8 +86,17 @@ def _literal(node: ast.expr, text: str) -> Any:
             f'{text}: arguments are written as literals ("text", 3, true, [1, 2]), not {ast.unparse(node)}'
         ) from None
     number = isinstance(value, int | float | complex) and not isinstance(value, bool)
-    if number and (isinstance(value, complex) or not math.isfinite(value) or abs(value) > float(LARGEST)):
-        raise CallError(f"{text}: a number in a call is finite and at most 10^30 in size, not {value!r}")
+    # A whole number is compared as one: one of 400 digits has no float to be tested as.
+    too_large = (
+        number
+        and not isinstance(value, complex)
+        and abs(value) > (LARGEST if isinstance(value, int) else float(LARGEST))
+    )
+    if number and (isinstance(value, complex) or too_large or not math.isfinite(value)):
+        # A whole number's digits are not written out: Python refuses to write one of more than 4,300.
+        digits = int(abs(value).bit_length() * math.log10(2)) + 1 if isinstance(value, int) else 0
+        written = f"one of about {digits:,} digits" if too_large and isinstance(value, int) else value
+        raise CallError(f"{text}: a number in a call is finite and at most 10^30 in size, not {written}")
     return value
 
 

@@ -315,16 +315,18 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
     is not a scalar (a list or a mapping), an alias (`*name`), and a whole number of more than `MAX_DIGITS`."""
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        # Counted before it is read (Python refuses to read one of more than 4,300 decimal digits), and again
+        # once read: hexadecimal (0xfff...) and base 60 (1:0:0...) write a large one in fewer digits.
         digits = sum(character.isdigit() for character in str(node.value))
-        if digits > MAX_DIGITS:
+        number: int = super().construct_yaml_int(node) if digits <= MAX_DIGITS else 0
+        if digits > MAX_DIGITS or abs(number) >= 10**MAX_DIGITS:
             raise yaml.constructor.ConstructorError(
                 None,
                 None,
-                f"a whole number of {digits:,} digits; a data file's have at most {MAX_DIGITS}: write it with an"
-                " exponent (3.14e23) if it is that large",
+                f"a whole number of more than {MAX_DIGITS} digits; a data file's have at most {MAX_DIGITS}: write"
+                " it with an exponent (3.14e23) if it is that large",
                 node.start_mark,
             )
-        number: int = super().construct_yaml_int(node)
         return number
 
     def construct_document(self, node: yaml.Node) -> Any:

@@ -309,8 +309,11 @@ def test_a_lesson_added_later_is_checked_like_the_first(course_copy: Path) -> No
         (
             "parameters: 1_500_000_000",
             f"parameters: {'9' * 5000}",
-            "models.yml:4: not valid YAML: a whole number of 5,000",
+            "models.yml:4: not valid YAML: a whole number of more than 40 digits",
         ),
+        # Hexadecimal and base 60 write a large one in fewer digits.
+        ("layers: 48", f"layers: 0x{'f' * 3600}", "models.yml:5: not valid YAML: a whole number of more than 40"),
+        ("layers: 48", f"layers: {':'.join(['1'] * 26)}", "models.yml:5: not valid YAML: a whole number of more than"),
     ],
 )
 def test_a_bad_catalog_value_fails_the_build_naming_file_and_key(

@@ -77,7 +77,9 @@ def test_text_without_calls_is_left_alone() -> None:
         ("1e999", "inf"),
         ("-1e999", "-inf"),
         ("1e31", "1e+31"),
-        ("10_000_000_000_000_000_000_000_000_000_000", "1"),
+        ("10_000_000_000_000_000_000_000_000_000_000", "one of about 32 digits"),
+        ("1" + "0" * 400, "one of about 401 digits"),
+        ("0x" + "f" * 3700, "one of about 4,456 digits"),
         ("2j", "2j"),
     ],
 )
@@ -105,6 +107,8 @@ def _typed_macros() -> dict[str, object]:
     ("call", "message"),
     [
         ('term("x", link="no")', "link is true or false or none, got 'no'; call it as term(name, link=None)"),
+        ('term({[1]: 2}, "x")', "a mapping's key is text or a number, not [1]"),
+        ("term({(1, [2]): 1})", "a mapping's key is text or a number, not (1, [2])"),
         ('term("x", link=0)', "link is true or false or none, got 0"),
         ("term(3)", "name is text in quotes, got 3"),
         ('term("x", "y", "z")', "too many positional arguments; call it as term(name, link=None)"),
