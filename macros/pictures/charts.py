@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..data.catalog import Catalog
-from ..data.quantities import display_quantity
+from ..data.quantities import display_quantity, power_text
 from ..figures.figure import Figure, attribute_value
 from ..figures.kinds.registry import FigureKind
 from .svg import (
@@ -732,7 +732,6 @@ _RANGE_ROW, _RANGE_BAR, _RANGE_TOP = 36, 10, 4
 _RANGE_LEFT, _RANGE_RIGHT = 16, WIDTH - 16
 #: The logarithms a range chart's axis can be marked in, by base.
 _LOGS: Mapping[int, Callable[[float], float]] = {2: math.log2, 10: math.log10}
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 def _power_ticks(low: float, high: float, base: int) -> list[int]:
@@ -811,7 +810,7 @@ def _ranges(
     for exponent in exponents:
         x = scale(float(base) ** exponent)
         element("line", {"class": "sbn-chart__grid", "x1": x, "x2": x, "y1": _RANGE_TOP, "y2": axis_y}, axis)
-        power = f"{base}{str(exponent).translate(_SUPERSCRIPT)}"
+        power = power_text(base, exponent)
         tick_x, anchor = kept_within(x, text_width(power, FONT), 0, WIDTH)
         element("text", {"x": tick_x, "y": axis_y + FONT + 4, "text-anchor": anchor}, axis, power)
     element(
