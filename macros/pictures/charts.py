@@ -47,6 +47,7 @@ from ..data.catalog import Catalog
 from ..data.quantities import display_quantity, power_text
 from ..figures.figure import Figure, attribute_value
 from ..figures.kinds.registry import FigureKind
+from .labels import label
 from .svg import (
     SEARCH_EXCLUDE,
     PlotError,
@@ -138,14 +139,6 @@ def _arguments(kind: FigureKind, binding: Mapping[str, Any]) -> tuple[Any, ...]:
     if missing:
         raise ChartError(f"bind {', '.join(missing)} of {kind.usage} by x=, series=, stack= or fixed=")
     return tuple(binding.get(p.name, p.default) for p in kind.parameters)
-
-
-def _label(value: Any, catalog: Catalog, labels: Mapping[Any, str]) -> str:
-    if isinstance(value, str | int) and value in labels:
-        return labels[value]
-    if isinstance(value, str) and value in catalog.records:
-        return catalog.records[value].name
-    return str(value).replace("_", " ")
 
 
 def _labelled(
@@ -492,9 +485,9 @@ def _lines(
     for tick in x_ticks:
         x = x_scale(tick)
         element("line", {"class": "sbn-chart__tick", "x1": x, "x2": x, "y1": BOTTOM, "y2": BOTTOM + 4}, axis)
-        label = tick_text(tick, x_factor)
-        tick_x, anchor = kept_within(x, text_width(label, FONT), 0, WIDTH)
-        element("text", {"x": tick_x, "y": BOTTOM + FONT + 4, "text-anchor": anchor}, axis, label)
+        text = tick_text(tick, x_factor)
+        tick_x, anchor = kept_within(x, text_width(text, FONT), 0, WIDTH)
+        element("text", {"x": tick_x, "y": BOTTOM + FONT + 4, "text-anchor": anchor}, axis, text)
     x_heading = _title(x_title or x_name.replace("_", " ").capitalize(), x_symbol)
     element(
         "text",
@@ -539,33 +532,33 @@ def _lines(
         clear = True
         for entry, figure, html in references:
             y = y_scale(float(figure.value))
-            label, shown_html = _label(entry, chart.catalog, labels), html if figures else None
-            label_lines = _key_lines(label, shown_html, wrap)
+            name, shown_html = label(entry, chart.catalog, labels), html if figures else None
+            label_lines = _key_lines(name, shown_html, wrap)
             width = max(text_width(line, FONT) for line in label_lines)
             candidates = _reference_places(y, width, _side(y, points, x_scale, y_scale), len(label_lines))
             clear = clear and bool(_clear_of(candidates, drawn, placed))
-            spots.append(("sbn-chart__reference", _clear_place(candidates, drawn, placed), label, shown_html, wrap))
+            spots.append(("sbn-chart__reference", _clear_place(candidates, drawn, placed), name, shown_html, wrap))
         for where, p in in_order:
-            label = _label(p.x, chart.catalog, labels)
-            width = text_width(f"{label} {ET.fromstring(p.html).text or ''}", FONT)
+            name = label(p.x, chart.catalog, labels)
+            width = text_width(f"{name} {ET.fromstring(p.html).text or ''}", FONT)
             candidates = _mark_places(x_scale(float(where)), y_scale(float(p.figure.value)), width, below)
             clear = clear and bool(_clear_of(candidates, drawn, placed))
-            spots.append(("sbn-chart__mark", _clear_place(candidates, drawn, placed), label, p.html, False))
+            spots.append(("sbn-chart__mark", _clear_place(candidates, drawn, placed), name, p.html, False))
         if clear:
             break
-    for group_class, place, label, shown_html, wrap in spots:
-        _labelled(element("g", {"class": group_class}, svg), place, label, shown_html, wrap)
+    for group_class, place, name, shown_html, wrap in spots:
+        _labelled(element("g", {"class": group_class}, svg), place, name, shown_html, wrap)
 
     parts: list[ET.Element] = [svg]
     if series_name:
-        parts.append(_legend([_label(s, chart.catalog, labels) for s in series_values], "series"))
+        parts.append(_legend([label(s, chart.catalog, labels) for s in series_values], "series"))
     table = _table(
         x_heading,
-        [_label(s, chart.catalog, labels) for s in series_values] if series_name else [_title(y_title, "") or "Value"],
+        [label(s, chart.catalog, labels) for s in series_values] if series_name else [_title(y_title, "") or "Value"],
         [(tick_text(float(xv), x_factor), [p.html for p in points if p.x == xv]) for xv in x_values],
     )
-    extras = [(f"{_label(e, chart.catalog, labels)}, a reference line:", html) for e, _, html in references]
-    extras += [(f"{_label(p.x, chart.catalog, labels)}, marked:", p.html) for _, p in marked]
+    extras = [(f"{label(e, chart.catalog, labels)}, a reference line:", html) for e, _, html in references]
+    extras += [(f"{label(p.x, chart.catalog, labels)}, marked:", p.html) for _, p in marked]
     parts.append(_data(table, extras))
     return parts
 
@@ -596,8 +589,8 @@ def _bars(
     # would give one bar's as if for all, and the data table has every bar's. Its column is as wide as it.
     last = [p for p in points if p.x == x_values[-1]]
     with_figures = len(x_values) == 1
-    keys = [(_label(p.series, chart.catalog, labels), p.html if with_figures else None) for p in last]
-    keys += [(_label(entry, chart.catalog, labels), html) for entry, _, html in references]
+    keys = [(label(p.series, chart.catalog, labels), p.html if with_figures else None) for p in last]
+    keys += [(label(entry, chart.catalog, labels), html) for entry, _, html in references]
     # A key too wide for the bars puts its figures' brackets on a line of their own ("A100 40 GB", then
     # "(39.4 GiB to programs)").
     for wrap in (False, True):
@@ -617,7 +610,7 @@ def _bars(
     axis = element("g", {"class": "sbn-chart__axis"}, svg)
     element("line", {"class": "sbn-chart__baseline", "x1": left, "x2": right, "y1": BOTTOM, "y2": BOTTOM}, axis)
     # Labels wider than their slot (their width estimated from their letters) alternate between two lines.
-    names = [_label(xv, chart.catalog, labels) for xv in x_values]
+    names = [label(xv, chart.catalog, labels) for xv in x_values]
     widest = max(text_width(name, FONT) for name in names)
     stagger = widest > slot - 4
     if stagger and (x_title or widest > 2 * slot - 4):
@@ -677,13 +670,13 @@ def _bars(
         data = {"data-fig-id": figure.id, "data-value": attribute_value(figure.value)}
         element("line", {"x1": left, "x2": edge + 2, "y1": y, "y2": y, **data}, group)
         element("line", {"x1": edge + 2, "x2": edge + 12, "y1": y, "y2": label_y - 5}, group)
-        _labelled(group, {"x": edge + 15, "y": label_y}, _label(entry, chart.catalog, labels), html, wrap)
+        _labelled(group, {"x": edge + 15, "y": label_y}, label(entry, chart.catalog, labels), html, wrap)
     table = _table(
         _title(y_title, ""),
-        [_label(xv, chart.catalog, labels) for xv in x_values],
-        [(_label(sv, chart.catalog, labels), [p.html for p in points if p.series == sv]) for sv in stack_values],
+        [label(xv, chart.catalog, labels) for xv in x_values],
+        [(label(sv, chart.catalog, labels), [p.html for p in points if p.series == sv]) for sv in stack_values],
     )
-    extras = [(f"{_label(e, chart.catalog, labels)}, a reference line:", html) for e, _, html in references]
+    extras = [(f"{label(e, chart.catalog, labels)}, a reference line:", html) for e, _, html in references]
     return [svg, _data(table, extras)]
 
 
@@ -830,11 +823,11 @@ def _ranges(
         text_y = _RANGE_TOP + _RANGE_ROW * row + FONT
         bar_y = text_y + 6
         group = element("g", {"class": "sbn-chart__range"}, svg)
-        element("text", {"x": _RANGE_LEFT, "y": text_y}, group, _label(xv, chart.catalog, labels))
+        element("text", {"x": _RANGE_LEFT, "y": text_y}, group, label(xv, chart.catalog, labels))
         if notes:
             note = notes[row]
             place = {"x": _RANGE_RIGHT, "y": text_y, "text-anchor": "end"}
-            _labelled(group, place, _label(note.series, chart.catalog, labels), note.html)
+            _labelled(group, place, label(note.series, chart.catalog, labels), note.html)
         for index, (start, end) in enumerate(itertools.pairwise(bar)):
             x0, x1 = scale(float(start.figure.value)), scale(float(end.figure.value))
             attributes = {"x": x0, "y": bar_y, "width": round(x1 - x0, 2), "height": _RANGE_BAR}
@@ -847,13 +840,13 @@ def _ranges(
                 {"class": "sbn-chart__bound", "x1": x, "x2": x, "y1": bar_y - 3, "y2": bar_y + _RANGE_BAR + 3, **data},
                 group,
             )
-    names = [_label(v, chart.catalog, labels) for v in range_values]
+    names = [label(v, chart.catalog, labels) for v in range_values]
     spans = segments or [f"{a} to {b}" for a, b in itertools.pairwise(names)]
     table = _table(
-        _label(x_name, chart.catalog, labels),
-        [*names, _label(chosen[1], chart.catalog, labels)] if chosen else names,
+        label(x_name, chart.catalog, labels),
+        [*names, label(chosen[1], chart.catalog, labels)] if chosen else names,
         [
-            (_label(xv, chart.catalog, labels), [p.html for p in bar] + ([notes[row].html] if notes else []))
+            (label(xv, chart.catalog, labels), [p.html for p in bar] + ([notes[row].html] if notes else []))
             for row, (bar, xv) in enumerate(zip(bars, x_values, strict=True))
         ],
     )
