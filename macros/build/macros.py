@@ -26,7 +26,8 @@ from ..pictures.calculator import FIELDS as CALCULATOR_FIELDS
 from ..pictures.calculator import calculator_config, calculator_html
 from ..pictures.calculator import evaluate as evaluate_calculator
 from ..pictures.charts import ChartError, ChartOptions, figure_chart
-from ..pictures.diagrams import DIAGRAMS, DiagramError, frames_html
+from ..pictures.diagrams import DIAGRAMS
+from ..pictures.diagrams.frames import DiagramError, frames_html
 from ..pictures.tables import TableError, figure_table
 from ..quiz import KeyFigure
 from .calls import CallError
