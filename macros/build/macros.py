@@ -25,8 +25,9 @@ from ..pictures import schedules
 from ..pictures.calculator import FIELDS as CALCULATOR_FIELDS
 from ..pictures.calculator import calculator_config, calculator_html
 from ..pictures.calculator import evaluate as evaluate_calculator
-from ..pictures.charts import ChartError, figure_chart
-from ..pictures.diagrams import DIAGRAMS, DiagramError, frames_html
+from ..pictures.charts import ChartError, ChartOptions, figure_chart
+from ..pictures.diagrams import DIAGRAMS
+from ..pictures.diagrams.frames import DiagramError, frames_html
 from ..pictures.tables import TableError, figure_table
 from ..quiz import KeyFigure
 from .calls import CallError
@@ -163,7 +164,7 @@ class Macros:
         """A chart of figures of one kind (see `macros.pictures.charts`), every plotted value a figure."""
         if kind not in KINDS:
             raise CallError(f"there is no figure kind {kind!r}; kinds: {', '.join(KINDS)}")
-        _check_options("chart", figure_chart, layout)
+        _check_options("chart", ChartOptions, layout)
         ident = self.build.page.ident("chart") if self.build.page else "sbn-chart"
         try:
             html = figure_chart(
@@ -295,8 +296,9 @@ class Macros:
         return self.build.page.token(link_html(text, url)) if self.build.page else link_html(text, url)
 
 
-def _check_options(macro: str, draw: Callable[..., str], given: Mapping[str, Any]) -> None:
-    """Refuse an option that neither the picture `draw` nor a figure's display takes, naming both lists.
+def _check_options(macro: str, draw: Callable[..., object], given: Mapping[str, Any]) -> None:
+    """Refuse an option that neither the picture `draw` (its keyword-only parameters: a function's, or its options'
+    class's) nor a figure's display takes, naming both lists.
 
     Without it, a misspelt layout option would be answered by the display options alone, which do not have it.
     """

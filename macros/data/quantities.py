@@ -307,11 +307,20 @@ def _in_powers(value: Number, base: int, digits: int, unit: str) -> Display:
     if Fraction(Decimal(mantissa.replace(",", ""))) >= base:  # 9.996 × 10² rounds to 10 × 10²
         exponent += 1
         mantissa = round_significant(exact / Fraction(base) ** exponent, digits)
-    power = f"{base}{str(exponent).translate(_SUPERSCRIPTS)}"
+    power = power_text(base, exponent)
     # The power alone means exactly that power; a rounded mantissa of 1 still shows: 1 × 10⁴ for 9,996.
     number = power if exact == Fraction(base) ** exponent else f"{mantissa} × {power}"
     name = _UNIT_NAMES[unit]
     return Display(f"{number} {name}" if name else number, Fraction(1), name)
+
+
+def power_text(base: int, exponent: int) -> str:
+    """A power as the course writes it, its exponent in superscript digits.
+
+    >>> power_text(10, 23), power_text(2, -24)
+    ('10²³', '2⁻²⁴')
+    """
+    return f"{base}{str(exponent).translate(_SUPERSCRIPTS)}"
 
 
 def _floor_log(exact: Fraction, base: int) -> int:

@@ -36,6 +36,7 @@ from typing import Any
 from ..data.catalog import Catalog, Printed
 from ..data.quantities import display_quantity, round_significant
 from ..figures.kinds.registry import FigureKind
+from .labels import label
 
 
 class TableError(ValueError):
@@ -70,16 +71,6 @@ def _write(element: ET.Element, label: str) -> None:
     for low, tail in zip(parts[1::2], parts[2::2], strict=True):
         sub = ET.SubElement(element, "sub")
         sub.text, sub.tail = low, tail
-
-
-def _label(value: Any, catalog: Catalog, labels: Mapping[Any, str]) -> str:
-    if isinstance(value, str) and value in labels:
-        return labels[value]
-    if isinstance(value, str) and value in catalog.records:
-        return catalog.records[value].name
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    return str(value)
 
 
 def figure_table(
@@ -134,20 +125,20 @@ def figure_table(
         inner_count = len(column_axes[1][1])
         for value in outer_values:
             cell = ET.SubElement(group_row, "th", {"scope": "colgroup", "colspan": str(inner_count)})
-            _write(cell, _label(value, catalog, labels))
+            _write(cell, label(value, catalog, labels))
     header_row = ET.SubElement(head, "tr")
     row_header = ET.SubElement(header_row, "th", {"scope": "col"})
     _write(row_header, names.get(row_name, row_name))
     for key in column_keys:
         cell = ET.SubElement(header_row, "th", {"scope": "col"})
-        _write(cell, _label(key[-1], catalog, labels))
+        _write(cell, label(key[-1], catalog, labels))
 
     body = ET.SubElement(table, "tbody")
     printed_notes = 0
     for row_value in row_values:
         row = ET.SubElement(body, "tr")
         header = ET.SubElement(row, "th", {"scope": "row"})
-        _write(header, _label(row_value, catalog, labels))
+        _write(header, label(row_value, catalog, labels))
         for key in column_keys:
             binding = {**fixed, row_name: row_value, **dict(zip((n for n, _ in column_axes), key, strict=True))}
             arguments = _arguments(kind, binding)

@@ -18,7 +18,8 @@ from macros.build.calls import CallError, parse_call
 from macros.figures.kinds import KINDS
 from macros.figures.kinds.pipeline import _pipeline
 from macros.model import pipeline
-from macros.pictures.charts import MAX_POINTS, ChartError, figure_chart
+from macros.pictures.charts import ChartError, figure_chart
+from macros.pictures.charts.chart import MAX_POINTS
 from tests.conftest import catalog
 from tests.unit.test_charts import _render, _resolve
 

@@ -1,4 +1,4 @@
-"""Charts of figures (macros/pictures/charts.py) and their geometry (macros/pictures/svg.py), without a build."""
+"""Charts of figures (macros/pictures/charts/) and their geometry (macros/pictures/svg.py), without a build."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from macros.data.quantities import display_quantity, with_defaults
 from macros.data.typed_figures import typed_figures
 from macros.figures.figure import render_html
 from macros.figures.kinds import KINDS, FigureKind
-from macros.pictures.charts import BOTTOM, LEFT, RIGHT, TOP, WIDTH, ChartError, figure_chart
+from macros.pictures.charts import ChartError, figure_chart
+from macros.pictures.charts.chart import BOTTOM, LEFT, RIGHT, TOP, WIDTH
 from macros.pictures.svg import Scale, crosses, dodge, domain, text_width, ticks
 from tests.checks import attribute, one
 from tests.conftest import catalog

@@ -1,4 +1,4 @@
-"""Diagrams as frames of device boxes (macros/pictures/diagrams.py): the ring all-reduce drawn from its schedule,
+"""Diagrams as frames of device boxes (macros/pictures/diagrams/): the ring all-reduce drawn from its schedule,
 ZeRO's stages from what each partitions, and one FSDP unit from its schedule."""
 
 from __future__ import annotations
@@ -9,19 +9,12 @@ from bs4 import BeautifulSoup
 from macros import model
 from macros.data.typed_figures import typed_figures
 from macros.model.mixed_precision import mixed_precision_iteration
-from macros.pictures.diagrams import (
-    Cell,
-    DiagramError,
-    Frame,
-    Frames,
-    _microbatch_span,
-    frames_html,
-    fsdp_unit_frames,
-    mixed_precision_frames,
-    pipeline_schedules_frames,
-    ring_allreduce_frames,
-    zero_stages_frames,
-)
+from macros.pictures.diagrams.frames import Cell, DiagramError, Frame, Frames, frames_html
+from macros.pictures.diagrams.fsdp_unit import fsdp_unit_frames
+from macros.pictures.diagrams.mixed_precision import mixed_precision_frames
+from macros.pictures.diagrams.pipeline_schedules import _microbatch_span, pipeline_schedules_frames
+from macros.pictures.diagrams.ring_allreduce import ring_allreduce_frames
+from macros.pictures.diagrams.zero_stages import zero_stages_frames
 from tests.checks import one
 
 

@@ -65,7 +65,7 @@ def test_the_table_has_a_caption_and_headers_with_scope() -> None:
     assert str(one(html, "table caption").contents[0]) == "Model states"
     assert [(th.get_text(), th["scope"]) for th in html.select("thead th")] == [
         ("model", "col"),
-        ("fp16_parameters", "col"),
+        ("fp16 parameters", "col"),
         ("all states", "col"),
     ]
     assert [th.get_text() for th in html.select("tbody th[scope=row]")] == ["GPT-2 1.5B", "a 7-billion-parameter model"]

@@ -1,4 +1,4 @@
-// Scale by the Numbers: step through a diagram's frames (macros/pictures/diagrams.py).
+// Scale by the Numbers: step through a diagram's frames (macros/pictures/diagrams/frames.py).
 //
 // The frames are SVG drawn at build time, all in a row, each with its
 // description. This script shows one at a time, with Previous and Next
