@@ -34,8 +34,9 @@ _ADDRESS_ATTRIBUTES = frozenset(
 #: Schemes whose address runs script, or carries a document of its own, where a browser follows it.
 _SCRIPT_SCHEMES = ("javascript:", "vbscript:", "data:")
 #: Elements that load or run a document or code of their own; a `<template>`'s content is a document apart,
-#: which a parser does not show as the page's (and `shadowrootmode` makes it one that runs).
-_EMBEDDING = frozenset({"iframe", "frame", "object", "embed", "applet", "base", "portal", "template"})
+#: which a parser does not show as the page's (and `shadowrootmode` makes it one that runs); a `<noscript>`'s
+#: is text to a browser that runs scripts and markup to this parser, which has none: what ends it differs.
+_EMBEDDING = frozenset({"iframe", "frame", "object", "embed", "applet", "base", "portal", "template", "noscript"})
 #: SVG's elements that change another attribute while the page is open: pointed at a link's address, one makes
 #: a `javascript:` link that no attribute of the page's HTML spells.
 _ANIMATIONS = frozenset({"animate", "set", "animatemotion", "animatetransform"})

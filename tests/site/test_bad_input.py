@@ -192,26 +192,43 @@ AUTHORED_SCRIPTS = [
     ('Third *b*{: onclick="window.__pwned=9" } end.', "an onclick attribute on a <em>"),
 ]
 
-#: HTML an author might type that no page uses, the line it is reported at, and the element or style told there:
-#: in a lesson's text, and in a quiz's option and its feedback.
+#: HTML an author might type that no page uses, the line it is reported at, and what is told there: in a lesson's
+#: text, and in a quiz's option and its feedback. A <noscript> is told as script: a browser that runs scripts
+#: reads its content as text, a parser without them as markup, and they end it at different places.
 AUTHORED_MARKUP = [
-    ('<noscript><p title="</noscript><img src=x onerror=window.__pwned=9>"></noscript>', None, "a <noscript> element"),
-    ('<link rel="stylesheet" href="https://evil.example/x.css">', None, "a <link> element"),
-    ('<p style="background: url(https://evil.example/x.png)">A styled paragraph.</p>', None, "a style attribute"),
-    ("<math><mi>x</mi></math> in a sentence.", None, "a <math> element"),
+    (
+        '<noscript><p title="</noscript><img src=x onerror=window.__pwned=9>"></noscript>',
+        None,
+        "the page's content holds a <noscript> element",
+    ),
+    ('<link rel="stylesheet" href="https://evil.example/x.css">', None, "the page's own HTML holds a <link> element"),
+    (
+        '<p style="background: url(https://evil.example/x.png)">A styled paragraph.</p>',
+        None,
+        "the page's own HTML holds a style attribute",
+    ),
+    ("<math><mi>x</mi></math> in a sentence.", None, "the page's own HTML holds a <math> element"),
     # Marked `markdown`, md_in_html takes a block out of the stash into the page's tree: still the author's.
     (
         '<noscript markdown>\nHi <!-- </noscript><img src=x onerror="window.__pwned=10"> -->\n</noscript>',
         "<noscript markdown>",
-        "a <noscript> element",
+        "the page's content holds a <noscript> element",
     ),
-    ('<form markdown action="https://evil.example/">\nA form\n</form>', "<form markdown", "a <form> element"),
-    ('<span style="background-image: \\75 rl(https://evil.example/e.png)">esc</span>', None, "a style attribute"),
+    (
+        '<form markdown action="https://evil.example/">\nA form\n</form>',
+        "<form markdown",
+        "the page's own HTML holds a <form> element",
+    ),
+    (
+        '<span style="background-image: \\75 rl(https://evil.example/e.png)">esc</span>',
+        None,
+        "the page's own HTML holds a style attribute",
+    ),
     (
         "/// quiz | Attack\n    id: l8-attack\n    kind: single\n\nWhich?\n\n//// option | correct\nThis one\n\n"
         "Right. <style>body { display: none }</style>\n////\n\n//// option\nThat one\n\nNo.\n////\n///",
         "Right. <style>",
-        "a <style> element",
+        "the page's own HTML holds a <style> element",
     ),
 ]
 
@@ -232,12 +249,12 @@ def test_script_in_a_page_fails_the_build_at_its_line(
     assert all("remove it (no event handler" in said for said in built.messages if message in said)
 
 
-@pytest.mark.parametrize(("text", "line", "what"), AUTHORED_MARKUP)
+@pytest.mark.parametrize(("text", "line", "message"), AUTHORED_MARKUP)
 def test_markup_no_page_uses_fails_the_build_at_its_line(
-    authored_scripts: tuple[Path, Built], text: str, line: str | None, what: str
+    authored_scripts: tuple[Path, Built], text: str, line: str | None, message: str
 ) -> None:
     path, built = authored_scripts
-    fails_with(built, f"{LESSON_8}:{line_of(path, line or text)}", f"the page's own HTML holds {what}")
+    fails_with(built, f"{LESSON_8}:{line_of(path, line or text)}", message)
 
 
 #: Script in a data file's text, which a page would show as words: the file, the text there, its replacement,

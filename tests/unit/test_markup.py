@@ -105,6 +105,7 @@ SCRIPTS = [
     ("<svg><script>alert(1)</script></svg>", "a <script> that is not one of the course's (inline)"),
     ('<p>a</p><body onload="alert(1)">', "an onload attribute on a <body>"),
     ("<div><template shadowrootmode=open><img src=x onerror=alert(1)></template></div>", "a <template> element"),
+    ('<noscript><p title="</noscript><img src=x onerror=alert(1)>"></noscript>', "a <noscript> element"),
     ('<html onmouseover="alert(1)"><p>a</p>', "an onmouseover attribute on a <html>"),
 ]
 
@@ -129,7 +130,6 @@ def test_the_courses_own_markup_runs_nothing(fragment: str) -> None:
 #: HTML an author might type that no page uses, and what `markup_not_allowed` says of it: an element not on
 #: the list once, none inside it, and a style that loads something.
 NOT_ALLOWED = [
-    ('<noscript><p title="</noscript><img src=x onerror=alert(1)>"></noscript>', "a <noscript> element"),
     ('<link rel="stylesheet" href="https://e.org/x.css">', "a <link> element"),
     ("<style>body{display:none}</style>", "a <style> element"),
     ("<svg><text>x</text><style>p{}</style></svg>", "a <svg> element"),
@@ -169,6 +169,7 @@ SCRIPTS_IN_TEXT = [
     ("<img src=x onerror=y>", "an onerror attribute on a <img>"),
     ("&lt;img src=x onerror=y&gt;", "an onerror attribute on a <img>"),
     ("&#60;svg onload=y&#62;", "an onload attribute on a <svg>"),
+    ('GPT-2 <noscript><p title="</noscript><img src=x onerror=alert(1)>"></noscript>', "a <noscript> element"),
     ("[a](javascript:x)", "a javascript: address"),
     ("[a]( JaVaScRiPt:x)", "a javascript: address"),
     ("[a](java\nscript:x)", "a javascript: address"),
