@@ -27,10 +27,15 @@ exactly these fields:
 - `test`: the pytest node id of the test that measured it;
 - `differs` (only where `measured` is not `course`): why, in a sentence that
   names what the software keeps or sends that the course's formula does not
-  (or the other way round), checked by the test against a formula of its own.
+  (or the other way round), checked by the test against a formula of its own;
+- `figure` and `digest` (only for a record of `figures.yml`): the figure on a
+  lesson's page it vouches for, and that figure's fingerprint when the tier ran
+  (`macros.figures.figure.digest`).
 
-The build does not read the file yet: the coordinator wires it into
-`figures.json` (an `engine` entry per figure) after the package's refactor.
+The build reads the file (`macros.data.catalog`): a figure a record names
+carries it into `figures.json` (its `engine` entry, the software's value in the
+figure's unit) and its tooltip, and a figure changed since its digest was
+taken fails the build, until the tier measures it again.
 """
 
 from __future__ import annotations
@@ -49,7 +54,9 @@ ROOT = Path(__file__).resolve().parents[2]
 MEASURED = ROOT / "catalog" / "measured.yml"
 #: Set to 1 to rewrite MEASURED from a passing run.
 WRITE_VARIABLE = "ENGINE_WRITE"
-FIELDS = ("vouches", "software", "measured", "course", "unit", "test", "differs")
+FIELDS = ("vouches", "software", "measured", "course", "unit", "test", "differs", "figure", "digest")
+#: Which record vouches for which figure on a page, by key (a data file, read once).
+FIGURES_FILE = Path(__file__).with_name("figures.yml")
 UNITS = ("param", "B/param", "element/param", "B/sbh", "B/as2b", "B/sb", "B", "FLOP/param", "1")
 
 
@@ -71,6 +78,8 @@ class Record:
     unit: str
     test: str
     differs: str = ""
+    figure: str = ""
+    digest: str = ""
 
     def __post_init__(self) -> None:
         if self.unit not in UNITS:
@@ -93,6 +102,8 @@ class Record:
         }
         if self.differs:
             data["differs"] = self.differs
+        if self.figure:
+            data["figure"], data["digest"] = self.figure, self.digest
         return data
 
 
@@ -121,6 +132,14 @@ def load(path: Path = MEASURED) -> Mapping[str, Mapping[str, Any]]:
         if not isinstance(record, dict) or set(record) - set(FIELDS):
             raise ValueError(f"{path.name}: {key}: a record has only the fields {', '.join(FIELDS)}")
     return data
+
+
+def figures() -> dict[str, str]:
+    """The figure each record vouches for, by the record's key (`figures.yml`)."""
+    data = yaml.safe_load(FIGURES_FILE.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise ValueError(f"{FIGURES_FILE.name}: expected a mapping of record keys to figure ids")
+    return {str(key): value for key, value in data.items()}
 
 
 def writing() -> bool:

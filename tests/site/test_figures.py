@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from macros.data.lessons import Lesson, index_lessons
 from macros.figures.kinds import kind_of
 from tests.checks import FigureRecord, attribute, bare_figures, lesson_body, rederives
 from tests.conftest import catalog, course, soup
@@ -87,3 +88,34 @@ def test_each_page_carries_its_figures_tooltips_once(site_dir: Path, records: li
         assert {(catalog().sources[s].cite, where) for s, where in cited} == {(s[1], s[2]) for s in tip["sources"]}
         assert all(s[3] is None or s[3].startswith("https://") for s in tip["sources"])
     assert data["report"].startswith(f"{course().repo_url}/issues/new?template=figure-wrong.yml&")
+
+
+#: The stages whose figures real training software can reproduce (issue 27): counts, FLOPs, memory, traffic.
+#: Stage 3 (number formats) is arithmetic of the formats themselves.
+ENGINE_STAGES = {1, 2, 4, 5, 6}
+#: Lessons of those stages none of whose figures an engine here reproduces, and why.
+UNMEASURED = {
+    12: "its figures are a pipeline schedule's bubble and stage memory, and the tier runs no pipeline engine"
+    " (Megatron-LM's and DeepSpeed's pipelines need CUDA or several hosts for what the lesson counts)",
+}
+
+
+def test_every_lesson_of_the_engine_stages_shows_a_figure_the_engine_tier_measured(
+    records: list[FigureRecord],
+) -> None:
+    """Each lesson of those stages has a figure whose tooltip says what the software measured (measured.yml's
+    records that name a figure, tests/engine/figures.yml), unless UNMEASURED says why it cannot."""
+    measured = {record["page"] for record in records if "engine" in record}
+    lessons = course_lessons()
+    missing = [
+        number
+        for number, lesson in lessons.items()
+        if lesson.stage in ENGINE_STAGES and number not in UNMEASURED and lesson.src_path not in measured
+    ]
+    assert missing == [], f"lessons {missing} show no figure the engine tier measured: map a record to one"
+    assert all(lessons[number].src_path not in measured for number in UNMEASURED), "UNMEASURED is out of date"
+
+
+def course_lessons() -> dict[int, Lesson]:
+    """The course's lessons by number, as the build indexes them."""
+    return dict(index_lessons(course().docs_dir).lessons)
