@@ -108,15 +108,21 @@ bench: $(STAMP)
 # PyTorch, transformers and DeepSpeed (requirements-engine.txt, about 5.7 GB with
 # torch's CUDA libraries), run on the CPU over gloo; `make test` never needs them.
 # ENGINE_WRITE=1 rewrites catalog/measured.yml from what the tier measured.
+# A tier's venv of its own ($(1)): the course's locked packages, and the tier's requirements file ($(2))
+# under the same constraints, so that what both need keeps the version `make test` runs with.
+define tier_venv
+	$(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet $(PIP_PIN)
+	$(1)/bin/python -m pip install --quiet -r requirements.txt -r $(2) -c constraints.txt
+	$(1)/bin/python -m pip install --quiet --no-deps --editable .
+	touch $@
+endef
+
 ENGINE_VENV := .venv-engine
 ENGINE_BIN := $(ENGINE_VENV)/bin
 ENGINE_STAMP := $(ENGINE_VENV)/.installed
 $(ENGINE_STAMP): requirements.txt constraints.txt requirements-engine.txt pyproject.toml
-	$(PYTHON) -m venv $(ENGINE_VENV)
-	$(ENGINE_BIN)/python -m pip install --quiet $(PIP_PIN)
-	$(ENGINE_BIN)/python -m pip install --quiet -r requirements.txt -r requirements-engine.txt -c constraints.txt
-	$(ENGINE_BIN)/python -m pip install --quiet --no-deps --editable .
-	touch $@
+	$(call tier_venv,$(ENGINE_VENV),requirements-engine.txt)
 
 # addopts is emptied: the course's own (xdist over every core, doctests of macros/, and
 # --ignore=tests/engine) are for `make test`; the tier spawns its own ranks.
@@ -128,11 +134,7 @@ ZENSICAL_VENV := .venv-zensical
 ZENSICAL_BIN := $(ZENSICAL_VENV)/bin
 ZENSICAL_STAMP := $(ZENSICAL_VENV)/.installed
 $(ZENSICAL_STAMP): requirements.txt constraints.txt requirements-zensical.txt pyproject.toml
-	$(PYTHON) -m venv $(ZENSICAL_VENV)
-	$(ZENSICAL_BIN)/python -m pip install --quiet $(PIP_PIN)
-	$(ZENSICAL_BIN)/python -m pip install --quiet -r requirements.txt -r requirements-zensical.txt -c constraints.txt
-	$(ZENSICAL_BIN)/python -m pip install --quiet --no-deps --editable .
-	touch $@
+	$(call tier_venv,$(ZENSICAL_VENV),requirements-zensical.txt)
 
 zensical: $(ZENSICAL_STAMP)
 	$(ZENSICAL_BIN)/python -m pytest tests/zensical -o addopts="" -ra --strict-markers -p no:cacheprovider
