@@ -1,14 +1,17 @@
 """How fast the course builds, beside plain Material on the same Markdown (`make bench`).
 
-For each size (2, 30 and 100 lessons by default) this writes a synthetic course
-into a temporary folder, copies of Lesson 8 renumbered so that the build takes
-them as distinct lessons, then builds it in fresh processes, as an author's
-`mkdocs build` does, in turns: as the course (macros, quizzes, checks) and as
-plain Material, with the same Markdown and without the course's macros plugin
-and extensions. It prints the median CPU time of each and the median ratio of
+For each size (13 and 50 lessons by default: the course's, and a course four
+times its size) this writes a synthetic course into a temporary folder, copies
+of Lesson 8 renumbered so that the build takes them as distinct lessons, then
+builds it in fresh processes, as an author's `mkdocs build` does, in turns: as
+the course (macros, quizzes, checks) and as plain Material fed the same Markdown
+after the course's macros have expanded it (`expand_macros`), without the
+course's plugin and extensions. It prints the median CPU time of each and the median ratio of
 the pairs, the number the course's budget is set in (≤ 1.2×), then the wall time
 of the real course's build, of an author's save → reload under `mkdocs serve`
-(in Chromium), and of `make test`'s pytest run.
+(in Chromium) for each kind of edit (a lesson, the catalog, the glossary, the
+package's Python) paired with plain Material's lesson edit, and of `make test`'s
+pytest run.
 """
 
 from __future__ import annotations
@@ -88,6 +91,42 @@ def plain_material(project: Path) -> None:
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
 
 
+def expand_macros(course: Path, plain: Path) -> None:
+    """Give plain Material the course's pages as the course's Markdown extension reads them: each page's macro
+    calls expanded to the HTML they make, so that both builds convert the same content and the ratio counts
+    only the course's own work (its macros, quizzes and checks). The course is built once, in a process of its
+    own (`--expand-into`), and each page's expanded Markdown written over plain's copy."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--expand-into", str(plain / "docs")]
+    subprocess.run(command, cwd=course, env=_ENVIRONMENT, check=True, stdout=subprocess.DEVNULL)
+
+
+def _expand_into(docs: Path) -> None:
+    """Build the course in this folder, writing each page as its macros expanded it (front matter kept) in `docs`.
+
+    What a macro made stands in the Markdown as a token for its HTML (`macros.build.state.TOKEN`); here the
+    token becomes the HTML itself, as raw HTML in the Markdown."""
+    sys.path.insert(0, os.getcwd())  # this course's own package, as mkdocs-macros imports it
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    from macros.build import state
+
+    render = state.Build.render
+
+    def expanding(self: state.Build, markdown: str) -> str:
+        rendered = render(self, markdown)
+        page = self.page
+        if page is not None:
+            expanded = state.TOKEN.sub(lambda token: page.html[int(token.group(1))][0], rendered)
+            front_matter = page.source[: len(page.source) - len(markdown)] if page.source.endswith(markdown) else ""
+            (docs / page.src_path).write_text(front_matter + expanded, encoding="utf-8")
+        return rendered
+
+    state.Build.render = expanding  # type: ignore[method-assign]
+    with tempfile.TemporaryDirectory() as site:
+        build(load_config("mkdocs.yml", site_dir=site))
+
+
 def compare(lessons: int, runs: int) -> str:
     """One line: the course and plain Material at `lessons` lessons, median CPU seconds of each and the median
     ratio of the pairs.
@@ -103,6 +142,7 @@ def compare(lessons: int, runs: int) -> str:
         synthetic_course(course, lessons)
         shutil.copytree(course, plain)
         plain_material(plain)
+        expand_macros(course, plain)
 
         def build_course() -> float:
             shutil.rmtree(user_cache, ignore_errors=True)
@@ -123,68 +163,98 @@ def _free_port() -> int:
         return port
 
 
-def reload_times(saves: int, plain: bool = False) -> list[float]:
-    """Seconds from saving Lesson 8 to the open page showing the change, under `mkdocs serve`, `saves` times.
+#: The edits an author makes, each to a file of the course's copy, and a sentence or comment appended to it.
+EDITS = {
+    "lesson": ("docs/stage-4/lesson-002.md", "\n\nSaved for the {n}th time.\n"),
+    "catalog": ("catalog/models.yml", "\n# saved for the {n}th time\n"),
+    "glossary": ("glossary/terms.yml", "\n# saved for the {n}th time\n"),
+    "python": ("macros/model/memory.py", "\n# saved for the {n}th time\n"),
+}
 
-    A copy of the course is served as `make serve` serves it; Chromium keeps the
-    lesson open; each save appends a new sentence, and the time is taken when the
-    page shows it.
+
+def _serve(project: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """`project` served as `make serve` serves it, on a free port."""
+    port = _free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "mkdocs",
+        "serve",
+        "--no-strict",
+        "--livereload",
+        "--dev-addr",
+        f"127.0.0.1:{port}",
+    ]
+    server = subprocess.Popen(
+        command, cwd=project, env=_ENVIRONMENT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    return server, port
+
+
+def reload_pairs(saves: int) -> dict[str, list[tuple[float, float]]]:
+    """Seconds from a save to the open page reloaded, for each kind of edit (`EDITS`) to the course, each paired
+    with a lesson edit to plain Material on the same Markdown, in turns: a machine whose speed drifts moves both.
+
+    Two copies are served as `make serve` serves them; Chromium keeps each one's lesson open; the time is taken
+    when the page has been replaced (a mark set on it is gone) and has loaded.
     """
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import Page, sync_playwright
 
     from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 
-    times = []
+    def reloaded(page: Page, path: Path, addition: str) -> float:
+        page.evaluate("window.__sbnMark = true")
+        start = time.perf_counter()
+        path.write_text(path.read_text(encoding="utf-8") + addition, encoding="utf-8")
+        page.wait_for_function("!window.__sbnMark && document.readyState === 'complete'", timeout=60_000, polling=20)
+        return time.perf_counter() - start
+
+    pairs: dict[str, list[tuple[float, float]]] = {kind: [] for kind in EDITS}
     with tempfile.TemporaryDirectory() as work:
-        project = Path(work, "course")
-        synthetic_course(project, 2)
-        if plain:
-            plain_material(project)
-        lesson = project / "docs" / "stage-4" / "lesson-002.md"
-        port = _free_port()
-        command = [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "serve",
-            "--no-strict",
-            "--livereload",
-            "--dev-addr",
-            f"127.0.0.1:{port}",
-        ]
-        server = subprocess.Popen(
-            command, cwd=project, env=_ENVIRONMENT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-        )
+        course, plain = Path(work, "course"), Path(work, "plain")
+        synthetic_course(course, 2)
+        synthetic_course(plain, 2)
+        plain_material(plain)
+        servers = [_serve(course), _serve(plain)]
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                page = browser.new_page()
-                for _ in range(100):  # until the server answers
-                    try:
-                        page.goto(f"http://127.0.0.1:{port}/course/stage-4/lesson-002/")
-                        break
-                    except Exception:
-                        time.sleep(0.2)
-                for save in range(saves):
-                    marker = f"Saved for the {save}th time."
-                    start = time.perf_counter()
-                    lesson.write_text(lesson.read_text(encoding="utf-8") + f"\n{marker}\n", encoding="utf-8")
-                    page.wait_for_function(f"document.body.innerText.includes({marker!r})", timeout=60_000)
-                    times.append(time.perf_counter() - start)
+                pages = []
+                for _, port in servers:
+                    page = browser.new_page()
+                    for _ in range(150):  # until the server answers
+                        try:
+                            page.goto(f"http://127.0.0.1:{port}/course/stage-4/lesson-002/")
+                            break
+                        except Exception:
+                            time.sleep(0.2)
+                    pages.append(page)
+                lesson, addition = EDITS["lesson"]
+                for save in range(saves + 1):  # the first pair warms both up
+                    for kind, (name, text) in EDITS.items():
+                        ours = reloaded(pages[0], course / name, text.format(n=save))
+                        theirs = reloaded(pages[1], plain / lesson, addition.format(n=f"{kind} {save}"))
+                        if save:
+                            pairs[kind].append((ours, theirs))
                 browser.close()
         finally:
-            server.terminate()
-            server.wait(timeout=30)
-    return times
+            for server, _ in servers:
+                server.terminate()
+                server.wait(timeout=30)
+    return pairs
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="timed builds of each after one warm-up (default 3)")
-    parser.add_argument("--lessons", type=int, nargs="*", default=[2, 30, 100], help="synthetic course sizes")
+    parser.add_argument("--lessons", type=int, nargs="*", default=[13, 50], help="synthetic course sizes")
     parser.add_argument("--no-tests", action="store_true", help="skip timing the test suite")
     parser.add_argument("--no-reload", action="store_true", help="skip timing save → reload under mkdocs serve")
+    parser.add_argument("--expand-into", type=Path, help=argparse.SUPPRESS)  # `expand_macros`' own process
     arguments = parser.parse_args()
+    if arguments.expand_into:
+        _expand_into(arguments.expand_into)
+        return
     for lessons in arguments.lessons:
         print(compare(lessons, arguments.runs), flush=True)
     with tempfile.TemporaryDirectory() as site:
@@ -192,11 +262,11 @@ def main() -> None:
         walls = sorted(time_build(ROOT, Path(site))[1] for _ in range(arguments.runs))
     print(f"the course's own build: median {statistics.median(walls):.2f} s wall", flush=True)
     if not arguments.no_reload:
-        ours = statistics.median(reload_times(arguments.runs + 2))
-        theirs = statistics.median(reload_times(arguments.runs + 2, plain=True))
-        print(
-            f"save → reloaded page under mkdocs serve: course {ours:.2f} s, plain Material {theirs:.2f} s", flush=True
-        )
+        print("save → reloaded page under mkdocs serve, beside plain Material's lesson edit (budget ≤ 1.2×):")
+        for kind, pairs in reload_pairs(arguments.runs + 2).items():
+            ours, theirs = (statistics.median(times) for times in zip(*pairs, strict=True))
+            ratio = statistics.median(a / b for a, b in pairs)
+            print(f"  {kind:>8} edit: course {ours:.2f} s, plain Material {theirs:.2f} s: {ratio:.2f}×", flush=True)
     if not arguments.no_tests:
         start = time.perf_counter()
         subprocess.run(
