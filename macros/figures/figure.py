@@ -159,8 +159,12 @@ def tooltip(figure: Figure) -> dict[str, Any]:
     if _OPERATORS & set(figure.computed.formula):
         shown["formula"] = figure.computed.formula
     if figure.measured:
-        # [the software, and why it differs from the course's formula or None]: course.js shows "measured: …".
-        shown["measured"] = [[measured.software, measured.differs] for measured in figure.measured]
+        # [the software, why it differs from the course's formula or None, and the figure as the software would
+        # show it]: course.js shows "Measured: …".
+        shown["measured"] = [
+            [measured.software, measured.differs, format_quantity(measured.scaled(figure.value), figure.unit)]
+            for measured in figure.measured
+        ]
     return shown
 
 

@@ -222,3 +222,39 @@ def test_every_tooltip_stays_inside_the_viewport(tab: Page, base_url: str, path:
     tab.goto(base_url + path)
     found = tab.evaluate(_EVERY_TIP)
     assert found["wrong"] == [], f"{len(found['wrong'])} of {found['opened']} tooltips: {found['wrong'][:8]}"
+
+
+#: Each figure of the open page that the engine tier measured (its tooltip data's `measured`) opened, and what
+#: its tooltip says of it; and the first figures it did not measure, whose tooltips must claim no measurement.
+_MEASURED_TIPS = """() => {
+    for (const details of document.querySelectorAll("article details")) details.open = true;
+    const data = JSON.parse(document.querySelector("#sbn-figures")?.dataset.json ?? '{"figures": {}}').figures;
+    const seen = new Set();
+    const said = (trigger) => {
+        trigger.scrollIntoView({ block: "center" });
+        trigger.dispatchEvent(new MouseEvent("mouseover", { bubbles: true }));
+        return document.querySelector(".sbn-tip")?.textContent ?? "";
+    };
+    const measured = [], unmeasured = [];
+    for (const trigger of document.querySelectorAll("article .fig")) {
+        const id = trigger.dataset.figId;
+        if (seen.has(id) || !trigger.checkVisibility()) continue;
+        seen.add(id);
+        if (data[id]?.measured) measured.push([id, data[id].measured, said(trigger)]);
+        else if (unmeasured.length < 20) unmeasured.push([id, said(trigger)]);
+    }
+    return { measured, unmeasured };
+}"""
+
+
+def test_a_figure_the_engine_tier_measured_says_what_the_software_gave(tab: Page, base_url: str, path: str) -> None:
+    """On every page: each measured figure's tooltip names the software and the value it gave, and no other
+    figure's tooltip claims a measurement."""
+    tab.goto(base_url + path)
+    found = tab.evaluate(_MEASURED_TIPS)
+    for figure_id, entries, text in found["measured"]:
+        for software, differs, value in entries:
+            assert f"Measured: {software}: {value}" in text, (figure_id, text)
+            assert (differs or "the same") in text, (figure_id, text)
+    assert [figure_id for figure_id, text in found["unmeasured"] if "Measured:" in text] == []
+    assert found["measured"] or found["unmeasured"] or "/lesson-" not in path

@@ -60,8 +60,9 @@ def test_a_measured_figure_carries_the_value_the_software_would_show(tmp_path: P
     assert record["engine"]["software"] == "torch 2.14.1"
     assert record["engine"]["test"].startswith("tests/engine/")
     assert "buckets" in record["engine"]["differs"]
+    # The course's 24 GB (16 bytes × 1.5 billion), as the software's 20 bytes a parameter would show it.
     assert tooltip(figure)["measured"] == [
-        ["torch 2.14.1", "DDP keeps its gradient buckets, a second copy of the gradients"]
+        ["torch 2.14.1", "DDP keeps its gradient buckets, a second copy of the gradients", "30 GB"]
     ]
 
 

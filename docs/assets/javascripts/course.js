@@ -268,13 +268,9 @@
       source.append(`, ${where}`);
     }
     // What running the software gave for it (the engine tier's measured.yml, macros/figures/figure.py).
-    for (const [software, differs] of figure?.measured ?? []) {
-      add(
-        tip,
-        "span",
-        `Measured: ${software}, ${differs ? `which differs: ${differs}` : "the same"}.`,
-        "sbn-tip__source",
-      );
+    for (const [software, differs, value] of figure?.measured ?? []) {
+      const result = differs ? `${value}, which differs: ${differs}` : `${value}, the same`;
+      add(tip, "span", `Measured: ${software}: ${result}.`, "sbn-tip__source");
     }
     if (web(figures.report)) {
       const description = `The page shows ${shown} (exact value: ${data.value} ${data.unit}).\n\nWhat is wrong, and your source or arithmetic:\n`;
