@@ -70,7 +70,8 @@ def synthetic_course(target: Path, lessons: int) -> None:
             r"(?m)^prerequisites: \[7\]$", f"prerequisites: [{number - 1}]" if number > 1 else "prerequisites: []", text
         )
         text = text.replace("l8-", f"l{number}-").replace("Lesson 8.", f"Lesson {number}.")
-        text = re.sub(r"\[Lesson 7\]\([^)]*\)", "Lesson 7", text)
+        # Links to the other lessons, which the synthetic course does not have, keep their words only.
+        text = re.sub(r"\[([^\]]*)\]\((?:\.\./stage-\d+/)?lesson-[^)]*\.md(?:#[^)]*)?\)", r"\1", text)
         names.append(f"stage-4/lesson-{number:03d}.md")
         (target / "docs" / names[-1]).write_text(text, encoding="utf-8")
     config = (target / "mkdocs.yml").read_text(encoding="utf-8")
@@ -96,8 +97,10 @@ def expand_macros(course: Path, plain: Path) -> None:
     calls expanded to the HTML they make, so that both builds convert the same content and the ratio counts
     only the course's own work (its macros, quizzes and checks). The course is built once, in a process of its
     own (`--expand-into`), and each page's expanded Markdown written over plain's copy."""
-    command = [sys.executable, str(Path(__file__).resolve()), "--expand-into", str(plain / "docs")]
-    subprocess.run(command, cwd=course, env=_ENVIRONMENT, check=True, stdout=subprocess.DEVNULL)
+    command = [sys.executable, "-m", "tests.benchmark", "--expand-into", str(plain / "docs")]
+    # This module from the repository; the course's package and configuration from the copy, its folder.
+    environment = {**_ENVIRONMENT, "PYTHONPATH": str(ROOT)}
+    subprocess.run(command, cwd=course, env=environment, check=True, stdout=subprocess.DEVNULL)
 
 
 def _expand_into(docs: Path) -> None:
@@ -119,7 +122,9 @@ def _expand_into(docs: Path) -> None:
         if page is not None:
             expanded = state.TOKEN.sub(lambda token: page.html[int(token.group(1))][0], rendered)
             front_matter = page.source[: len(page.source) - len(markdown)] if page.source.endswith(markdown) else ""
-            (docs / page.src_path).write_text(front_matter + expanded, encoding="utf-8")
+            target = docs / page.src_path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(front_matter + expanded, encoding="utf-8")
         return rendered
 
     state.Build.render = expanding  # type: ignore[method-assign]
