@@ -72,17 +72,19 @@ def shown(quantity: Quantity) -> str:
 
 
 def digest(computed: Computed) -> str:
-    """A short fingerprint of what a figure is: its exact value and unit, its formula, and each input's value
-    and unit. measured.yml keeps it beside the figure a measurement vouches for, so that a change to the
-    figure (a formula, a catalog value) after the engine tier ran is found, not vouched for by an old run.
+    """A short fingerprint of what a figure is made of: its unit, its formula, and which catalog values it
+    takes (each input's entry, field and unit), not their values. measured.yml keeps it beside the figure a
+    measurement vouches for, so that a figure made another way since the engine tier ran (another formula,
+    another input) is found, not vouched for by an old run; a catalog value changed leaves the measured ratio,
+    which scales the figure, as true as it was.
 
-    >>> digest(Computed(16, "B/param", "16 B", "16 bytes")) == digest(Computed(16, "B/param", "16 B", "sixteen"))
+    >>> digest(Computed(16, "B/param", "16 B", "")) == digest(Computed(20, "B/param", "16 B", "sixteen"))
     True
-    >>> digest(Computed(16, "B/param", "16 B", "")) == digest(Computed(20, "B/param", "16 B", ""))
+    >>> digest(Computed(16, "B/param", "16 B", "")) == digest(Computed(16, "B/param", "18 B", ""))
     False
     """
-    parts = [value_text(computed.value), computed.unit, computed.formula]
-    parts += [f"{quantity.value}:{quantity.unit}" for quantity in computed.inputs]
+    parts = [computed.unit, computed.formula]
+    parts += [f"{quantity.entry}.{quantity.field}:{quantity.unit}" for quantity in computed.inputs]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 

@@ -107,3 +107,18 @@ def test_a_record_naming_a_figure_without_its_digest_is_refused(tmp_path: Path) 
     undigested = "\n".join(line for line in _record("model-states/gpt2-1.5b").splitlines() if "digest" not in line)
     with pytest.raises(CatalogError, match="names a figure exactly when it gives that figure's digest"):
         load_catalog(_catalog_with(tmp_path, undigested + "\n"))
+
+
+def test_a_changed_catalog_value_leaves_a_measured_ratio_vouching_for_its_figure(tmp_path: Path) -> None:
+    """Bytes per parameter measured on a small model hold for any count: a new parameter count for GPT-2 1.5B is
+    still the figure the tier measured, scaled as before."""
+    folder = _catalog_with(tmp_path, _record("model-states/gpt2-1.5b"))
+    models = folder / "models.yml"
+    models.write_text(
+        models.read_text(encoding="utf-8").replace("parameters: 1_500_000_000", "parameters: 1_600_000_000", 1),
+        encoding="utf-8",
+    )
+    catalog = load_catalog(folder)
+    check_measured(catalog)
+    figure = KINDS["model_states"].figure(catalog, "gpt2-1.5b")
+    assert figure.value == 16 * 1_600_000_000 and figure.measured
