@@ -16,6 +16,7 @@ every snippet before and after in Node (tests/unit/test_assets.py).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import rcssmin
@@ -115,6 +116,7 @@ class _Script:
         return "".join(self.out).lstrip("\n") + "\n"
 
 
+@lru_cache(maxsize=64)
 def strip_js(text: str) -> str:
     """Script without its comments, indentation, blank lines and the spaces its tokens do not need.
 
@@ -129,6 +131,7 @@ def strip_js(text: str) -> str:
     return _Script(text).read()
 
 
+@lru_cache(maxsize=64)
 def strip_css(text: str) -> str:
     """Style without its comments and spare white space.
 
@@ -139,7 +142,11 @@ def strip_css(text: str) -> str:
 
 
 def strip_site_assets(docs_dir: Path, site_dir: Path) -> None:
-    """Rewrite, minified, every script and style sheet the site copied from `docs_dir` (all of them ours)."""
+    """Rewrite, minified, every script and style sheet the site copied from `docs_dir` (all of them ours).
+
+    Each text is minified once per process (`strip_js` and `strip_css` keep what they made of it): `mkdocs
+    serve` rebuilds the site on every save, and the scripts rarely change between two.
+    """
     strippers = {".js": strip_js, ".css": strip_css}
     for source in sorted(docs_dir.rglob("*")):
         target = site_dir / source.relative_to(docs_dir)
