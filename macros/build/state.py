@@ -19,6 +19,7 @@ import xml.etree.ElementTree as etree
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from html import escape as escape_attribute
+from html import unescape as html_text
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -381,6 +382,14 @@ class Build:
         if page is None:
             return
         serialized = md.serializer(root)
+        heading = _theme_title(md, root, page.ours)
+        if heading is not None and markup_in(heading):
+            marks = ", ".join(map(repr, markup_in(heading)))
+            self.report(
+                f"the page's first heading, which the theme takes for its title ({heading!r}), holds {marks} once its"
+                f" character references are read; {PLAIN_FIELDS}",
+                page.line_of("# "),
+            )
         # The n-th finding of an attribute and value is at the n-th line that holds them, whatever its element:
         # a span's onclick and an attribute list's give the same two words on two lines.
         occurrences: dict[tuple[str, str], int] = {}
@@ -597,6 +606,17 @@ _BUILT = "\ue003"
 _PAGE_FIELDS = ("title", "description", "hide")
 #: What Material's `hide` may hide of a page.
 _HIDEABLE = frozenset({"navigation", "toc", "footer", "path", "tags", "feedback"})
+
+
+def _theme_title(md: Markdown, root: etree.Element, built: set[str]) -> str | None:
+    """The title a theme gives a page from its first heading, when the page begins with one: the heading's text
+    as MkDocs takes it (tags stripped), its character references read as Material's `striptags` reads them. A
+    "&lt;" typed in a heading becomes a "<" in the page's <title>, which the theme writes unescaped."""
+    first = next(iter(root), None)
+    if first is None or first.tag != "h1":
+        return None
+    inner = _restored(md, md.serializer(first), built, with_built=True)
+    return html_text(re.sub(r"<[^>]*>", "", inner))
 
 
 def _toc_labels(tokens: list[dict[str, Any]]) -> Iterator[str]:

@@ -507,6 +507,21 @@ def test_a_field_a_page_does_not_take_fails_at_its_line(
     assert "Traceback" not in built.output
 
 
+@pytest.mark.parametrize("title", ["title: Glossary\n", ""])
+def test_a_first_heading_that_would_be_markup_in_the_title_fails_at_its_line(
+    course_copy: Path, edit: Edit, title: str
+) -> None:
+    """Without a title of its own a page takes its first heading's, and the theme reads its character references
+    (Material's striptags) into the <title> unescaped; with one, the heading is still held to it."""
+    page = course_copy / "docs/glossary.md"
+    if not title:
+        edit(page, "title: Glossary\n", "")
+    heading = "# Glossary &lt;/title&gt;&lt;img src=x onerror=window.__pwned=1&gt;"
+    edit(page, "# Glossary\n", f"{heading}\n")
+    built = build_copy(course_copy)
+    fails_with(built, f"docs/glossary.md:{line_of(page, heading)}", "the page's first heading, which the theme takes")
+
+
 MARKUP_IN_FRONT_MATTER = [("title", "Home <b>x</b>"), ("description", 'A "quoted" course')]
 
 
