@@ -173,24 +173,39 @@ class PageState:
                 return number
         return None
 
-    def lines_holding(self, *texts: str) -> list[int]:
-        """The lines of the page's source that hold every one of `texts` (none when one is empty), in order."""
+    def lines_holding(self, *texts: str, read: bool = False) -> list[int]:
+        """The lines of the page's source that hold every one of `texts` (none when one is empty), in order; with
+        `read`, as the lines read once their character references are (`&#115;` as "s")."""
         if not all(texts):
             return []
+        lines = self.source.splitlines()
         return [
-            number for number, line in enumerate(self.source.splitlines(), start=1) if all(t in line for t in texts)
+            number
+            for number, line in enumerate(map(html_text, lines) if read else lines, start=1)
+            if all(t in line for t in texts)
         ]
 
-    def script_line(self, script: ScriptFound, occurrence: int) -> int | None:
-        """The line `script` was typed on: its `occurrence`-th line (from 0) holding its attribute's name and
-        value, or else its value, or else its name; None when the source spells it otherwise (with character
-        references, or through a macro)."""
-        lines = (
-            self.lines_holding(script.name, script.value)
-            or self.lines_holding(script.value)
-            or self.lines_holding(script.name)
-        )
-        return lines[min(occurrence, len(lines) - 1)] if lines else None
+    def script_lines(self) -> Callable[[ScriptFound], int | None]:
+        """A finder of the line each finding of a page was typed on, asked of the findings in the page's order:
+        the next line not yet told of those holding its attribute's name and value, or else its value, or else
+        those as its line reads once its character references are read, or else its name (a span's onclick
+        and an attribute list's give the same words on two lines); None when the source spells none of them."""
+        told: dict[tuple[int, ...], int] = {}
+
+        def line(script: ScriptFound) -> int | None:
+            # A value spelt with character references ("java&#115;cript:x") reads as itself once they are read.
+            lines = tuple(
+                self.lines_holding(script.name, script.value)
+                or self.lines_holding(script.value)
+                or self.lines_holding(script.name, script.value, read=True)
+                or self.lines_holding(script.name)
+            )
+            if not lines:
+                return None
+            occurrence = told[lines] = told.get(lines, -1) + 1
+            return lines[min(occurrence, len(lines) - 1)]
+
+        return line
 
 
 class Build:
@@ -390,26 +405,22 @@ class Build:
                 f" character references are read; {PLAIN_FIELDS}",
                 page.line_of("# "),
             )
-        # The n-th finding of an attribute and value is at the n-th line that holds them, whatever its element:
-        # a span's onclick and an attribute list's give the same two words on two lines.
-        occurrences: dict[tuple[str, str], int] = {}
+        script_line = page.script_lines()
         for script in script_in(_restored(md, serialized, page.ours, with_built=True)):
-            occurrence = occurrences[script.name, script.value] = occurrences.get((script.name, script.value), -1) + 1
             self.report(
                 f"the page's content holds {script.what}, which would run script in a reader's browser: a page is"
                 " text, figures and the course's own pictures; remove it (no event handler, <script>, embedded"
                 " document, javascript: or data: address: link to an https:// page, or to a file in docs/ by its path)",
-                page.script_line(script, occurrence),
+                script_line(script),
             )
         own = _restored(md, serialized, page.ours, with_built=False)
-        occurrences.clear()
+        markup_line = page.script_lines()
         for markup in markup_not_allowed(_typed_html(md, page.ours, page.typed_blocks), own):
-            occurrence = occurrences[markup.name, markup.value] = occurrences.get((markup.name, markup.value), -1) + 1
             self.report(
                 f"the page's own HTML holds {markup.what}, which a page does not use: a page is text, figures and"
                 " the course's own pictures (a picture comes from a macro, a style from the course's style sheets);"
                 f" write Markdown, or HTML of these elements only: {', '.join(sorted(ALLOWED_ELEMENTS))}",
-                page.script_line(markup, occurrence),
+                markup_line(markup),
             )
         seen: dict[str, int] = {}
         for syntax in unrendered(own, page.reported):

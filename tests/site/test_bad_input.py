@@ -190,6 +190,10 @@ AUTHORED_SCRIPTS = [
     # The same attribute and value on two lines, of two elements: each at its own line.
     ('Second <span onclick="window.__pwned=9">a</span> and.', "an onclick attribute on a <span>"),
     ('Third *b*{: onclick="window.__pwned=9" } end.', "an onclick attribute on a <em>"),
+    # An address spelt with a character reference, after a line that only looks like it (a backslash before the
+    # colon makes no scheme): told at its own line.
+    ('A [link](x){: href="javascript\\:window.__pwned=13" } escaped.', None),
+    ('<a href="java&#115;cript:window.__pwned=13">Another</a> escaped.', "a javascript: address in the href of a <a>"),
 ]
 
 #: HTML an author might type that no page uses, the line it is reported at, and what is told there: in a lesson's
