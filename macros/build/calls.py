@@ -124,8 +124,11 @@ def parse_call(text: str, line: int) -> Call:
         )
     if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
         raise CallError(f"{written}: write every argument out; * and ** are not read")
-    args = tuple(_literal(arg, written) for arg in call.args)
-    kwargs = {keyword.arg: _literal(keyword.value, written) for keyword in call.keywords if keyword.arg}
+    try:
+        args = tuple(_literal(arg, written) for arg in call.args)
+        kwargs = {keyword.arg: _literal(keyword.value, written) for keyword in call.keywords if keyword.arg}
+    except RecursionError:  # an argument nested hundreds deep (- - - … 1, [[[…]]]): no value is written so
+        raise CallError(f"{written}: an argument is nested too deeply to read; write its value out") from None
     return Call(text=" ".join(written.split()), line=line, name=call.func.id, args=args, kwargs=kwargs)
 
 

@@ -173,17 +173,19 @@ class PageState:
                 return number
         return None
 
-    def lines_holding(self, *texts: str, read: bool = False) -> list[int]:
-        """The lines of the page's source that hold every one of `texts` (none when one is empty), in order; with
-        `read`, as the lines read once their character references are (`&#115;` as "s")."""
+    def lines_holding(self, *texts: str, read: bool = False, fold: bool = False) -> list[int]:
+        r"""The lines of the page's source that hold every one of `texts` (none when one is empty), in order; with
+        `read`, as the lines read once their character references and Markdown's backslash escapes are
+        (`&#115;` as "s", `\(` as "("); with `fold`, in any
+        case (an element's name: `<foreignObject>` is found as `<foreignobject`)."""
         if not all(texts):
             return []
         lines = self.source.splitlines()
-        return [
-            number
-            for number, line in enumerate(map(html_text, lines) if read else lines, start=1)
-            if all(t in line for t in texts)
-        ]
+        if read:
+            lines = [html_text(_BACKSLASH_ESCAPE.sub(r"\1", line)) for line in lines]
+        if fold:
+            lines, texts = [line.lower() for line in lines], tuple(text.lower() for text in texts)
+        return [number for number, line in enumerate(lines, start=1) if all(t in line for t in texts)]
 
     def script_lines(self) -> Callable[[ScriptFound], int | None]:
         """A finder of the line each finding of a page was typed on, asked of the findings in the page's order:
@@ -198,7 +200,7 @@ class PageState:
                 self.lines_holding(script.name, script.value)
                 or self.lines_holding(script.value)
                 or self.lines_holding(script.name, script.value, read=True)
-                or self.lines_holding(script.name)
+                or self.lines_holding(script.name, fold=True)
             )
             if not lines:
                 return None
@@ -462,6 +464,14 @@ class Build:
                 self.page.line_of(f"{name}:"),
             )
             del meta[name]
+        for name in ("title", "description"):
+            if name in meta and not isinstance(meta[name], str):
+                self.report(
+                    f"the front matter's {name} is {type(meta[name]).__name__} {meta[name]!r}, not text: the theme"
+                    f" writes it into the page as Python prints it; write the {name} as one line of plain text",
+                    self.page.line_of(f"{name}:"),
+                )
+                del meta[name]
         hidden = meta.get("hide", [])
         if not (isinstance(hidden, list) and all(part in _HIDEABLE for part in hidden)):
             self.report(
@@ -613,6 +623,11 @@ def problem_box(message: str, tag: str) -> str:
 #: What stands for the build's own HTML in a page's own text: a character no author types (private use), which
 #: parts a number from a unit on either side of it and is no syntax of any kind.
 _BUILT = "\ue003"
+#: Markdown's backslash escape, in a page's source: of the characters Python-Markdown escapes (with the site's
+#: `|` and `^`); before any other, as before ":", the backslash stays.
+_BACKSLASH_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|^>])")
+#: A character Markdown's backslash escape holds until its unescape tree processor runs (`markdown.util`).
+_ESCAPED = re.compile(f"{util.STX}([0-9]+){util.ETX}")
 #: The front matter fields a page other than a lesson takes (a lesson's have their schema, `data.lessons`).
 _PAGE_FIELDS = ("title", "description", "hide")
 #: What Material's `hide` may hide of a page.
@@ -669,4 +684,7 @@ def _restored(md: Markdown, html: str, built: set[str], *, with_built: bool) -> 
         if restored == html:
             break
         html = restored
+    # A backslash escape (`\(`, `\ `) is still Markdown's placeholder here, and becomes its character after the
+    # checks (Python-Markdown's unescape tree processor): read as that character, as the page will have it.
+    html = _ESCAPED.sub(lambda match: escape_attribute(chr(int(match.group(1)))), html)
     return html.replace(AMP_SUBSTITUTE, "&")

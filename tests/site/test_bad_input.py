@@ -150,6 +150,8 @@ TYPED_FIGURES = [
     ("16 Gbytes of states", "16 Gbytes", "the text"),
     ("a .5 TB checkpoint", ".5 TB", "the text"),
     ("13G tokens of text", "13G tokens", "the text"),
+    # A backslash escape is Markdown's placeholder until after the checks: read as the space it becomes.
+    ("12\\ GB of states", "12 GB", "the text"),
 ]
 
 
@@ -234,6 +236,14 @@ AUTHORED_MARKUP = [
         "Right. <style>",
         "the page's own HTML holds a <style> element",
     ),
+    # Escaped parentheses are Markdown's placeholders until after the checks, then the style's own.
+    (
+        'Styled here.\n{: style="background-image: url\\(https://evil.example/a\\)" }',
+        "{: style=",
+        "the page's own HTML holds a style attribute",
+    ),
+    # An element's name in any case.
+    ("<svg><foreignObject><p>In SVG</p></foreignObject></svg> text.", None, "the page's own HTML holds a <svg>"),
 ]
 
 
@@ -524,6 +534,23 @@ def test_a_first_heading_that_would_be_markup_in_the_title_fails_at_its_line(
     edit(page, "# Glossary\n", f"{heading}\n")
     built = build_copy(course_copy)
     fails_with(built, f"docs/glossary.md:{line_of(page, heading)}", "the page's first heading, which the theme takes")
+
+
+@pytest.mark.parametrize(
+    ("old", "field"),
+    [
+        ("title: Glossary", 'title: ["</title><img src=x onerror=window.__pwned=1>"]'),
+        ("description: Every term", "description: {a: '\"><img src=x onerror=y>'}\nold: Every term"),
+    ],
+)
+def test_a_title_or_description_that_is_not_text_fails_at_its_line(
+    course_copy: Path, edit: Edit, old: str, field: str
+) -> None:
+    page = course_copy / "docs/glossary.md"
+    edit(page, old, field)
+    built = build_copy(course_copy)
+    name, first = field.partition(":")[0], field.splitlines()[0]
+    fails_with(built, f"docs/glossary.md:{line_of(page, first)}", f"the front matter's {name} is ")
 
 
 MARKUP_IN_FRONT_MATTER = [("title", "Home <b>x</b>"), ("description", 'A "quoted" course')]

@@ -108,6 +108,7 @@ def _typed_macros() -> dict[str, object]:
     [
         ('term("x", link="no")', "link is true or false or none, got 'no'; call it as term(name, link=None)"),
         ('term({[1]: 2}, "x")', "a mapping's key is text or a number, not [1]"),
+        ('term("x", link=' + "-" * 500 + "1)", "an argument is nested too deeply to read"),
         ("term({(1, [2]): 1})", "a mapping's key is text or a number, not (1, [2])"),
         ('term("x", link=0)', "link is true or false or none, got 0"),
         ("term(3)", "name is text in quotes, got 3"),
