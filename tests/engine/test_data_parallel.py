@@ -123,8 +123,8 @@ TRAFFIC: dict[str, tuple[str, int, str]] = {
     "zero1-torch": (
         "os",
         2 + 1,
-        "PyTorch's ZeroRedundancyOptimizer runs under DDP: it all-reduces every gradient (2Ψ), then each rank"
-        " broadcasts the parameters it updated (Ψ); ZeRO's P_os reduce-scatters and all-gathers, 2Ψ",
+        "PyTorch's ZeroRedundancyOptimizer runs under DDP: it all-reduces every gradient (2Ψ), then the ranks"
+        " broadcast the parameters each updated (Ψ in all); ZeRO's P_os reduce-scatters and all-gathers, 2Ψ",
     ),
     "fsdp2-reshard": ("os-g-p", 1 + 1 + 1, ""),
     "fsdp2-reshard-bf16": ("os-g-p", 1 + 1 + 1, ""),
