@@ -17,7 +17,7 @@ from markdown.treeprocessors import Treeprocessor
 
 from ..pages import issues
 from ..quiz import KeyFigure, QuizExtension
-from .state import FIGURE_DATA, TOKEN, TOKEN_OPEN, Build, problem_box
+from .state import FIGURE_DATA, TOKEN, TOKEN_OPEN, Build, problem_box, typed_stash
 
 
 def course_extensions(build: Build) -> list[Extension]:
@@ -95,12 +95,7 @@ class _KeepTypedBlocks(Preprocessor):
     def run(self, lines: list[str]) -> list[str]:
         page = self.build.page
         if page is not None:
-            stash = self.md.htmlStash
-            page.typed_blocks = {
-                index: raw if isinstance(raw, str) else self.md.serializer(raw)
-                for index, raw in enumerate(stash.rawHtmlBlocks)
-                if stash.get_placeholder(index) not in page.ours
-            }
+            page.typed_blocks = typed_stash(self.md, page.ours)
         return lines
 
 

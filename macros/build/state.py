@@ -653,16 +653,22 @@ def _toc_labels(tokens: list[dict[str, Any]]) -> Iterator[str]:
         yield from _toc_labels(token.get("children", []))
 
 
-def _typed_html(md: Markdown, built: set[str], blocks: Mapping[int, str]) -> list[str]:
-    """The HTML an author typed into a page, piece by piece as Markdown stashed it: the blocks as first stashed
-    (`blocks`, which md_in_html has since emptied where it took one into the tree), then the inline pieces,
-    without the build's own (`built`, by placeholder). What Markdown made of the page's text is not in it."""
+def typed_stash(md: Markdown, built: set[str]) -> dict[int, str]:
+    """The HTML an author typed into a page, piece by piece as Markdown has stashed it so far, by stash index:
+    the stash without the build's own pieces (`built`, by placeholder), each as HTML."""
     stash = md.htmlStash
-    return list(blocks.values()) + [
-        raw if isinstance(raw, str) else md.serializer(raw)
+    return {
+        index: raw if isinstance(raw, str) else md.serializer(raw)
         for index, raw in enumerate(stash.rawHtmlBlocks)
-        if index not in blocks and stash.get_placeholder(index) not in built
-    ]
+        if stash.get_placeholder(index) not in built
+    }
+
+
+def _typed_html(md: Markdown, built: set[str], blocks: Mapping[int, str]) -> list[str]:
+    """The HTML an author typed into a page, piece by piece: the blocks as first stashed (`blocks`, which
+    md_in_html has since emptied where it took one into the tree), then the inline pieces (`typed_stash`).
+    What Markdown made of the page's text is not in it."""
+    return list(blocks.values()) + [html for index, html in typed_stash(md, built).items() if index not in blocks]
 
 
 def _restored(md: Markdown, html: str, built: set[str], *, with_built: bool) -> str:
