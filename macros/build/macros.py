@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..data import glossary, lessons
-from ..data.catalog import Catalog
+from ..data.catalog import Catalog, PerCatalog
 from ..data.markup import link_html, source_html
 from ..data.quantities import DISPLAY_OPTIONS, Display, check_display_options, display_quantity, with_defaults
 from ..figures.figure import Figure, render_html, tooltip, value_text
@@ -55,13 +55,15 @@ def course_macros(build: Build) -> dict[str, Callable[..., str]]:
     return named
 
 
+#: Each figure, its display and its element by kind, arguments and display options, made once from the catalog.
+_SHOWN: PerCatalog[Any, tuple[Figure, Display, str]] = PerCatalog()
+
+
 class Macros:
     """The macros of one build."""
 
     def __init__(self, build: Build) -> None:
         self.build = build
-        #: Each figure and its display, computed once per build however often a page shows it.
-        self._figures: dict[Any, tuple[Figure, Display]] = {}
 
     def _src_path(self) -> str:
         """The page being rendered, or the home page outside a page."""
@@ -72,7 +74,7 @@ class Macros:
 
         def macro(*args: Any, **display: Any) -> str:
             try:
-                figure, shown = self._shown(kind, args, display)
+                figure, shown, html = self._shown(kind, args, display)
             except FigureKindError as error:
                 raise CallError(str(error)) from None
             except (KeyError, ValueError, TypeError) as error:
@@ -81,7 +83,6 @@ class Macros:
                     f"{str(message).rstrip('.')}. Call it as {kind.usage}; figures take catalog ids from"
                     f" {self.build.config.relative(self.build.config.catalog_dir)}/*.yml"
                 ) from None
-            html = render_html(figure, shown)
             if self.build.page is None:
                 return html
             self.build.figure_log.add(self.build.page.src_path, self.build.page.url, figure, shown)
@@ -92,22 +93,24 @@ class Macros:
         macro.__doc__ = kind.compute.__doc__
         return macro
 
-    def _shown(self, kind: FigureKind, args: tuple[Any, ...], display: dict[str, Any]) -> tuple[Figure, Display]:
-        """A figure and its display, each computed once per build however often a page shows it."""
+    def _shown(self, kind: FigureKind, args: tuple[Any, ...], display: dict[str, Any]) -> tuple[Figure, Display, str]:
+        """A figure, its display and its element, made once from the catalog however often the pages show it."""
+        made = _SHOWN.of(self.build.catalog)
         try:
             key: Any = (kind.name, args, tuple(sorted(display.items())))
-            hash(key)
+            return made[key]
+        except KeyError:
+            pass
         except TypeError:  # a list among the arguments: compute it every time
-            key = None
-        if key is None or key not in self._figures:
-            figure = kind.figure(self.build.catalog, *args)
-            shown = display_quantity(
-                figure.value, figure.unit, **check_display_options(with_defaults(figure.computed.display, display))
-            )
-            if key is None:
-                return figure, shown
-            self._figures[key] = (figure, shown)
-        return self._figures[key]
+            return self._display(kind, args, display)
+        made[key] = self._display(kind, args, display)
+        return made[key]
+
+    def _display(self, kind: FigureKind, args: tuple[Any, ...], display: dict[str, Any]) -> tuple[Figure, Display, str]:
+        figure = kind.figure(self.build.catalog, *args)
+        options = check_display_options(with_defaults(figure.computed.display, display))
+        shown = display_quantity(figure.value, figure.unit, **options)
+        return figure, shown, render_html(figure, shown)
 
     def page_macro(self, render: Callable[[Catalog, lessons.LessonIndex, str], str]) -> Callable[[], str]:
         """A macro that renders Markdown from the catalog and lessons for the current page."""

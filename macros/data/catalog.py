@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..model.shape import TransformerShape
 from .quantities import Number, check_unit
@@ -38,6 +38,9 @@ from .schema import (
     unknown,
     web_url,
 )
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 class CatalogError(ValueError):
@@ -675,3 +678,24 @@ def _load(directory: Path) -> Catalog:
         measured={figure_id: tuple(records) for figure_id, records in measured.items()},
         engine=engine,
     )
+
+
+class PerCatalog(Generic[K, V]):
+    """What was computed from one catalog, by key, for as long as the catalog is the same object.
+
+    Whatever is a pure function of the catalog stays true while it is: the build
+    keeps the catalog object between `mkdocs serve` rebuilds while the catalog's
+    files are unchanged (`build.state`), so that a lesson's edit recomputes none
+    of the course's figures. Holding the catalog keeps its identity from being
+    reused by another.
+    """
+
+    def __init__(self) -> None:
+        self._catalog: Catalog | None = None
+        self._values: dict[K, V] = {}
+
+    def of(self, catalog: Catalog) -> dict[K, V]:
+        """The values computed from `catalog` so far, to read and add to."""
+        if catalog is not self._catalog:
+            self._catalog, self._values = catalog, {}
+        return self._values

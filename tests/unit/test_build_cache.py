@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from macros.build.state import _cached
+from macros.data.catalog import load_catalog
+from macros.figures.kinds import KINDS
 
 
 def test_each_data_set_is_kept_until_one_of_its_files_changes(tmp_path: Path) -> None:
@@ -38,3 +40,18 @@ def test_each_data_set_is_kept_until_one_of_its_files_changes(tmp_path: Path) ->
     assert _cached("catalog", [catalog], load("catalog")) is not first_catalog
     assert _cached("glossary", [catalog, glossary], load("glossary")) is not first_glossary
     assert loads == ["catalog", "glossary", "catalog", "glossary"]
+
+
+def test_a_figure_is_kept_for_its_catalog_and_computed_again_from_another(tmp_path: Path) -> None:
+    """Figures are memoized by catalog object (`data.catalog.PerCatalog`): an edited catalog is a new object,
+    and its figures are its own, not the ones the last catalog gave."""
+    root = Path(__file__).resolve().parents[2]
+    shutil.copytree(root / "catalog", tmp_path / "catalog")
+    models = tmp_path / "catalog" / "models.yml"
+    models.write_text(models.read_text(encoding="utf-8").replace("  parameters: 1_500_000_000\n", "  parameters: 750_000_000\n", 1), "utf-8")
+    course, edited = load_catalog(root / "catalog"), load_catalog(tmp_path / "catalog")
+    states = KINDS["model_states"]
+    first = states.figure(course, "gpt2-1.5b")
+    assert states.figure(course, "gpt2-1.5b") is first
+    assert states.figure(edited, "gpt2-1.5b").value < first.value
+    assert states.figure(course, "gpt2-1.5b").value == first.value

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ...data.catalog import Catalog
+from ...data.catalog import Catalog, PerCatalog
 from ...data.schema import check_argument
 from ..figure import Computed, Figure, digest
 
@@ -79,11 +79,21 @@ class FigureKind:
             KeyError, ValueError, TypeError: what `compute` raises for a bad argument.
         """
         bound = self._bind(arguments)
-        computed = self.compute(catalog, *bound)
+        computed_already = _COMPUTED.of(catalog)
+        try:
+            return computed_already[self.name, bound]
+        except KeyError:
+            pass
+        except TypeError:  # a list among the arguments: compute it every time
+            return self._compute(catalog, bound)
+        figure = computed_already[self.name, bound] = self._compute(catalog, bound)
+        return figure
+
+    def _compute(self, catalog: Catalog, bound: tuple[Any, ...]) -> Figure:
         figure_id = self.figure_id(bound)
         return Figure(
             id=figure_id,
-            computed=computed,
+            computed=self.compute(catalog, *bound),
             printed=catalog.printed.get(figure_id),
             measured=catalog.measured.get(figure_id, ()),
         )
@@ -101,6 +111,10 @@ class FigureKind:
 
 #: Every figure kind, by macro name.
 KINDS: dict[str, FigureKind] = {}
+
+
+#: Every figure computed so far from the catalog, by kind and arguments: a kind is a pure function of it.
+_COMPUTED: PerCatalog[tuple[str, tuple[Any, ...]], Figure] = PerCatalog()
 
 
 def figure_kind(prefix: str) -> Callable[[Callable[..., Computed]], Callable[..., Computed]]:
