@@ -48,7 +48,8 @@ def test_a_figure_is_kept_for_its_catalog_and_computed_again_from_another(tmp_pa
     root = Path(__file__).resolve().parents[2]
     shutil.copytree(root / "catalog", tmp_path / "catalog")
     models = tmp_path / "catalog" / "models.yml"
-    models.write_text(models.read_text(encoding="utf-8").replace("  parameters: 1_500_000_000\n", "  parameters: 750_000_000\n", 1), "utf-8")
+    halved = models.read_text(encoding="utf-8").replace("parameters: 1_500_000_000\n", "parameters: 750_000_000\n", 1)
+    models.write_text(halved, encoding="utf-8")
     course, edited = load_catalog(root / "catalog"), load_catalog(tmp_path / "catalog")
     states = KINDS["model_states"]
     first = states.figure(course, "gpt2-1.5b")
