@@ -45,7 +45,7 @@ def course_macros(build: Build) -> dict[str, Callable[..., str]]:
         "diagram": macros.diagram,
         "calculator": macros.calculator,
         "mission": macros.page_macro(front_door.mission_markdown),
-        "start_here": macros.page_macro(front_door.start_here_markdown),
+        "start_here": macros.start_here,
         "syllabus": macros.syllabus,
         "source": macros.source_link,
         "term": macros.term,
@@ -130,7 +130,15 @@ class Macros:
         """
         if self.build.page is not None:
             self.build.page.meta["sbn_progress"] = self.build.lesson_items
-        return front_door.syllabus_markdown(self.build.catalog, self.build.lessons, self._src_path())
+        return front_door.syllabus_markdown(self.build.catalog, self.build.lessons, self._src_path(), self._built)
+
+    def start_here(self) -> str:
+        """The "Start here" box (`front_door.start_here_markdown`)."""
+        return front_door.start_here_markdown(self.build.catalog, self.build.lessons, self._src_path(), self._built)
+
+    def _built(self, html: str) -> str:
+        """`html` as the build's own on the page: a token Markdown stashes and puts back as it is."""
+        return self.build.page.token(html) if self.build.page else html
 
     def table(self, kind: str, **layout: Any) -> str:
         """A table of figures of one kind (see `macros.pictures.tables`), each cell a figure element."""

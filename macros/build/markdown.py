@@ -84,6 +84,22 @@ class _StashHtml(Preprocessor):
         return [TOKEN.sub(stash, line) if TOKEN_OPEN in line else line for line in lines]
 
 
+class _NoteCode(Preprocessor):
+    """Tells the build which of the stash's pieces are fenced code as the highlighter wrote it, not HTML the
+    author typed: its words are escaped, and only its wrapper takes attributes (a fence's `{#id .class}`)."""
+
+    def __init__(self, md: Markdown, build: Build) -> None:
+        super().__init__(md)
+        self.build = build
+
+    def run(self, lines: list[str]) -> list[str]:
+        page = self.build.page
+        if page is not None:
+            stash = self.md.htmlStash
+            page.code = {stash.get_placeholder(index) for index in range(len(stash.rawHtmlBlocks))} - page.ours
+        return lines
+
+
 class _KeepTypedBlocks(Preprocessor):
     """Keeps the HTML blocks the author typed as Markdown stashed them, before md_in_html takes the ones
     marked `markdown` into the page's tree (`Build.check_page` holds them to the course's list of elements)."""
@@ -95,7 +111,7 @@ class _KeepTypedBlocks(Preprocessor):
     def run(self, lines: list[str]) -> list[str]:
         page = self.build.page
         if page is not None:
-            page.typed_blocks = typed_stash(self.md, page.ours)
+            page.typed_blocks = typed_stash(self.md, page.ours | page.code)
         return lines
 
 
@@ -111,6 +127,17 @@ class _PageCheck(Treeprocessor):
 
     def run(self, root: etree.Element) -> None:
         self.build.check_page(self.md, root)
+
+
+class _NoteAttributes(Treeprocessor):
+    """Hands the build each element's attributes before attribute lists are read (`Build.note_attributes`)."""
+
+    def __init__(self, md: Markdown, build: Build) -> None:
+        super().__init__(md)
+        self.build = build
+
+    def run(self, root: etree.Element) -> None:
+        self.build.note_attributes(root)
 
 
 class _CollectItems(Treeprocessor):
@@ -158,10 +185,14 @@ class _ChecksExtension(Extension):
     def extendMarkdown(self, md: Markdown) -> None:
         # After whitespace is normalized (30), which would strip a placeholder's control characters.
         md.preprocessors.register(_StashHtml(md, self.build), "sbn-stash-html", 29)
+        # Once fenced code is highlighted and stashed (25), before the author's HTML blocks are (20).
+        md.preprocessors.register(_NoteCode(md, self.build), "sbn-note-code", 21)
         # Once the raw HTML blocks are stashed (20), before md_in_html parses any of them as Markdown.
         md.preprocessors.register(_KeepTypedBlocks(md, self.build), "sbn-keep-typed-blocks", 19)
         # Once the blocks are parsed into elements; no later processor adds or removes a quiz.
         md.treeprocessors.register(_CollectItems(md, self.build), "sbn-collect-items", 1)
+        # Once inline Markdown is read (20), before attr_list (8) and toc (5) give elements attributes.
+        md.treeprocessors.register(_NoteAttributes(md, self.build), "sbn-note-attributes", 9)
         # Once every other tree processor (inline, toc, attr_list) has run, before our own at 1.
         md.treeprocessors.register(_PageCheck(md, self.build), "sbn-page-check", 2)
         md.treeprocessors.register(_FigureData(md, self.build), "sbn-figure-data", 1)

@@ -30,7 +30,16 @@ from ..data import glossary, lessons
 from ..data.catalog import Catalog, CatalogError, load_catalog
 from ..data.config import ConfigError, CourseConfig, course_config
 from ..data.markup import PLAIN_FIELDS, markup_in, script_json, without_markup
-from ..data.scripts import ALLOWED_ELEMENTS, ScriptFound, markup_not_allowed, script_in
+from ..data.scripts import (
+    ALLOWED_ELEMENTS,
+    AUTHOR_ATTRIBUTES,
+    AUTHOR_CLASSES,
+    ScriptFound,
+    attributes_not_allowed,
+    ids_given_twice,
+    markup_not_allowed,
+    script_in,
+)
 from ..data.typed_figures import TypedFigure, find_in_text, lines_of, typed_figures
 from ..data.unrendered import unrendered
 from ..figures.figure import FigureLog, render_html, tooltip
@@ -108,6 +117,10 @@ def _cached(name: str, paths: list[Path], load: Callable[[], Any]) -> Any:
     return _CACHE[name][1]
 
 
+#: The elements toc gives an id from their text.
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
 @dataclass
 class PageState:
     """The page being rendered: where it comes from, and what it has shown and reported so far."""
@@ -140,6 +153,11 @@ class PageState:
     #: The HTML blocks the author typed, by stash index, as Markdown first stashed them: md_in_html takes the
     #: ones marked `markdown` out of the stash later, into the page's tree, where they read as Markdown's own.
     typed_blocks: dict[int, str] = field(default_factory=dict)
+    #: The stash placeholders of fenced code, as the highlighter wrote it (`build.markdown`).
+    code: set[str] = field(default_factory=set)
+    #: Each element of the page's tree with its attributes before attribute lists were read: what an author
+    #: gave with `{: ... }` (or toc with a heading's text) is what differs once they were.
+    attributes_before: list[tuple[etree.Element, dict[str, str]]] = field(default_factory=list)
     #: The problems reported on the page, as reported (a box that repeats one is not read again).
     reported: set[str] = field(default_factory=set)
     #: Typed figures already reported at the line of the macro call whose output holds them.
@@ -187,6 +205,12 @@ class PageState:
             lines, texts = [line.lower() for line in lines], tuple(text.lower() for text in texts)
         return [number for number, line in enumerate(lines, start=1) if all(t in line for t in texts)]
 
+    def attribute_lines(self, name: str) -> list[int]:
+        """The lines of the page's source where `name` is written as an attribute: in a tag, or in an attribute
+        list (an empty `hidden` is found there, not in a sentence that says "hidden")."""
+        written = re.compile(rf"(?:<[a-z][^<>]*|\{{[^{{}}\n]*)(?<![\w-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
+        return [number for number, line in enumerate(self.source.splitlines(), start=1) if written.search(line)]
+
     def script_lines(self) -> Callable[[ScriptFound], int | None]:
         """A finder of the line each finding of a page was typed on, asked of the findings in the page's order:
         the next line not yet told of those holding its attribute's name and value, or else its value, or else
@@ -200,6 +224,7 @@ class PageState:
                 self.lines_holding(script.name, script.value)
                 or self.lines_holding(script.value)
                 or self.lines_holding(script.name, script.value, read=True)
+                or self.attribute_lines(script.name)
                 or self.lines_holding(script.name, fold=True)
             )
             if not lines:
@@ -387,6 +412,12 @@ class Build:
                 call.line,
             )
 
+    def note_attributes(self, root: etree.Element) -> None:
+        """Before attribute lists are read: each element's attributes, for `check_page` to tell which ones an
+        author gave with `{: ... }` from those the page's Markdown made."""
+        if self.page is not None:
+            self.page.attributes_before = [(element, dict(element.attrib)) for element in root.iter()]
+
     def check_page(self, md: Markdown, root: etree.Element) -> None:
         """Once a page's Markdown is a tree: report anything in it that would run script, Markdown it left as
         typed, and every typed figure of the page's own text, each at the line it was typed on.
@@ -417,13 +448,31 @@ class Build:
             )
         own = _restored(md, serialized, page.ours, with_built=False)
         markup_line = page.script_lines()
-        for markup in markup_not_allowed(_typed_html(md, page.ours, page.typed_blocks), own):
-            self.report(
-                f"the page's own HTML holds {markup.what}, which a page does not use: a page is text, figures and"
-                " the course's own pictures (a picture comes from a macro, a style from the course's style sheets);"
-                f" write Markdown, or HTML of these elements only: {', '.join(sorted(ALLOWED_ELEMENTS))}",
-                markup_line(markup),
-            )
+        typed = _typed_html(md, page.ours | page.code, page.typed_blocks)
+        code = [
+            html
+            for index, html in typed_stash(md, page.ours).items()
+            if md.htmlStash.get_placeholder(index) in page.code
+        ]
+        for markup in markup_not_allowed(typed, own, code):
+            if markup.name.startswith("<") or markup.name == "style":
+                self.report(
+                    f"the page's own HTML holds {markup.what}, which a page does not use: a page is text, figures"
+                    " and the course's own pictures (a picture comes from a macro, a style from the course's style"
+                    f" sheets); write Markdown, or HTML of these elements only: {', '.join(sorted(ALLOWED_ELEMENTS))}",
+                    markup_line(markup),
+                )
+            else:
+                self._report_attribute(markup, markup_line(markup))
+        for element, before in page.attributes_before:
+            given = {name: value for name, value in element.attrib.items() if before.get(name) != value}
+            for attribute in attributes_not_allowed(str(element.tag), given) if given else ():
+                if element.tag in _HEADINGS and attribute.name == "id":
+                    # toc names a heading from its text, where no id is typed: the heading's line, either way.
+                    lines = page.lines_holding(next((text.strip() for text in element.itertext() if text.strip()), ""))
+                    self._report_attribute(attribute, lines[0] if lines else None)
+                else:
+                    self._report_attribute(attribute, markup_line(attribute))
         seen: dict[str, int] = {}
         for syntax in unrendered(own, page.reported):
             lines = lines_of(page.markdown, syntax.text, page.first_line)
@@ -448,6 +497,16 @@ class Build:
                 ' {{ value("gpt2-1.5b", "parameters") }}, or add the input to the catalog',
                 line,
             )
+
+    def _report_attribute(self, attribute: ScriptFound, line: int | None) -> None:
+        """Report an attribute of the page's content that an author does not give (`attributes_not_allowed`)."""
+        self.report(
+            f"the page's content holds {attribute.what}: the theme's scripts and the course's find their own"
+            " elements by such names, so content gives none; an element takes only the attributes"
+            f" {', '.join(sorted(AUTHOR_ATTRIBUTES))}, a class only {', '.join(sorted(AUTHOR_CLASSES))}, and an id"
+            " that starts neither with __ nor with sbn- (rename the heading, or leave the attribute out)",
+            line,
+        )
 
     def _check_page_front_matter(self, meta: MutableMapping[str, Any]) -> None:
         """Report, and take out of `meta`, each front matter field a page other than a lesson does not take.
@@ -583,6 +642,14 @@ class Build:
             return f'<span class="sbn-lesson-reading">{self._reading_time(number, src_path, url)}</span>'
 
         output = _READING_PLACE.sub(fill, output)
+        for twice in ids_given_twice(output):
+            # The theme's scripts and the course's take the first element of an id, and the page's content comes
+            # before the theme's own: whatever gave the content this id (a heading's text, data), it is refused.
+            self.problems.append(
+                f"docs/{src_path}: the page holds two elements with the id {twice!r}, and a page's scripts find the"
+                " first: rename what gives the page's content that id (a heading, a glossary term)"
+            )
+            log.error(self.problems[-1])
         data = self.figure_data.get(src_path)
         return output if data is None else output.replace(FIGURE_DATA, escape_attribute(script_json(data)), 1)
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -54,6 +55,23 @@ ALLOWED_ELEMENTS = frozenset(
     | {"h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "hr", "br", "img", "abbr"}
     | {"details", "summary", "figure", "figcaption", "table", "thead", "tbody", "tr", "th", "td", "caption"}
 )
+#: The attributes an author may give an element, in HTML or with an attribute list (`{: ... }`), beside the
+#: event handlers and addresses that `script_in` tells of. The rest belong to the theme's scripts and the
+#: course's, which find their elements by them: a `data-*` attribute they read (`data-md-component`), `hidden`,
+#: `tabindex` or an `aria-*` that changes what a reader can reach or hears (and hides words from the checks).
+AUTHOR_ATTRIBUTES = frozenset(
+    {"id", "class", "title", "lang", "dir", "style", "markdown", "href", "src", "alt", "width", "height"}
+    | {"colspan", "rowspan", "scope", "start", "open"}
+)
+#: The classes an author may give: Material's wrappers of a table, which a lesson puts around a wide one, and
+#: its grids (style alone). Any other is a name the theme or the course acts on (`mermaid` makes Material load
+#: a script from another host, `annotate`, `md-*`, `sbn-*`) or styles as its own.
+AUTHOR_CLASSES = frozenset({"md-typeset__scrollwrap", "md-typeset__table", "grid", "cards"})
+#: The classes the highlighter gives fenced code's wrapper.
+_CODE_CLASS = re.compile(r"highlight|language-[\w+#.-]+")
+#: Ids the theme's scripts look up (`__config`, which holds its whole configuration: the first element of that
+#: id wins, and a page's content comes before the theme's own) and the course's (`sbn-figures`).
+_RESERVED_ID = re.compile(r"__|sbn-", re.IGNORECASE)
 #: What in a `style` attribute loads from elsewhere or runs: an address, an import, IE's expression().
 _STYLE_LOADS = re.compile(r"(?:url|image-set|expression)(?=\s*\()|@import", re.IGNORECASE)
 #: CSS's escapes (`\75` or `\u` for "u") and comments, which a browser reads before any name.
@@ -151,6 +169,49 @@ def script_in(page_html: str) -> list[ScriptFound]:
     return found
 
 
+def attributes_not_allowed(tag: str, attributes: Mapping[str, str]) -> list[ScriptFound]:
+    """The attributes of an element an author gave (`tag`, `attributes`) that a page's content does not take:
+    one outside `AUTHOR_ATTRIBUTES`, a class outside `AUTHOR_CLASSES`, an id of the theme's or the course's.
+    Event handlers are left to `script_in`, which tells them as script.
+
+    >>> [found.what for found in attributes_not_allowed("div", {"id": "__config", "hidden": ""})]
+    ["an id='__config', which the theme's or the course's scripts look up", 'a hidden attribute on a <div>']
+    >>> [found.what for found in attributes_not_allowed("pre", {"class": "mermaid"})]
+    ["a class='mermaid' on a <pre>, which the theme's or the course's scripts act on"]
+    """
+    found: list[ScriptFound] = []
+    for name, value in attributes.items():
+        if name.startswith("on"):
+            continue
+        if name not in AUTHOR_ATTRIBUTES:
+            article = "an" if name[:1] in "aeiou" else "a"
+            found.append(ScriptFound(f"{article} {name} attribute on a <{tag}>", name, value))
+        elif name == "id" and _RESERVED_ID.match(value.strip()):
+            found.append(
+                ScriptFound(f"an id={value!r}, which the theme's or the course's scripts look up", name, value)
+            )
+        elif name == "class":
+            found.extend(
+                ScriptFound(
+                    f"a class={token!r} on a <{tag}>, which the theme's or the course's scripts act on", name, value
+                )
+                for token in value.split()
+                if token not in AUTHOR_CLASSES
+            )
+    return found
+
+
+def ids_given_twice(page_html: str) -> list[str]:
+    """The ids that two elements of a whole page share, in order: a script that looks one up finds the first.
+
+    >>> ids_given_twice('<p id="a"></p><div id="b"></div><script id="a"></script>')
+    ['a']
+    """
+    root = _parse(page_html).root
+    ids = [element.attributes.get("id") or "" for element in root.css("[id]")] if root is not None else []
+    return [name for name, count in Counter(ids).items() if count > 1]
+
+
 def _css_as_read(css: str) -> str:
     r"""CSS as a browser reads its names: comments dropped, escapes decoded.
 
@@ -167,32 +228,45 @@ def _css_as_read(css: str) -> str:
     return _CSS_ESCAPE.sub(decoded, _CSS_COMMENT.sub("", css))
 
 
-def markup_not_allowed(typed: Iterable[str], own_html: str) -> list[ScriptFound]:
+def markup_not_allowed(typed: Iterable[str], own_html: str, code: Iterable[str] = ()) -> list[ScriptFound]:
     """What the HTML an author typed (`typed`, piece by piece as Markdown stashed it) holds that is not on the
     course's list (`ALLOWED_ELEMENTS`): each place, but none inside one already told and none that `script_in`
-    tells of; and each `style` attribute in the page's own HTML (`own_html`, attribute lists' too) that loads
-    something.
+    tells of, and each attribute of the others that an author does not give (`attributes_not_allowed`); and
+    each `style` attribute in the page's own HTML (`own_html`, attribute lists' too) that loads something.
+    Fenced code as the highlighter wrote it (`code`) is held to the attributes alone, on its wrapper: the
+    highlighter's classes (`highlight`, `language-*`) are its own, and it escapes the code's words.
 
-    >>> typed = ['<div><sub>2</sub>', '<style>p{}</style>']
+    >>> typed = ['<div><sub>2</sub>', '<style>p{}</style>', '<div data-md-component="tabs">']
     >>> [found.what for found in markup_not_allowed(typed, '<p style="x:url(y)">')]
-    ['a <style> element', 'a style attribute that loads url(']
+    ['a <style> element', 'a data-md-component attribute on a <div>', 'a style attribute that loads url(']
     """
 
-    def outside_the_list(element: LexborNode) -> Iterator[str]:
-        """The names of `element`'s descendants not on the list, an element's own inside it left untold."""
+    def outside_the_list(element: LexborNode) -> Iterator[ScriptFound]:
+        """`element`'s descendants not on the list, an element's own inside it left untold, and the attributes
+        of those on it that an author does not give."""
         for name, child in _children(element):
             if name not in ALLOWED_ELEMENTS:
-                yield name
+                if name not in _TOLD_AS_SCRIPT:
+                    yield ScriptFound(f"a <{name}> element", f"<{name}")
             else:
+                attributes = {key.lower(): value or "" for key, value in child.attributes.items()}
+                yield from attributes_not_allowed(name, attributes)
                 yield from outside_the_list(child)
 
-    found = [
-        ScriptFound(f"a <{tag}> element", f"<{tag}")
-        # Each piece alone: read together, one unclosed element (a <noscript>) would take in the rest, untold.
-        for piece in typed
-        for tag in outside_the_list(_body(piece))
-        if tag not in _TOLD_AS_SCRIPT
-    ]
+    def code_wrapper(element: LexborNode) -> Iterator[ScriptFound]:
+        """The attributes a fence gave its highlighted code's wrapper (`{#id .class key=value}`)."""
+        for name, child in _children(element):
+            if name != "code":
+                attributes = {key.lower(): value or "" for key, value in child.attributes.items()}
+                classes = " ".join(
+                    token for token in attributes.get("class", "").split() if not _CODE_CLASS.fullmatch(token)
+                )
+                yield from attributes_not_allowed(name, {**attributes, "class": classes})
+                yield from code_wrapper(child)
+
+    # Each piece alone: read together, one unclosed element (a <noscript>) would take in the rest, untold.
+    found = [finding for piece in typed for finding in outside_the_list(_body(piece))]
+    found += [finding for piece in code for finding in code_wrapper(_body(piece))]
     for _, attributes, _ in _elements(own_html):
         loads = _STYLE_LOADS.search(_css_as_read(attributes.get("style", "")))
         if loads:

@@ -9,6 +9,7 @@ MkDocs checks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..data.catalog import Catalog, Stage
@@ -21,17 +22,20 @@ PROGRESS_ELEMENT = '<span class="sbn-lesson-progress" data-sbn-lesson="{number}"
 #: Where the home page shows a lesson's reading time: the build fills it once every lesson is counted
 #: (`build.Build._fill_reading`).
 READING_ELEMENT = '<span class="sbn-lesson-reading" data-sbn-reading="{number}"></span>'
+#: The "Start here" box, which the 404 page links to by its id.
+START_ELEMENT = '<div class="sbn-start" id="start-here">'
 
 
 def _lesson_link(lesson: Lesson, page: str) -> str:
     return f"[{markdown_text(lesson.title)}]({relative_link(page, lesson.src_path)})"
 
 
-def start_here_markdown(catalog: Catalog, lessons: LessonIndex, page: str) -> str:
+def start_here_markdown(catalog: Catalog, lessons: LessonIndex, page: str, built: Callable[[str], str]) -> str:
     """The "Start here" box: a link to the first lesson published, and why the course starts there.
 
     When the first lessons are not published yet, it says so, and whether the lesson it points
-    to needs any of them.
+    to needs any of them. The box's own elements are the build's HTML, passed through `built` (the build's
+    token for HTML it put on the page, which the page's checks hold to nothing an author may type).
     """
     if not lessons.lessons:
         body = "The first lessons are being written: the syllabus below says what each stage will cover."
@@ -44,7 +48,8 @@ def start_here_markdown(catalog: Catalog, lessons: LessonIndex, page: str) -> st
             body += f"\n\n{earlier} being written, so for now the course starts at Stage {first.stage}."
             if not first.prerequisites:
                 body += f" Lesson {first.number} needs nothing from them."
-    return f'<div class="sbn-start" id="start-here" markdown>\n{body}\n</div>'
+    # Each tag a paragraph of its own, which Markdown puts back bare around the box's Markdown.
+    return f"{built(START_ELEMENT)}\n\n{body}\n\n{built('</div>')}"
 
 
 def mission_markdown(catalog: Catalog, lessons: LessonIndex, page: str) -> str:
@@ -60,10 +65,11 @@ def mission_markdown(catalog: Catalog, lessons: LessonIndex, page: str) -> str:
     return "\n".join(items)
 
 
-def syllabus_markdown(catalog: Catalog, lessons: LessonIndex, page: str) -> str:
+def syllabus_markdown(catalog: Catalog, lessons: LessonIndex, page: str, built: Callable[[str], str]) -> str:
     """One section per stage, in order: what it covers, then its lessons, or that they are being written.
 
-    Each lesson is followed by an empty, hidden element where the reader's progress goes (`PROGRESS_ELEMENT`).
+    Each lesson is followed by an empty, hidden element where the reader's progress goes (`PROGRESS_ELEMENT`),
+    and one where the build puts its reading time (`READING_ELEMENT`), each passed through `built`.
     """
     parts = []
     published = lessons.by_stage()
@@ -71,8 +77,8 @@ def syllabus_markdown(catalog: Catalog, lessons: LessonIndex, page: str) -> str:
         lines = [f"### Stage {stage.number}: {markdown_text(stage.title)}", "", markdown_text(stage.summary), ""]
         if stage.number in published:
             lines += [
-                f"- {_lesson_link(lesson, page)} {READING_ELEMENT.format(number=lesson.number)}"
-                f" {PROGRESS_ELEMENT.format(number=lesson.number)}"
+                f"- {_lesson_link(lesson, page)} {built(READING_ELEMENT.format(number=lesson.number))}"
+                f" {built(PROGRESS_ELEMENT.format(number=lesson.number))}"
                 for lesson in published[stage.number]
             ]
         else:

@@ -244,12 +244,28 @@ AUTHORED_MARKUP = [
     ),
     # An element's name in any case.
     ("<svg><foreignObject><p>In SVG</p></foreignObject></svg> text.", None, "the page's own HTML holds a <svg>"),
+    # Ids, classes and attributes the theme's scripts and the course's find their elements by: Material reads its
+    # whole configuration (its search worker's address among it) from the first element with the id __config.
+    ('Configured.\n{: #__config hidden="" }', "{: #__config", "the page's content holds an id='__config'"),
+    ('Hidden.\n{: #kept hidden="" }', '{: #kept hidden="" }', "the page's content holds a hidden attribute on a <p>"),
+    ('<div id="__config" hidden>{"search": "data:text/javascript,x"}</div>', None, "holds an id='__config'"),
+    ('<pre class="mermaid">graph TD; A-->B</pre>', None, "holds a class='mermaid' on a <pre>"),
+    ("```{#sbn-figures data-json=x}\nx = 1\n```", "```{#sbn-figures", "holds an id='sbn-figures'"),
+    ("```{#listing data-json=x}\ny = 1\n```", "```{#listing", "holds a data-json attribute on a <div>"),
+    ("#### Sbn figures", None, "holds an id='sbn-figures'"),
+    ('Some *words*{: data-md-component="tabs" } here.', None, "holds a data-md-component attribute on a <em>"),
+    ('It needs <span aria-description="24 GB">this</span>.', None, "holds an aria-description attribute on a <span>"),
 ]
+#: An id of the author's own that the page already gives an element (a quiz's), which only the written page shows.
+ID_TWICE = (
+    '<span id="quiz-l8-practice-1">Twice.</span>',
+    "the page holds two elements with the id 'quiz-l8-practice-1'",
+)
 
 
 @pytest.fixture(scope="module")
 def authored_scripts(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
-    lines = [line for line, _ in AUTHORED_SCRIPTS] + [text for text, _, _ in AUTHORED_MARKUP]
+    lines = [line for line, _ in AUTHORED_SCRIPTS] + [text for text, _, _ in AUTHORED_MARKUP] + [ID_TWICE[0]]
     return _lesson_8_with(lines, tmp_path_factory)
 
 
@@ -269,6 +285,10 @@ def test_markup_no_page_uses_fails_the_build_at_its_line(
 ) -> None:
     path, built = authored_scripts
     fails_with(built, f"{LESSON_8}:{line_of(path, line or text)}", message)
+
+
+def test_an_id_given_twice_in_a_written_page_fails_the_build(authored_scripts: tuple[Path, Built]) -> None:
+    fails_with(authored_scripts[1], LESSON_8, ID_TWICE[1])
 
 
 #: Script in a data file's text, which a page would show as words: the file, the text there, its replacement,

@@ -27,7 +27,7 @@ def _index(*lessons: Lesson) -> LessonIndex:
 
 def test_start_here_links_the_first_lesson_and_says_why_the_course_starts_there() -> None:
     lessons = _index(_lesson(8, 4, (7,)), _lesson(7, 4, description="It *does* A."))
-    text = start_here_markdown(_catalog(4), lessons, "index.md")
+    text = start_here_markdown(_catalog(4), lessons, "index.md", str)
     # Data written as Markdown text (macros.data.markup.markdown_text): its punctuation escaped, so it reads as it is.
     assert "**Start here:** [Lesson 7\\. X](stage-4/lesson-07-x.md): It \\*does\\* A\\." in text
     assert "Lessons 1 to 6 are being written, so for now the course starts at Stage 4." in text
@@ -36,17 +36,17 @@ def test_start_here_links_the_first_lesson_and_says_why_the_course_starts_there(
 
 
 def test_start_here_says_nothing_of_missing_lessons_once_lesson_1_is_published() -> None:
-    text = start_here_markdown(_catalog(1, 4), _index(_lesson(1, 1), _lesson(7, 4)), "index.md")
+    text = start_here_markdown(_catalog(1, 4), _index(_lesson(1, 1), _lesson(7, 4)), "index.md", str)
     assert "[Lesson 1\\. X](stage-1/lesson-01-x.md)." in text
     assert "being written" not in text
 
 
 def test_start_here_names_one_missing_lesson_in_the_singular() -> None:
-    assert "Lesson 1 is being written" in start_here_markdown(_catalog(1), _index(_lesson(2, 1)), "index.md")
+    assert "Lesson 1 is being written" in start_here_markdown(_catalog(1), _index(_lesson(2, 1)), "index.md", str)
 
 
 def test_start_here_without_lessons_points_at_the_syllabus() -> None:
-    assert "syllabus" in start_here_markdown(_catalog(4), _index(), "index.md")
+    assert "syllabus" in start_here_markdown(_catalog(4), _index(), "index.md", str)
 
 
 @pytest.mark.parametrize(
@@ -68,7 +68,7 @@ def test_next_steps(lessons: list[tuple[int, int]], after: int, writing: list[in
 
 
 def test_the_syllabus_keeps_a_place_for_each_lessons_reading_time_and_a_hidden_progress_element() -> None:
-    text = syllabus_markdown(_catalog(4, 5), _index(_lesson(7, 4)), "index.md")
+    text = syllabus_markdown(_catalog(4, 5), _index(_lesson(7, 4)), "index.md", str)
     reading = '<span class="sbn-lesson-reading" data-sbn-reading="7"></span>'
     progress = '<span class="sbn-lesson-progress" data-sbn-lesson="7" hidden></span>'
     assert f"- [Lesson 7\\. X](stage-4/lesson-07-x.md) {reading} {progress}" in text
