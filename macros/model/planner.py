@@ -22,12 +22,13 @@ Nothing here is a second formula: each piece calls the module of its topic.
   the recipe's own parameter and gradient bytes).
 - Activations: `parallel_activations.shape_layer_activation_bytes` per layer and micro-batch, Korthikanti et
   al.'s tensor-by-tensor count for any shape, times the stage's layers and the micro-batches it holds at its
-  peak (`pipeline.stashed_microbatches` of the simulated 1F1B schedule, `pipeline.interleaved_in_flight` for
-  the interleaved one); the first stage adds the embedding's input and dropout mask, the last the output layer's
-  input and fp32 logits (Megatron-LM's theoretical memory report's terms); full recomputation adds the one
-  layer the backward pass rebuilds (Chen et al.'s peak, `activations.checkpointed_peak_bytes`). The attention
-  kernel is fused by default (FlashAttention keeps no scores, so selective recomputation changes nothing and is
-  not enumerated); `Run.attention = "stored"` counts the 5as²b of scores a kernel that stores them keeps.
+  peak (`pipeline.one_f_one_b_in_flight`, the closed form of what the simulated 1F1B schedule stashes, at any
+  size; `pipeline.interleaved_in_flight` for the interleaved one); the first stage adds the embedding's input
+  and dropout mask, the last the output layer's input and fp32 logits (Megatron-LM's theoretical memory
+  report's terms); full recomputation adds the one layer the backward pass rebuilds (Chen et al.'s peak,
+  `activations.checkpointed_peak_bytes`). The attention kernel is fused by default (FlashAttention keeps no
+  scores, so selective recomputation changes nothing and is not enumerated); `Run.attention = "stored"` counts
+  the 5as²b of scores a kernel that stores them keeps.
 - A stated reserve (`Run.reserve`, a share of the memory CUDA gives programs) for the CUDA context, NCCL's
   buffers and the allocator's fragmentation, which no count above holds.
 - Compute: 6N per token for the N parameters a token multiplies by (`shape.ParameterCount.matmul`:
@@ -98,8 +99,7 @@ from .compute import (
 from .layout import rank_placement
 from .memory import BYTES_PER_VALUE, recipe
 from .parallel_activations import shape_layer_activation_bytes
-from .pipeline import boundary_bytes, bubble_formula, interleaved_bubble, interleaved_in_flight, schedule
-from .pipeline import stashed_microbatches as _stashed
+from .pipeline import boundary_bytes, bubble_formula, interleaved_bubble, interleaved_in_flight, one_f_one_b_in_flight
 from .shape import ParameterCount, TransformerShape, parameter_count
 from .sharding import STAGES, device_bytes_by_role, role_bytes_per_parameter
 from .tensor import exposed_allreduce_seconds
@@ -452,10 +452,10 @@ def stage_parameters(count: ParameterCount, tp: int, pp: int, stage: int, tied: 
 
 
 def _in_flight(pp: int, microbatches: int, chunks: int, stage: int) -> Fraction:
-    """Micro-batches whose activations the stage holds at its peak: the simulated 1F1B schedule's, or interleaved."""
+    """Micro-batches whose activations the stage holds at its peak: 1F1B's closed form, or interleaved."""
     if chunks > 1:
         return interleaved_in_flight(pp, chunks)
-    return Fraction(_stashed(schedule("1f1b", pp, microbatches), stage))
+    return Fraction(one_f_one_b_in_flight(pp, microbatches, stage))
 
 
 def _attention_recompute(run: Run, recompute: str) -> str:
