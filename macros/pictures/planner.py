@@ -79,6 +79,12 @@ SHAPE_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocabulary")
 CUSTOM = "custom"
 #: A typed shape's choices beside its counts: a Llama-style decoder, its MLP gated or not, its embeddings tied or not.
 CUSTOM_SHAPE: Mapping[str, Any] = {"norm": "rmsnorm", "positions": 0, "head_dim": 0}
+#: `TransformerShape`'s defaults, beneath a typed shape's choices.
+SHAPE_DEFAULTS: Mapping[str, Any] = {
+    field.name: field.default
+    for field in dataclasses.fields(shape.TransformerShape)
+    if field.default is not dataclasses.MISSING
+}
 MLP_CHOICES: Mapping[str, str] = {"gated": "gated (SwiGLU, as Llama)", "plain": "plain (two matrices, as GPT-2)"}
 EMBEDDING_CHOICES: Mapping[str, str] = {"untied": "untied (as Llama 3)", "tied": "tied (as GPT-2)"}
 #: The rows of the table of layouts, best first.
@@ -215,12 +221,18 @@ def planner_config(catalog: Catalog, default_model: str | None = None) -> dict[s
             {"id": recipe_id, "name": recipe.name, "short": recipe_label(recipe_id), **_recipe_bytes(recipe_id)}
             for recipe_id, recipe in model.RECIPES.items()
         ],
-        "stages": {str(number): sorted(stage.sharded) for number, stage in model.STAGES.items()},
+        # The roles each stage shards, named as the planner's memory names them (`planner.MEMORY_ROLES`).
+        "stages": {
+            str(number): sorted("optimizer" if role == "optimizer_states" else role for role in stage.sharded)
+            for number, stage in model.STAGES.items()
+        },
+        "shape_defaults": dict(SHAPE_DEFAULTS),
         "custom_shape": dict(CUSTOM_SHAPE),
         "mlp": dict(MLP_CHOICES),
         "embeddings": dict(EMBEDDING_CHOICES),
         "constants": {
             "norm_vectors": dict(shape.NORM_VECTORS),
+            "mlp_matrices": dict(shape.MLP_MATRICES),
             "token_id_bytes": planner.TOKEN_ID_BYTES,
             "embedding_mask_bytes": planner.EMBEDDING_MASK_BYTES,
             "logit_bytes": planner.LOGIT_BYTES,
@@ -250,6 +262,8 @@ def planner_config(catalog: Catalog, default_model: str | None = None) -> dict[s
         "limits": dict(LIMITS),
         "optional": list(OPTIONAL),
         "patterns": {"whole": WHOLE, "decimal": DECIMAL, "tokens": TOKENS, "space": SPACE},
+        "fields": list(FIELD_NAMES),
+        "shape_fields": list(SHAPE_FIELDS),
         "custom": CUSTOM,
         "messages": dict(MESSAGES),
     }
