@@ -654,12 +654,19 @@
     ["MFU", "model FLOPs over the peak"],
   ];
 
+  // Wrapped as Material wraps a page's tables, so that it scrolls in its own box with the course's shadows and
+  // its caption stays whole; the box takes the keyboard's focus, to be scrolled without a mouse.
   function table(config, result, runWithTokens, withPrice) {
-    const scroll = element("div", { class: "sbn-planner__scroll", tabindex: "0", role: "region" });
-    const node = element("table", { class: "sbn-planner__table" });
-    const caption = element("caption", {}, `The best ${result.plans.length} layouts, the fastest that fit first`);
-    node.append(caption);
-    scroll.setAttribute("aria-label", caption.textContent);
+    const caption = `The best ${result.plans.length} layouts, the fastest that fit first`;
+    const scroll = element("div", {
+      class: "md-typeset__scrollwrap",
+      tabindex: "0",
+      role: "region",
+      "aria-label": caption,
+    });
+    const inner = element("div", { class: "md-typeset__table" });
+    const node = element("table");
+    node.append(element("caption", {}, caption));
     const head = node.createTHead().insertRow();
     const headings = [...HEADINGS];
     if (runWithTokens) headings.push(["GPU-hours", "for the training tokens"]);
@@ -692,7 +699,8 @@
       row.append(element("th", { scope: "row" }, String(index + 1)));
       for (const cell of cells) row.append(element("td", {}, cell));
     });
-    scroll.append(node);
+    inner.append(node);
+    scroll.append(inner);
     return scroll;
   }
 
