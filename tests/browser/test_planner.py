@@ -227,6 +227,9 @@ def _texts(count: int, config: dict[str, Any]) -> list[dict[str, str]]:
         if rng.random() < 0.35:
             for name in rng.sample(sorted(inputs), rng.choice([1, 1, 2])):
                 inputs[name] = rng.choice(garbage)
+        if rng.random() < 0.2:  # a field at its limit, or just past it
+            name = rng.choice([name for name in config["limits"] if name in inputs])
+            inputs[name] = str(config["limits"][name] + rng.choice([0, 1]))
         cases.append(inputs)
     return cases
 
