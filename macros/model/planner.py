@@ -86,6 +86,7 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import cached_property
 from types import MappingProxyType
 
 from .checks import check_count as _check_count
@@ -232,9 +233,9 @@ class Memory:
     activations: Fraction
     reserve: Fraction
 
-    @property
+    @cached_property
     def total(self) -> Fraction:
-        """Every role together."""
+        """Every role together (summed once: ranking and reasons read it many times)."""
         return self.parameters + self.gradients + self.optimizer + self.activations + self.reserve
 
     def by_role(self) -> dict[str, Fraction]:
@@ -252,9 +253,9 @@ class StepTime:
     data: Fraction
     pipeline: Fraction
 
-    @property
+    @cached_property
     def total(self) -> Fraction:
-        """The step's seconds: every part in line."""
+        """The step's seconds: every part in line (summed once)."""
         return self.compute + self.bubble + self.tensor + self.data + self.pipeline
 
     def by_part(self) -> dict[str, Fraction]:

@@ -413,26 +413,32 @@ def read(config: Mapping[str, Any], inputs: Mapping[str, str]) -> tuple[dict[str
 # ------------------------------------------------------------------- the plan
 
 
+def _exact(value: float | int) -> Fraction:
+    """A number of the request as the reader wrote it: the shortest decimal that is this float (0.45, not the
+    binary fraction nearest it), which keeps the model's fractions small and its plan quick."""
+    return Fraction(repr(value))
+
+
 def model_inputs(request: Mapping[str, Any]) -> tuple[shape.TransformerShape, planner.Hardware, planner.Run]:
-    """A request's shape, cluster and run as the model's types: the page's numbers, exactly."""
+    """A request's shape, cluster and run as the model's types, each number as the reader wrote it (`_exact`)."""
     hardware, run = request["hardware"], request["run"]
     return (
         shape.TransformerShape(**request["shape"]),
         planner.Hardware(
-            peak_flops=Fraction(hardware["peak_flops"]),
+            peak_flops=_exact(hardware["peak_flops"]),
             memory=hardware["memory"],
-            nvlink_bandwidth=Fraction(hardware["nvlink_bandwidth"]),
-            network_bandwidth=Fraction(hardware["network_bandwidth"]),
+            nvlink_bandwidth=_exact(hardware["nvlink_bandwidth"]),
+            network_bandwidth=_exact(hardware["network_bandwidth"]),
             per_node=hardware["per_node"],
             nodes=hardware["nodes"],
         ),
         planner.Run(
             sequence=run["sequence"],
             global_batch=run["global_batch"],
-            share=Fraction(run["share"]),
+            share=_exact(run["share"]),
             recipe=run["recipe"],
             training_tokens=run["training_tokens"],
-            price=None if run["price"] is None else Fraction(run["price"]),
+            price=None if run["price"] is None else _exact(run["price"]),
         ),
     )
 
