@@ -267,7 +267,7 @@ def test_the_page_plans_what_python_plans(tab: Page, base_url: str, planner_page
             ("llama-3-70b", "h100-sxm5", "4", "8192", "4194304", "40", "", ""),
             ("llama-3-8b", "b200", "1", "4096", "1048576", "55.5", "1e12", ""),
             ("megatron-1.2b", "h200", "1", "1024", "524288", "30", "", ""),
-            ("gpt-3", "h100-sxm5", "2", "2048", "3145728", "45", "3e11", "4"),
+            ("llama-3-70b", "h100-sxm5", "1", "2048", "1048576", "45", "3e11", "4"),  # none fits
         ]
     ] + [{**base, "model": "custom", "layers": "24", "hidden": "2048", "heads": "16", "kv_heads": "4",
           "ffn": "5632", "vocabulary": "32000", "gpu": "h100-sxm5", "per_node": "8", "nodes": "1",
