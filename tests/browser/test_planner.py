@@ -348,6 +348,18 @@ def test_a_typed_shape_is_planned_and_the_reader_sees_why_each_layout_ranks(
     expect(status).to_contain_text("break a rule")
 
 
+def test_a_planner_reached_by_instant_navigation_plans(tab: Page, base_url: str, planner_page: str) -> None:
+    with page_errors(tab) as errors:
+        tab.goto(base_url)
+        tab.evaluate(
+            "(url) => { const a = document.createElement('a'); a.href = url; document.body.append(a); a.click(); }",
+            base_url + planner_page,
+        )
+        expect(tab.locator(f"{FORM}[data-sbn-mounted] .sbn-planner__result table")).to_be_attached()
+        assert tab.evaluate("performance.getEntriesByType('navigation').length") == 1  # no full load
+    assert errors == []
+
+
 # ------------------------------------------------------------------ storage
 
 
