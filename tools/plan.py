@@ -42,14 +42,6 @@ LIMITS: Mapping[str, int] = {
     "chunks": 64,
     "micro_batch": 1_000_000,
 }
-#: What each part of a step's time is called in a reason.
-PART_WORDS: Mapping[str, str] = {
-    "compute": "compute",
-    "bubble": "pipeline bubble",
-    "tensor": "exposed tensor-parallel traffic",
-    "data": "exposed data-parallel traffic",
-    "pipeline": "pipeline sends",
-}
 GIB = 2**30
 
 
@@ -275,7 +267,7 @@ def reason_words(plan: planner.Plan) -> str:
     if r.kind == "as-fast":
         return f"as fast as #1, with {float(r.extra) / GIB:.2f} GiB more on its most loaded GPU"
     if r.kind == "slower":
-        return f"{float(r.slower_by):.1%} slower than #1: +{float(r.extra):.3g} s of {PART_WORDS[r.part]}"
+        return f"{float(r.slower_by):.1%} slower than #1: +{float(r.extra):.3g} s of {planner.TIME_PART_WORDS[r.part]}"
     return (
         f"does not fit: {float(r.extra) / GIB:.1f} GiB over the {plan.capacity / GIB:.1f} GiB CUDA gives programs;"
         f" its largest part is {r.part}"

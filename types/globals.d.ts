@@ -22,6 +22,12 @@ interface Window {
   sbnAnswers?: { check(form: HTMLFormElement, answer: string): SbnResult };
   /** calculator.js's arithmetic, which the browser tests compare with macros/pictures/calculator.py. */
   sbnCalculator?: { compute(config: any, inputs: Record<string, unknown>): unknown };
+  /** planner.js's arithmetic, which the browser tests compare with macros/model/planner.py. */
+  sbnPlanner?: {
+    compute(config: any, inputs: Record<string, unknown>): unknown;
+    read(config: any, inputs: Record<string, unknown>): unknown;
+    evaluateLayout(config: any, request: any, layout: any): unknown;
+  };
   /** Set once frames.js has set itself up. */
   sbnFrames?: boolean;
 }

@@ -28,6 +28,9 @@ from ..pictures.calculator import evaluate as evaluate_calculator
 from ..pictures.charts import ChartError, ChartOptions, figure_chart
 from ..pictures.diagrams import DIAGRAMS
 from ..pictures.diagrams.frames import DiagramError, frames_html
+from ..pictures.planner import FIELD_NAMES as PLANNER_FIELDS
+from ..pictures.planner import planner_config, planner_defaults, planner_html
+from ..pictures.planner import read as read_planner
 from ..pictures.tables import TableError, figure_table
 from ..quiz import KeyFigure
 from .calls import CallError
@@ -44,6 +47,7 @@ def course_macros(build: Build) -> dict[str, Callable[..., str]]:
         "chart": macros.chart,
         "diagram": macros.diagram,
         "calculator": macros.calculator,
+        "planner": macros.planner,
         "mission": macros.page_macro(front_door.mission_markdown),
         "start_here": macros.start_here,
         "syllabus": macros.syllabus,
@@ -239,6 +243,42 @@ class Macros:
         if self.build.page is not None:
             self.build.add_question(id)
         html = calculator_html(config, id, written, self.build.script("calculator.js"))
+        return self.build.picture(html)
+
+    def planner(self, id: str, **defaults: Any) -> str:
+        """The layout planner (see `macros.pictures.planner`), its inputs kept in the browser under `id`.
+
+        Keyword arguments are its fields' first values: `model="llama-3-8b"`, `gpu="h100-sxm5"`, `nodes=2`, ...;
+        the share of peak and the recipe default to the model's (`planner.Run`), and no price is assumed.
+        """
+        if not isinstance(id, str) or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", id):
+            raise CallError(f'id= names the planner for the reader\'s stored inputs, like "l13-planner"; got {id!r}')
+        unknown = sorted(set(defaults) - set(PLANNER_FIELDS))
+        if unknown:
+            raise CallError(
+                f"the planner has no field {', '.join(unknown)}; its fields are {', '.join(PLANNER_FIELDS)}"
+            )
+        bad = [name for name, value in defaults.items() if isinstance(value, bool)]
+        if bad:
+            raise CallError(f"{', '.join(bad)}: a value, not true or false")
+        config = planner_config(self.build.catalog, str(defaults.get("model", "")) or None)
+        written = {**planner_defaults(), **{name: str(value) for name, value in defaults.items()}}
+        # A first value is one a reader could have entered: the planner's own rules for the fields given.
+        problems = {name: problem for name, problem in read_planner(config, written)[0].items() if name in defaults}
+        if problems:
+            said = "; ".join(
+                f"{name}={defaults[name]!r}: {problem.rstrip('.')}" for name, problem in sorted(problems.items())
+            )
+            choices = {"model": config["models"], "recipe": config["recipes"], "gpu": config["gpus"]}
+            known = "; ".join(
+                f"{name} is one of {', '.join(str(item['id']) for item in choices[name])}"
+                for name in sorted(problems)
+                if name in choices
+            )
+            raise CallError(f"{said}{f' ({known})' if known else ''}")
+        if self.build.page is not None:
+            self.build.add_question(id)
+        html = planner_html(config, id, written, self.build.script("planner.js"))
         return self.build.picture(html)
 
     def _kind_html(self, name: str) -> tuple[FigureKind, Callable[..., str]]:

@@ -94,6 +94,11 @@ def selective_saving(sequence: int, hidden: int, heads: int, tensor: int = 1, te
 #: and the inputs of attention and MLP"), in units of h: two norms' inputs (2 + 2), the attention's and the MLP's
 #: inputs (2 + 2), the two dropout masks after them (1 + 1). `REPLICATED`, whatever the shape.
 REPLICATED_PER_HIDDEN = 10
+#: Bytes per token of the tensors t-way tensor parallelism splits, per value of their width
+#: (`shape_layer_activation_bytes`): the queries and the output projection's input, 2 + 2 per query value; the
+#: keys and the values, 2 + 2 per key value; the MLP's intermediates, 2 + 2 per value of its width, or 2 + 2 + 2
+#: when gated.
+SPLIT_BYTES_PER_WIDTH: Mapping[str, int] = MappingProxyType({"query": 4, "kv": 4, "mlp": 4, "gated_mlp": 6})
 
 
 def shape_layer_activation_bytes(
@@ -151,6 +156,7 @@ def shape_layer_activation_bytes(
         return tokens * Fraction(CHECKPOINT_BYTES_PER_TOKEN_HIDDEN * hidden, tensor if sequence_parallel else 1)
     if recompute not in ("none", "selective"):
         raise ValueError(f"unknown recompute {recompute!r}; known: none, selective, full")
-    split = 4 * query_width + 4 * kv_width + (6 if gated else 4) * ffn
+    per = SPLIT_BYTES_PER_WIDTH
+    split = per["query"] * query_width + per["kv"] * kv_width + per["gated_mlp" if gated else "mlp"] * ffn
     scores = hidden * attention_score_term(heads, sequence, hidden) if scores_stored and recompute == "none" else 0
     return tokens * (copied + Fraction(split, tensor) + Fraction(scores, tensor))

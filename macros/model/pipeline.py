@@ -183,6 +183,22 @@ def stashed_microbatches(runs: tuple[Run, ...], stage: int = 0) -> int:
     return most
 
 
+def one_f_one_b_in_flight(stages: int, microbatches: int, stage: int = 0) -> int:
+    """The most microbatches `stage` of a 1F1B schedule holds at once, in closed form: min(p − stage, m).
+
+    Stage i runs min(p − i − 1, m) warm-up forward passes and one more before its first backward pass
+    (`stage_order`), and from then on each backward pass frees one microbatch as each forward pass adds one,
+    so it never holds more than p − i; never more than the m there are. `stashed_microbatches` of the simulated
+    schedule gives the same (the tests compare them), but this costs nothing at any size, where a simulation
+    is refused beyond `MAX_PASSES`.
+    """
+    _check_count("stages", stages)
+    _check_count("microbatches", microbatches)
+    if not 0 <= stage < stages:
+        raise ValueError(f"stage {stage} is not one of the {stages} stages, 0 to {stages - 1}")
+    return min(stages - stage, microbatches)
+
+
 def held_microbatches(runs: tuple[Run, ...], stage: int, time: int) -> tuple[int, ...]:
     """The microbatches whose activations `stage` holds at `time`: forward pass ended by then, backward pass not.
 

@@ -22,12 +22,13 @@ Nothing here is a second formula: each piece calls the module of its topic.
   the recipe's own parameter and gradient bytes).
 - Activations: `parallel_activations.shape_layer_activation_bytes` per layer and micro-batch, Korthikanti et
   al.'s tensor-by-tensor count for any shape, times the stage's layers and the micro-batches it holds at its
-  peak (`pipeline.stashed_microbatches` of the simulated 1F1B schedule, `pipeline.interleaved_in_flight` for
-  the interleaved one); the first stage adds the embedding's input and dropout mask, the last the output layer's
-  input and fp32 logits (Megatron-LM's theoretical memory report's terms); full recomputation adds the one
-  layer the backward pass rebuilds (Chen et al.'s peak, `activations.checkpointed_peak_bytes`). The attention
-  kernel is fused by default (FlashAttention keeps no scores, so selective recomputation changes nothing and is
-  not enumerated); `Run.attention = "stored"` counts the 5as²b of scores a kernel that stores them keeps.
+  peak (`pipeline.one_f_one_b_in_flight`, the closed form of what the simulated 1F1B schedule stashes, at any
+  size; `pipeline.interleaved_in_flight` for the interleaved one); the first stage adds the embedding's input
+  and dropout mask, the last the output layer's input and fp32 logits (Megatron-LM's theoretical memory
+  report's terms); full recomputation adds the one layer the backward pass rebuilds (Chen et al.'s peak,
+  `activations.checkpointed_peak_bytes`). The attention kernel is fused by default (FlashAttention keeps no
+  scores, so selective recomputation changes nothing and is not enumerated); `Run.attention = "stored"` counts
+  the 5as²b of scores a kernel that stores them keeps.
 - A stated reserve (`Run.reserve`, a share of the memory CUDA gives programs) for the CUDA context, NCCL's
   buffers and the allocator's fragmentation, which no count above holds.
 - Compute: 6N per token for the N parameters a token multiplies by (`shape.ParameterCount.matmul`:
@@ -81,9 +82,12 @@ links' bandwidths, which a measured step checks.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import cached_property
+from types import MappingProxyType
 
 from .checks import check_count as _check_count
 from .communication import cross_host_bytes_per_port, ring_allreduce_bytes_sent, ring_allreduce_factor, transfer_seconds
@@ -98,8 +102,7 @@ from .compute import (
 from .layout import rank_placement
 from .memory import BYTES_PER_VALUE, recipe
 from .parallel_activations import shape_layer_activation_bytes
-from .pipeline import boundary_bytes, bubble_formula, interleaved_bubble, interleaved_in_flight, schedule
-from .pipeline import stashed_microbatches as _stashed
+from .pipeline import boundary_bytes, bubble_formula, interleaved_bubble, interleaved_in_flight, one_f_one_b_in_flight
 from .shape import ParameterCount, TransformerShape, parameter_count
 from .sharding import STAGES, device_bytes_by_role, role_bytes_per_parameter
 from .tensor import exposed_allreduce_seconds
@@ -120,6 +123,16 @@ EMBEDDING_MASK_BYTES = 1
 LOGIT_BYTES = 4
 #: The parts of a step's time, in the order they are shown.
 TIME_PARTS = ("compute", "bubble", "tensor", "data", "pipeline")
+#: What each part of a step's time is called where a plan's reason names it (the command line's and the page's).
+TIME_PART_WORDS: Mapping[str, str] = MappingProxyType(
+    {
+        "compute": "compute",
+        "bubble": "pipeline bubble",
+        "tensor": "exposed tensor-parallel traffic",
+        "data": "exposed data-parallel traffic",
+        "pipeline": "pipeline sends",
+    }
+)
 #: The roles of a GPU's memory, in the order they are shown (the JSON's keys).
 MEMORY_ROLES = ("parameters", "gradients", "optimizer", "activations", "reserve")
 
@@ -220,9 +233,9 @@ class Memory:
     activations: Fraction
     reserve: Fraction
 
-    @property
+    @cached_property
     def total(self) -> Fraction:
-        """Every role together."""
+        """Every role together (summed once: ranking and reasons read it many times)."""
         return self.parameters + self.gradients + self.optimizer + self.activations + self.reserve
 
     def by_role(self) -> dict[str, Fraction]:
@@ -240,9 +253,9 @@ class StepTime:
     data: Fraction
     pipeline: Fraction
 
-    @property
+    @cached_property
     def total(self) -> Fraction:
-        """The step's seconds: every part in line."""
+        """The step's seconds: every part in line (summed once)."""
         return self.compute + self.bubble + self.tensor + self.data + self.pipeline
 
     def by_part(self) -> dict[str, Fraction]:
@@ -313,29 +326,37 @@ class Planned:
     invalid: tuple[Invalid, ...]
 
 
-def _rule(rule_id: str, message: str) -> Rule:
-    return Rule(rule_id, message)
-
-
-#: The rules a layout must keep, by id, in the order they are checked: the first broken one is named.
-RULES = (
-    "gpus",
-    "tp-node",
-    "tp-heads",
-    "tp-kv-heads",
-    "tp-ffn",
-    "sequence-parallel",
-    "pp-layers",
-    "chunks",
-    "batch-sequence",
-    "batch-dp",
-    "batch-micro",
-    "micro-stages",
-    "micro-interleaved",
-    "zero-dp",
-    "zero-pipeline",
-    "recompute",
+#: What breaking each rule means (`RULES`), a `str.format` template of plain fields filled with the layout's
+#: numbers: the page's script fills the same templates (`pictures.planner`), so a rule is worded once.
+RULE_MESSAGES: Mapping[str, str] = MappingProxyType(
+    {
+        "gpus": "tp × pp × dp = {tp} × {pp} × {dp} = {product}, not the cluster's {gpus} GPUs",
+        "tp-node": "tp = {tp} {where} a node of {per_node} GPUs: a tensor-parallel group needs NVLink",
+        "tp-heads": "tp = {tp} does not divide the {heads} attention heads",
+        "tp-kv-heads": "tp = {tp} does not divide the {kv_heads} key-value heads",
+        "tp-ffn": "tp = {tp} does not divide the MLP's width of {width}",
+        "sequence-parallel": "sequence parallelism needs tp of 2 or more",
+        "pp-layers": "pp = {pp} does not divide the {layers} layers",
+        "chunks": "{per_stage} layers per stage do not make {chunks} chunks of a pipeline",
+        "batch-sequence": "a global batch of {global_batch} tokens is not whole sequences of {sequence} tokens",
+        "batch-dp": "a global batch of {sequences} sequences does not divide among dp = {dp} replicas",
+        "batch-micro": "{per_replica} sequences per replica do not make micro-batches of {micro_batch}",
+        "micro-stages": "{microbatches} micro-batches are fewer than the pp = {pp} stages",
+        "micro-interleaved": "the interleaved schedule needs micro-batches ({microbatches}) in multiples of the"
+        " stages ({pp})",
+        "zero-dp": "ZeRO-{zero} shards over data-parallel replicas, and dp = 1",
+        "zero-pipeline": "ZeRO-{zero} does not run with a pipeline (pp = {pp})",
+        "recompute": "unknown recomputation {recompute}; known: {known}",
+    }
 )
+#: The rules a layout must keep, by id, in the order they are checked: the first broken one is named.
+RULES = tuple(RULE_MESSAGES)
+#: How a tensor-parallel group misses a node in rule "tp-node"'s words: larger than it, or not dividing it.
+TP_NODE_WHERE: Mapping[str, str] = MappingProxyType({"beyond": "is beyond", "divide": "does not divide"})
+
+
+def _rule(rule_id: str, **values: int | str) -> Rule:
+    return Rule(rule_id, RULE_MESSAGES[rule_id].format(**values))
 
 
 def broken_rule(shape: TransformerShape, hardware: Hardware, run: Run, layout: Layout) -> Rule | None:
@@ -364,50 +385,41 @@ def broken_rule(shape: TransformerShape, hardware: Hardware, run: Run, layout: L
     if lay.zero not in STAGES:
         raise ValueError(f"unknown ZeRO stage {lay.zero!r}; the stages are 0 to 3")
     if t * p * d != h.gpus:
-        return _rule("gpus", f"tp × pp × dp = {t} × {p} × {d} = {t * p * d}, not the cluster's {h.gpus} GPUs")
+        return _rule("gpus", tp=t, pp=p, dp=d, product=t * p * d, gpus=h.gpus)
     if t > h.per_node or h.per_node % t:
-        where = "is beyond" if t > h.per_node else "does not divide"
-        return _rule("tp-node", f"tp = {t} {where} a node of {h.per_node} GPUs: a tensor-parallel group needs NVLink")
+        where = TP_NODE_WHERE["beyond" if t > h.per_node else "divide"]
+        return _rule("tp-node", tp=t, where=where, per_node=h.per_node)
     if s.heads % t:
-        return _rule("tp-heads", f"tp = {t} does not divide the {s.heads} attention heads")
+        return _rule("tp-heads", tp=t, heads=s.heads)
     if s.kv_heads % t:
-        return _rule("tp-kv-heads", f"tp = {t} does not divide the {s.kv_heads} key-value heads")
+        return _rule("tp-kv-heads", tp=t, kv_heads=s.kv_heads)
     width = s.expert_ffn if s.experts else s.ffn
     if width % t:
-        return _rule("tp-ffn", f"tp = {t} does not divide the MLP's width of {width}")
+        return _rule("tp-ffn", tp=t, width=width)
     if lay.sequence_parallel and t < 2:
-        return _rule("sequence-parallel", "sequence parallelism needs tp of 2 or more")
+        return _rule("sequence-parallel")
     if s.layers % p:
-        return _rule("pp-layers", f"pp = {p} does not divide the {s.layers} layers")
+        return _rule("pp-layers", pp=p, layers=s.layers)
     if lay.chunks > 1 and (p < 2 or (s.layers // p) % lay.chunks):
-        return _rule("chunks", f"{s.layers // p} layers per stage do not make {lay.chunks} chunks of a pipeline")
+        return _rule("chunks", per_stage=s.layers // p, chunks=lay.chunks)
     if run.global_batch % run.sequence:
-        return _rule(
-            "batch-sequence",
-            f"a global batch of {run.global_batch} tokens is not whole sequences of {run.sequence} tokens",
-        )
+        return _rule("batch-sequence", global_batch=run.global_batch, sequence=run.sequence)
     sequences = run.global_batch // run.sequence
     if sequences % d:
-        return _rule("batch-dp", f"a global batch of {sequences} sequences does not divide among dp = {d} replicas")
+        return _rule("batch-dp", sequences=sequences, dp=d)
     if (sequences // d) % lay.micro_batch:
-        return _rule(
-            "batch-micro",
-            f"{sequences // d} sequences per replica do not make micro-batches of {lay.micro_batch}",
-        )
+        return _rule("batch-micro", per_replica=sequences // d, micro_batch=lay.micro_batch)
     microbatches = sequences // (d * lay.micro_batch)
     if microbatches < p:
-        return _rule("micro-stages", f"{microbatches} micro-batches are fewer than the pp = {p} stages")
+        return _rule("micro-stages", microbatches=microbatches, pp=p)
     if lay.chunks > 1 and microbatches % p:
-        return _rule(
-            "micro-interleaved",
-            f"the interleaved schedule needs micro-batches ({microbatches}) in multiples of the stages ({p})",
-        )
+        return _rule("micro-interleaved", microbatches=microbatches, pp=p)
     if lay.zero and d < 2:
-        return _rule("zero-dp", f"ZeRO-{lay.zero} shards over data-parallel replicas, and dp = 1")
+        return _rule("zero-dp", zero=lay.zero)
     if lay.zero >= 2 and p > 1:
-        return _rule("zero-pipeline", f"ZeRO-{lay.zero} does not run with a pipeline (pp = {p})")
+        return _rule("zero-pipeline", zero=lay.zero, pp=p)
     if lay.recompute not in RECOMPUTATIONS:
-        return _rule("recompute", f"unknown recomputation {lay.recompute!r}; known: {', '.join(RECOMPUTATIONS)}")
+        return _rule("recompute", recompute=repr(lay.recompute), known=", ".join(RECOMPUTATIONS))
     return None
 
 
@@ -452,10 +464,10 @@ def stage_parameters(count: ParameterCount, tp: int, pp: int, stage: int, tied: 
 
 
 def _in_flight(pp: int, microbatches: int, chunks: int, stage: int) -> Fraction:
-    """Micro-batches whose activations the stage holds at its peak: the simulated 1F1B schedule's, or interleaved."""
+    """Micro-batches whose activations the stage holds at its peak: 1F1B's closed form, or interleaved."""
     if chunks > 1:
         return interleaved_in_flight(pp, chunks)
-    return Fraction(_stashed(schedule("1f1b", pp, microbatches), stage))
+    return Fraction(one_f_one_b_in_flight(pp, microbatches, stage))
 
 
 def _attention_recompute(run: Run, recompute: str) -> str:
@@ -613,8 +625,11 @@ def evaluate(
     return Plan(layout, memory, stage, hardware.memory, time, tokens_per_second, share, gpu_hours, cost)
 
 
-def _divisors(n: int) -> list[int]:
-    return [k for k in range(1, n + 1) if n % k == 0]
+def divisors(n: int) -> list[int]:
+    """Every divisor of n, smallest first: trial division up to √n, so that a global batch of a trillion
+    sequences is not a trillion steps."""
+    small = [k for k in range(1, math.isqrt(n) + 1) if n % k == 0]
+    return small + [n // k for k in reversed(small) if k * k != n]
 
 
 #: A value a caller fixes a layout field to.
@@ -637,9 +652,9 @@ def layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mappin
     n = hardware.gpus
     sequences = run.global_batch // run.sequence if run.global_batch % run.sequence == 0 else 1
     recomputes = [r for r in RECOMPUTATIONS if r != "selective" or run.attention == "stored"]
-    for t in [int(fixed["tp"])] if "tp" in fixed else _divisors(n):
+    for t in [int(fixed["tp"])] if "tp" in fixed else divisors(n):
         rest = n // t if n % t == 0 else 1
-        for p in [int(fixed["pp"])] if "pp" in fixed else _divisors(rest):
+        for p in [int(fixed["pp"])] if "pp" in fixed else divisors(rest):
             d_default = n // (t * p) if n % (t * p) == 0 else 1
             d = int(fixed["dp"]) if "dp" in fixed else d_default
             per_replica = sequences // d if d and sequences % d == 0 else 1
@@ -649,7 +664,7 @@ def layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mappin
                 if "sequence_parallel" in fixed
                 else ([False, True] if t > 1 else [False])
             )
-            micro = [int(fixed["micro_batch"])] if "micro_batch" in fixed else _divisors(per_replica)
+            micro = [int(fixed["micro_batch"])] if "micro_batch" in fixed else divisors(per_replica)
             rcs = [str(fixed["recompute"])] if "recompute" in fixed else recomputes
             chunks = [int(fixed["chunks"])] if "chunks" in fixed else sorted({1, run.chunks} if p > 1 else {1})
             for zero in zeros:

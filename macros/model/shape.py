@@ -18,7 +18,9 @@ all, and the final layer norm adds 2·d_model.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from .checks import check_count as _check_count
 
@@ -170,10 +172,16 @@ class LayerParameters:
         return self.total - self.experts + self.active_experts
 
 
+#: An MLP's h × f matrices: two (up and down), or three when gated (gate, up and down); all but the last
+#: (down) are column-parallel, with a bias of f each where the MLP has biases.
+MLP_MATRICES: Mapping[str, int] = MappingProxyType({"plain": 2, "gated": 3})
+
+
 def _mlp_parameters(hidden: int, width: int, gated: bool, bias: bool) -> tuple[int, int]:
     """An MLP's (split, copied) parameters: two h × f matrices, or three when gated (gate, up and down)."""
-    matrices = (3 if gated else 2) * hidden * width
-    column_biases = ((2 if gated else 1) * width) if bias else 0
+    count = MLP_MATRICES["gated" if gated else "plain"]
+    matrices = count * hidden * width
+    column_biases = ((count - 1) * width) if bias else 0
     return matrices + column_biases, hidden if bias else 0
 
 

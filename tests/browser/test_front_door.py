@@ -186,14 +186,15 @@ def test_a_lesson_prints_without_its_answers_unless_the_reader_asks(tab: Page, b
         expect(answer.locator("summary")).to_be_hidden()
 
 
-#: What a lesson prints that works only on screen: buttons, a visible form field of the calculator's, an
+#: What a lesson prints that works only on screen: buttons, the calculator or the planner, an
 #: answer field left empty, and a diagram's frame that does not print.
 _SCREEN_ONLY = """() => {
     const shown = (element) => element.checkVisibility({ visibilityProperty: true });
     const article = document.querySelector("article");
     const name = (element) => `${element.tagName}.${element.className} ${element.textContent.trim().slice(0, 30)}`;
     return [
-        ...[...article.querySelectorAll("button, select, form[data-sbn-calculator]")].filter(shown),
+        ...[...article.querySelectorAll("button, select, form:is([data-sbn-calculator], [data-sbn-planner])")]
+            .filter(shown),
         ...[...article.querySelectorAll("input[type=text], textarea")].filter((field) => shown(field) && !field.value),
         ...[...article.querySelectorAll(".sbn-frames__frame")].filter((frame) => !shown(frame)),
     ].map(name);

@@ -118,6 +118,10 @@ UNFORESEEN_CALLS = [
     ('{{ chart([], x={"recipe": ["mixed-adam"]}) }}', "kind is text in quotes, got []"),
     ('{{ calculator("l8-other", devices=-1) }}', "devices=-1: Type a whole number, such as 8"),
     ('{{ calculator("l8-another", gpu="v100") }}', "gpu='v100': Pick one from the list (gpu is one of v100-32gb"),
+    ('{{ planner("l8-planner", nodes=0) }}', "nodes=0: It must be at least 1"),
+    ('{{ planner("l8-planner-2", gpu="v100-32gb") }}', "gpu='v100-32gb': Pick one from the list (gpu is one of h100"),
+    ('{{ planner("l8-planner-3", tensor=2) }}', "the planner has no field tensor; its fields are model, layers"),
+    ('{{ planner("Not An Id") }}', 'id= names the planner for the reader\'s stored inputs, like "l13-planner"'),
     (
         '{{ table("zero_states", rows={"dp": [1]}, columns={"stage": ["os"]}, fixed={"entry": "zero-7.5b"}, names=3,'
         ' caption="x") }}',

@@ -83,6 +83,23 @@ def test_gpipe_stashes_every_microbatch_and_1f1b_at_most_p(p: int, m: int) -> No
     assert [pipeline.stashed_microbatches(one_f_one_b, i) for i in range(p)] == [min(p - i, m) for i in range(p)]
 
 
+def test_1f1bs_closed_form_holds_what_the_simulated_schedule_stashes() -> None:
+    for p in range(1, 13):
+        for m in range(1, 40):
+            runs = pipeline.schedule("1f1b", p, m)
+            simulated = [pipeline.stashed_microbatches(runs, i) for i in range(p)]
+            assert [pipeline.one_f_one_b_in_flight(p, m, i) for i in range(p)] == simulated, (p, m)
+
+
+def test_1f1bs_closed_form_answers_where_a_simulation_is_refused() -> None:
+    p, m = 8, pipeline.MAX_PASSES  # beyond what `schedule` simulates
+    with pytest.raises(ValueError, match="the most one is simulated for"):
+        pipeline.schedule("1f1b", p, m)
+    assert [pipeline.one_f_one_b_in_flight(p, m, i) for i in (0, p - 1)] == [p, 1]
+    with pytest.raises(ValueError, match="not one of the 8 stages"):
+        pipeline.one_f_one_b_in_flight(p, m, p)
+
+
 def test_interleaving_divides_the_bubble_by_the_chunks() -> None:
     # Narayanan et al. §2.2.2: "(1/v)·(p−1)/m"; "with 4 devices, the number of microbatches in a batch must be a
     # multiple of 4"

@@ -100,6 +100,16 @@ def configs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+def test_a_schedule_too_long_to_simulate_is_planned_in_closed_form() -> None:
+    # 32,768 sequences of 128 tokens: a pipeline of 8 stages on one replica runs 32,768 micro-batches, past
+    # what `pipeline.schedule` simulates (`MAX_PASSES`); the planner counts what 1F1B holds in closed form.
+    done = plan("--model", "llama-3-8b", "--gpu", "h100-sxm5", "--gpus", "64", "--sequence", "128",
+                "--global-batch", "4194304", "--pp", "8", "--dp", "1", "--micro-batch", "1", "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    layouts = json.loads(done.stdout)["layouts"]
+    assert layouts and all(layout["pp"] == 8 and layout["dp"] == 1 for layout in layouts)
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [

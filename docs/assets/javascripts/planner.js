@@ -1,0 +1,822 @@
+// Scale by the Numbers: the layout planner (macros/pictures/planner.py, on macros/model/planner.py).
+//
+// Every layout of a model on a cluster (tensor × pipeline × data degrees, ZeRO 0 to 3, sequence
+// parallelism, micro-batch, recomputation, 1F1B), each one's memory by role on its most loaded GPU and its
+// step time by part, ranked. Every coefficient, catalog entry, rule, limit and message comes from the JSON
+// the build wrote into the form's data-sbn-config from the Python model: only the formulas' shape is here,
+// each function named after the Python one it mirrors. Numbers are floats where Python's are fractions; the
+// browser tests hold the two equal on thousands of layouts. The interleaved schedule, which the page does
+// not offer, is left out. Only pages with a planner load this script, from their content, so Material's
+// instant navigation runs it too; it sets itself up once.
+
+(() => {
+  "use strict";
+  if (window.sbnPlanner) return;
+
+  /**
+   * @typedef {Record<string, any>} Json
+   * @typedef {{tp: number, pp: number, dp: number, zero: number, micro_batch: number, recompute: string,
+   *   sequence_parallel: boolean, chunks: number}} Layout
+   */
+
+  // ------------------------------------------------------------ the model
+
+  /** @param {Json} c @param {Json} s `shape.parameter_count`: a model's parameters by part. */
+  function parameterCount(c, s) {
+    const dim = s.head_dim || Math.floor(s.hidden / s.heads);
+    const query = s.heads * dim;
+    const kv = s.kv_heads * dim;
+    let attention = s.hidden * (2 * query + 2 * kv);
+    if (s.attention_bias) attention += query + 2 * kv;
+    const copied = c.norm_vectors[s.norm] * 2 * s.hidden + (s.output_bias ? s.hidden : 0);
+    const mlp = (/** @type {number} */ width) => {
+      const count = c.mlp_matrices[s.gated ? "gated" : "plain"];
+      const split = count * s.hidden * width + (s.mlp_bias ? (count - 1) * width : 0);
+      return [split, s.mlp_bias ? s.hidden : 0];
+    };
+    let layer;
+    if (!s.experts) {
+      const [split, copiedMlp] = mlp(s.ffn);
+      layer = { split: attention + split, copied: copied + copiedMlp, experts: 0, active_experts: 0 };
+    } else {
+      const [split, copiedMlp] = mlp(s.expert_ffn);
+      const experts = s.experts * (split + copiedMlp);
+      const active = s.experts_per_token * (split + copiedMlp);
+      layer = { split: attention + experts, copied: copied + s.hidden * s.experts, experts, active_experts: active };
+    }
+    const total = layer.split + layer.copied;
+    const active = total - layer.experts + layer.active_experts;
+    const embedding = s.vocabulary * s.hidden;
+    const positions = s.positions * s.hidden;
+    const output = s.tied ? 0 : s.vocabulary * s.hidden;
+    const finalNorm = c.norm_vectors[s.norm] * s.hidden;
+    return {
+      layers: s.layers,
+      layer,
+      embedding,
+      positions,
+      output,
+      final_norm: finalNorm,
+      total: s.layers * total + embedding + positions + output + finalNorm,
+      active: s.layers * active + embedding + positions + output + finalNorm,
+      matmul: s.layers * active + embedding,
+      query_width: query,
+      kv_width: kv,
+    };
+  }
+
+  /** `planner.stage_parameters`: what a GPU of `stage` holds, split by t and copied, and ZeRO-3's largest unit. */
+  function stageParameters(count, tp, pp, stage, tied) {
+    const first = stage === 0;
+    const last = stage === pp - 1;
+    const layers = count.layers / pp;
+    let split = layers * count.layer.split;
+    let copied = layers * count.layer.copied;
+    const ends = [];
+    if (first) {
+      ends.push(count.embedding);
+      copied += count.positions;
+    }
+    if (last) {
+      copied += count.final_norm;
+      ends.push(!tied ? count.output : !first ? count.embedding : 0);
+    }
+    split += ends.reduce((sum, end) => sum + end, 0);
+    const unit = Math.max(count.layer.split / tp + count.layer.copied, ...ends.map((end) => end / tp));
+    return { parameters: split / tp + copied, largest_unit: unit };
+  }
+
+  /** `parallel_activations.shape_layer_activation_bytes`: Korthikanti et al.'s count for one layer of any shape. */
+  function layerActivationBytes(c, s, count, sequence, micro, width, tp, sp, recompute, scoresStored) {
+    const tokens = sequence * micro;
+    const spread = sp ? tp : 1;
+    if (recompute === "full") return (tokens * c.checkpoint_bytes_per_token_hidden * s.hidden) / spread;
+    const per = c.split_bytes_per_width;
+    const copied = (c.replicated_per_hidden * s.hidden) / spread;
+    const split = per.query * count.query_width + per.kv * count.kv_width + per[s.gated ? "gated_mlp" : "mlp"] * width;
+    const stored = scoresStored && recompute === "none";
+    const scores = stored ? s.hidden * ((c.attention_score_bytes * s.heads * sequence) / s.hidden) : 0;
+    return tokens * (copied + split / tp + scores / tp);
+  }
+
+  /** `planner.stage_memory`: bytes by role on a GPU of `stage`. */
+  function stageMemory(c, s, count, hw, run, lay, stage) {
+    const held = stageParameters(count, lay.tp, lay.pp, stage, s.tied);
+    const recipe = run.recipeBytes;
+    const sharded = c.stages[String(lay.zero)];
+    const role = (/** @type {string} */ name) =>
+      (recipe[name] * held.parameters) / (sharded.includes(name) ? lay.dp : 1);
+    let parameters = role("parameters");
+    let gradients = role("gradients");
+    if (lay.zero === 3) {
+      parameters += held.largest_unit * recipe.parameters;
+      gradients += held.largest_unit * recipe.gradients;
+    }
+    const microbatches = Math.floor(Math.floor(run.global_batch / run.sequence) / (lay.dp * lay.micro_batch));
+    const width = (s.experts ? s.expert_ffn : s.ffn) * (s.experts ? s.experts_per_token : 1);
+    const scores = run.attention === "stored";
+    const layer = (/** @type {string} */ recompute) =>
+      layerActivationBytes(
+        c,
+        s,
+        count,
+        run.sequence,
+        lay.micro_batch,
+        width,
+        lay.tp,
+        lay.sequence_parallel,
+        recompute,
+        scores,
+      );
+    // `pipeline.one_f_one_b_in_flight`: what stage i of 1F1B holds at its peak, min(p − i, m).
+    const inFlight = Math.min(lay.pp - stage, microbatches);
+    let activations = (s.layers / lay.pp) * layer(lay.recompute) * inFlight;
+    if (lay.recompute === "full") activations += layer("none");
+    const tokens = run.sequence * lay.micro_batch;
+    const spread = lay.sequence_parallel ? lay.tp : 1;
+    if (stage === 0) {
+      activations += inFlight * tokens * (c.token_id_bytes + (c.embedding_mask_bytes * s.hidden) / spread);
+    }
+    if (stage === lay.pp - 1) {
+      activations += tokens * ((c.logit_bytes * s.hidden) / spread + (c.logit_bytes * s.vocabulary) / lay.tp);
+    }
+    const memory = { parameters, gradients, optimizer: role("optimizer"), activations, reserve: c.reserve * hw.memory };
+    return { ...memory, total: parameters + gradients + memory.optimizer + activations + memory.reserve };
+  }
+
+  /** `compute.training_flops` per token + `compute.attention_flops_per_token`, as `planner.flops_per_token`. */
+  function flopsPerToken(c, s, count, sequence, recompute) {
+    const matmul = c.flops_per_parameter[recompute === "full" ? "full" : "none"] * count.matmul;
+    const passes = recompute === "none" ? 0 : 1;
+    const forward = c.attention_forward_flops * s.layers * count.query_width * sequence;
+    return matmul + (1 + c.backward_flops_per_parameter / c.forward_flops_per_parameter + passes) * forward;
+  }
+
+  /** `layout.rank_placement`: how Megatron-LM's rank order puts a data-parallel group and the stages on nodes. */
+  function rankPlacement(tp, pp, dp, perNode) {
+    const nodes = Math.max(1, Math.floor((tp * pp * dp) / perNode));
+    const blocks = perNode / tp;
+    let fewest = dp;
+    let spans = false;
+    for (let stage = 0; stage < pp; stage++) {
+      const first = stage * dp;
+      const last = (stage + 1) * dp;
+      for (let node = Math.floor(first / blocks); node * blocks < last; node++) {
+        const members = Math.min(last, (node + 1) * blocks) - Math.max(first, node * blocks);
+        fewest = Math.min(fewest, members);
+        spans = spans || members < dp;
+      }
+    }
+    return { dataPerNode: fewest, dataSpansNodes: spans, boundaryCrossesNodes: nodes > 1 && pp > 1 };
+  }
+
+  const ringFactor = (/** @type {number} */ n) => (2 * (n - 1)) / n;
+
+  /** `planner.step_time`: a step's seconds by part. */
+  function stepTime(c, s, count, hw, run, lay) {
+    const { tp: t, pp: p, dp: d } = lay;
+    const gpus = hw.per_node * hw.nodes;
+    const sequences = Math.floor(run.global_batch / run.sequence);
+    const m = Math.floor(sequences / (d * lay.micro_batch));
+    const tokens = sequences * run.sequence;
+    const attentionRecompute = lay.recompute === "selective" && run.attention === "fused" ? "none" : lay.recompute;
+    const perToken = flopsPerToken(c, s, count, run.sequence, attentionRecompute);
+    const sustained = hw.peak_flops * run.share;
+    const compute = (perToken * tokens) / (gpus * sustained);
+    let tensor = 0;
+    if (t > 1) {
+      // `tensor.exposed_allreduce_seconds`: the forward all-reduces whole (twice with recomputation), and what
+      // each backward one takes beyond its weight-gradient GEMM at the sustained rate.
+      const one =
+        (ringFactor(t) * lay.micro_batch * run.sequence * s.hidden * c.activation_bytes) / hw.nvlink_bandwidth;
+      const forward = c.allreduces_per_layer.forward * (lay.recompute === "full" ? 2 : 1);
+      let perLayer = forward * one;
+      for (const width of Object.values(c.column_parallel_widths)) {
+        const gemm = (2 * lay.micro_batch * run.sequence * s.hidden * width * s.hidden) / t / sustained;
+        perLayer += Math.max(0, one - gemm);
+      }
+      tensor = m * (s.layers / p) * perLayer;
+    }
+    const placed = rankPlacement(t, p, d, hw.per_node);
+    let data = 0;
+    if (d > 1) {
+      const held = stageParameters(count, t, p, 0, s.tied).parameters;
+      const grads = held * run.recipeBytes.gradients;
+      const params = held * run.recipeBytes.parameters;
+      const onePass = ringFactor(d) / 2;
+      const seconds = (/** @type {number} */ sent) =>
+        placed.dataSpansNodes ? sent / placed.dataPerNode / hw.network_bandwidth : sent / hw.nvlink_bandwidth;
+      const perMicro = compute / m;
+      const total = c.flops_per_parameter.none;
+      if (lay.zero === 3) {
+        data = m * Math.max(0, seconds(onePass * (2 * params + grads)) - perMicro);
+      } else {
+        const backward = (perMicro * c.backward_flops_per_parameter) / total;
+        const forward = (perMicro * c.forward_flops_per_parameter) / total;
+        if (lay.zero === 0) data = Math.max(0, seconds(ringFactor(d) * grads) - backward);
+        else data = Math.max(0, seconds(onePass * grads) - backward) + Math.max(0, seconds(onePass * params) - forward);
+      }
+    }
+    let pipeline = 0;
+    let bubble = 0;
+    if (p > 1) {
+      const crossing = (lay.micro_batch * run.sequence * s.hidden * c.activation_bytes) / t;
+      const link = placed.boundaryCrossesNodes ? hw.network_bandwidth : hw.nvlink_bandwidth;
+      pipeline = (2 * m * lay.chunks * crossing) / link;
+      bubble = ((p - 1) / m) * (compute + tensor);
+    }
+    return { compute, bubble, tensor, data, pipeline, total: compute + bubble + tensor + data + pipeline };
+  }
+
+  /** A rule's words, its template filled as Python's `str.format` fills it. */
+  function ruleOf(config, id, values = {}) {
+    const message = config.rules[id].replace(/\{(\w+)\}/g, (/** @type {string} */ _, name) => String(values[name]));
+    return { rule: id, message };
+  }
+
+  /** `planner.broken_rule`: the first rule the layout breaks, or null. */
+  function brokenRule(config, s, hw, run, lay) {
+    const { tp: t, pp: p, dp: d } = lay;
+    const gpus = hw.per_node * hw.nodes;
+    const rule = (/** @type {string} */ id, values = {}) => ruleOf(config, id, values);
+    if (t * p * d !== gpus) return rule("gpus", { tp: t, pp: p, dp: d, product: t * p * d, gpus });
+    if (t > hw.per_node || hw.per_node % t) {
+      const where = config.tp_node_where[t > hw.per_node ? "beyond" : "divide"];
+      return rule("tp-node", { tp: t, where, per_node: hw.per_node });
+    }
+    if (s.heads % t) return rule("tp-heads", { tp: t, heads: s.heads });
+    if (s.kv_heads % t) return rule("tp-kv-heads", { tp: t, kv_heads: s.kv_heads });
+    const width = s.experts ? s.expert_ffn : s.ffn;
+    if (width % t) return rule("tp-ffn", { tp: t, width });
+    if (lay.sequence_parallel && t < 2) return rule("sequence-parallel");
+    if (s.layers % p) return rule("pp-layers", { pp: p, layers: s.layers });
+    if (lay.chunks > 1 && (p < 2 || Math.floor(s.layers / p) % lay.chunks)) {
+      return rule("chunks", { per_stage: Math.floor(s.layers / p), chunks: lay.chunks });
+    }
+    if (run.global_batch % run.sequence) {
+      return rule("batch-sequence", { global_batch: run.global_batch, sequence: run.sequence });
+    }
+    const sequences = Math.floor(run.global_batch / run.sequence);
+    if (sequences % d) return rule("batch-dp", { sequences, dp: d });
+    const perReplica = Math.floor(sequences / d);
+    if (perReplica % lay.micro_batch) {
+      return rule("batch-micro", { per_replica: perReplica, micro_batch: lay.micro_batch });
+    }
+    const microbatches = Math.floor(sequences / (d * lay.micro_batch));
+    if (microbatches < p) return rule("micro-stages", { microbatches, pp: p });
+    if (lay.chunks > 1 && microbatches % p) return rule("micro-interleaved", { microbatches, pp: p });
+    if (lay.zero && d < 2) return rule("zero-dp", { zero: lay.zero });
+    if (lay.zero >= 2 && p > 1) return rule("zero-pipeline", { zero: lay.zero, pp: p });
+    return null;
+  }
+
+  /** A request's run with its recipe's bytes by role and the page's fixed choices (`planner.Run`'s defaults). */
+  function prepared(config, request) {
+    const recipe = config.recipes.find((/** @type {Json} */ r) => r.id === request.run.recipe);
+    const recipeBytes = { parameters: recipe.parameters, gradients: recipe.gradients, optimizer: recipe.optimizer };
+    const run = { ...request.run, recipeBytes, attention: config.constants.attention };
+    return { c: { ...config.constants, stages: config.stages }, s: request.shape, hw: request.hardware, run };
+  }
+
+  /** `planner.evaluate`: one layout's plan, or the first rule it breaks (`ready` and `count`: made once a plan). */
+  function evaluateLayout(config, request, lay, count = null, ready = null) {
+    const { c, s, hw, run } = ready ?? prepared(config, request);
+    const broken = brokenRule(config, s, hw, run, lay);
+    if (broken) return broken;
+    count = count ?? parameterCount(c, s);
+    const stages = lay.pp > 1 ? [0, lay.pp - 1] : [0];
+    let stage = 0;
+    let memory = null;
+    for (const candidate of stages) {
+      const found = stageMemory(c, s, count, hw, run, lay, candidate);
+      if (memory === null || found.total > memory.total) [stage, memory] = [candidate, found];
+    }
+    const time = stepTime(c, s, count, hw, run, lay);
+    const gpus = hw.per_node * hw.nodes;
+    const tokens = Math.floor(run.global_batch / run.sequence) * run.sequence;
+    const tokensPerSecond = tokens / time.total;
+    const modelFlops = flopsPerToken(c, s, count, run.sequence, "none") * tokens;
+    const shareOfPeak = modelFlops / (time.total * gpus * hw.peak_flops);
+    const gpuHours = run.training_tokens === null ? null : ((run.training_tokens / tokensPerSecond) * gpus) / 3600;
+    const cost = gpuHours === null || run.price === null ? null : gpuHours * run.price;
+    const { total, ...parts } = time;
+    return {
+      layout: lay,
+      memory,
+      stage,
+      capacity: hw.memory,
+      fits: memory.total <= hw.memory,
+      time: parts,
+      step_seconds: total,
+      tokens_per_second: tokensPerSecond,
+      share_of_peak: shareOfPeak,
+      gpu_hours: gpuHours,
+      cost,
+    };
+  }
+
+  /** `planner.divisors`: every divisor of n, smallest first. */
+  function divisors(n) {
+    const small = [];
+    for (let k = 1; k * k <= n; k++) if (n % k === 0) small.push(k);
+    return [
+      ...small,
+      ...small
+        .reverse()
+        .filter((k) => k * k !== n)
+        .map((k) => n / k),
+    ];
+  }
+
+  /** `planner.layouts`: every layout to consider, with the fixed fields held. */
+  function* layouts(config, request) {
+    const { hardware: hw, run, fixed } = request;
+    const n = hw.per_node * hw.nodes;
+    const sequences = run.global_batch % run.sequence === 0 ? run.global_batch / run.sequence : 1;
+    for (const t of "tp" in fixed ? [fixed.tp] : divisors(n)) {
+      const rest = n % t === 0 ? n / t : 1;
+      for (const p of "pp" in fixed ? [fixed.pp] : divisors(rest)) {
+        const d = n % (t * p) === 0 ? n / (t * p) : 1;
+        const perReplica = sequences % d === 0 ? sequences / d : 1;
+        for (const zero of config.constants.zero_stages) {
+          for (const sp of t > 1 ? [false, true] : [false]) {
+            for (const micro of divisors(perReplica)) {
+              for (const recompute of config.constants.recomputations) {
+                yield { tp: t, pp: p, dp: d, zero, micro_batch: micro, recompute, sequence_parallel: sp, chunks: 1 };
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** `planner._reason`: why a plan sits where it does. */
+  function reasonOf(config, plan, best) {
+    if (!plan.fits) {
+      const part = config.roles.reduce((a, b) => (plan.memory[b] > plan.memory[a] ? b : a));
+      return { kind: "does-not-fit", slower_by: 0, part, extra: plan.memory.total - plan.capacity };
+    }
+    if (best === null || plan === best) return { kind: "fastest", slower_by: 0, part: "", extra: 0 };
+    if (plan.step_seconds === best.step_seconds) {
+      return { kind: "as-fast", slower_by: 0, part: "memory", extra: plan.memory.total - best.memory.total };
+    }
+    const extra = Object.fromEntries(config.time_parts.map((part) => [part, plan.time[part] - best.time[part]]));
+    const part = config.time_parts.reduce((a, b) => (extra[b] > extra[a] ? b : a));
+    return { kind: "slower", slower_by: plan.step_seconds / best.step_seconds - 1, part, extra: extra[part] };
+  }
+
+  // -------------------------------------------------------- the reader's input
+
+  const formatted = (/** @type {string} */ template, /** @type {Json} */ values) =>
+    template.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
+
+  /** `pictures.planner.read`: the reader's input as a request, or the problems by field. */
+  function read(config, inputs) {
+    const m = config.messages;
+    /** @type {Record<string, string>} */
+    const problems = {};
+    const space = config.patterns.space;
+    const trim = new RegExp(`^${space}+|${space}+$`, "g");
+    const text = Object.fromEntries(config.fields.map((name) => [name, String(inputs[name] ?? "").replace(trim, "")]));
+    const whole = (/** @type {string} */ name) => {
+      const typed = text[name];
+      if (!new RegExp(config.patterns.whole).test(typed)) {
+        problems[name] = m[typed ? "whole" : "empty"];
+        return null;
+      }
+      const value = Number(typed.replace(/,/g, ""));
+      if (value < 1) problems[name] = m.below_one;
+      else if (value > config.limits[name]) problems[name] = m[`too_many_${name}`];
+      return name in problems ? null : value;
+    };
+    const decimal = (/** @type {string} */ name) => {
+      const value = new RegExp(config.patterns.decimal).test(text[name]) ? Number(text[name]) : null;
+      if (value === null || !(value > 0 && value <= config.limits[name])) {
+        problems[name] = m[name];
+        return null;
+      }
+      return value;
+    };
+    const chosen = config.models.find((/** @type {Json} */ x) => x.id === text.model) ?? null;
+    if (!chosen && text.model !== config.custom) problems.model = m.pick;
+    /** @type {Json} */
+    let typed = {};
+    if (!chosen && text.model === config.custom) {
+      typed = Object.fromEntries(config.shape_fields.map((name) => [name, whole(name)]));
+      for (const name of ["mlp", "embeddings"]) if (!(text[name] in config[name])) problems[name] = m.pick;
+      const { heads, kv_heads: kvHeads, hidden } = typed;
+      if (heads && kvHeads && heads % kvHeads) problems.kv_heads = formatted(m.kv_groups, { heads, kv_heads: kvHeads });
+      if (heads && hidden && hidden % heads) problems.heads = formatted(m.head_width, { hidden, heads });
+    }
+    const gpu = config.gpus.find((/** @type {Json} */ g) => g.id === text.gpu);
+    if (!gpu) problems.gpu = m.pick;
+    if (!config.recipes.some((/** @type {Json} */ r) => r.id === text.recipe)) problems.recipe = m.pick;
+    const counts = Object.fromEntries(
+      ["per_node", "nodes", "sequence", "global_batch"].map((name) => [name, whole(name)]),
+    );
+    const share = decimal("share");
+    /** @type {Json} */
+    const fixed = Object.fromEntries(["tp", "pp"].filter((name) => text[name]).map((name) => [name, whole(name)]));
+    let trainingTokens = null;
+    if (text.training_tokens) {
+      const value = new RegExp(config.patterns.tokens).test(text.training_tokens)
+        ? Number(text.training_tokens.replace(/,/g, ""))
+        : null;
+      if (value === null || !Number.isInteger(value)) problems.training_tokens = m.tokens;
+      else if (value < 1) problems.training_tokens = m.below_one;
+      else if (value > config.limits.training_tokens) problems.training_tokens = m.too_many_training_tokens;
+      else trainingTokens = value;
+    }
+    const price = text.price ? decimal("price") : null;
+    const { per_node: perNode, nodes, sequence, global_batch: globalBatch } = counts;
+    const n = perNode && nodes ? perNode * nodes : null;
+    if (n !== null && n > config.limits.gpus) problems.nodes = m.too_many_gpus;
+    else if (n !== null) {
+      for (const name of ["tp", "pp"]) {
+        const value = fixed[name];
+        if (value && n % value) {
+          problems[name] = formatted(m.degree, { value, gpus: n, divisors: divisors(n).join(", ") });
+        }
+      }
+      if (fixed.tp && fixed.pp && !problems.tp && !problems.pp && n % (fixed.tp * fixed.pp)) {
+        problems.pp = formatted(m.degrees, { product: fixed.tp * fixed.pp, gpus: n });
+      }
+    }
+    if (sequence && globalBatch && globalBatch % sequence) {
+      problems.global_batch = formatted(m.batch_sequences, { global_batch: globalBatch, sequence });
+    }
+    if (Object.keys(problems).length) return { problems, request: null };
+    const shape = chosen
+      ? { ...chosen.shape }
+      : {
+          ...config.shape_defaults,
+          ...config.custom_shape,
+          ...typed,
+          gated: text.mlp === "gated",
+          tied: text.embeddings === "tied",
+        };
+    return {
+      problems,
+      request: {
+        shape,
+        hardware: {
+          peak_flops: gpu.peak_flops,
+          memory: gpu.memory,
+          nvlink_bandwidth: gpu.nvlink,
+          network_bandwidth: gpu.network,
+          per_node: perNode,
+          nodes,
+        },
+        run: {
+          sequence,
+          global_batch: globalBatch,
+          share: share / 100,
+          recipe: text.recipe,
+          training_tokens: trainingTokens,
+          price,
+        },
+        fixed: Object.fromEntries(Object.entries(fixed).filter(([, value]) => value !== null)),
+      },
+    };
+  }
+
+  /** `pictures.planner.evaluate`: problems, or the plan: parameters, the best layouts, and the rules broken. */
+  function compute(config, inputs) {
+    const { problems, request } = read(config, inputs);
+    if (!request) return { problems };
+    const considered = [];
+    for (const lay of layouts(config, request)) {
+      considered.push(lay);
+      if (considered.length > config.max_layouts) return { problems: { layouts: config.messages.too_many_layouts } };
+    }
+    const ready = prepared(config, request);
+    const count = parameterCount(ready.c, ready.s);
+    const plans = [];
+    /** @type {Map<string, Json>} */
+    const invalid = new Map();
+    for (const lay of considered) {
+      const result = evaluateLayout(config, request, lay, count, ready);
+      if ("rule" in result) {
+        const key = `${result.rule}\n${result.message}`;
+        const seen = invalid.get(key);
+        if (seen) seen.layouts += 1;
+        else invalid.set(key, { ...result, layouts: 1, layout: lay });
+      } else plans.push(result);
+    }
+    if (!plans.length) {
+      const first = invalid.values().next().value;
+      return { problems: { layouts: formatted(config.messages.no_layout, { message: first ? first.message : "" }) } };
+    }
+    const fitting = plans.filter((p) => p.fits);
+    fitting.sort((a, b) => a.step_seconds - b.step_seconds || a.memory.total - b.memory.total);
+    const others = plans.filter((p) => !p.fits);
+    others.sort((a, b) => a.memory.total - b.memory.total || a.step_seconds - b.step_seconds);
+    const best = fitting.length ? fitting[0] : null;
+    const ranked = [...fitting, ...others];
+    return {
+      problems: {},
+      parameters: { total: count.total, active: count.active },
+      gpus: request.hardware.per_node * request.hardware.nodes,
+      plans: ranked.slice(0, config.top).map((plan) => ({ ...plan, reason: reasonOf(config, plan, best) })),
+      valid: plans.length,
+      fitting: fitting.length,
+      broken: [...invalid.values()].reduce((sum, item) => sum + item.layouts, 0),
+      invalid: [...invalid.values()],
+    };
+  }
+
+  // ----------------------------------------------------------------- storage
+  // Keys scoped by the site's base path, as the calculator keeps its inputs; every access guarded; a size
+  // cap; a stored value that is not what we wrote is dropped, field by field.
+
+  const VERSION = 1;
+  const MAX_LENGTH = 4000;
+  const MAX_FIELD = 40;
+
+  function key(form) {
+    let base = ".";
+    try {
+      base = JSON.parse(document.getElementById("__config").textContent).base;
+    } catch {
+      // No Material config: the page's own folder is the best scope left.
+    }
+    return `sbn:${new URL(base, location.href).pathname}:${form.dataset.sbnPlanner}`;
+  }
+
+  function load(form, config) {
+    try {
+      const state = JSON.parse(localStorage.getItem(key(form)));
+      if (!state || state.v !== VERSION || typeof state.inputs !== "object" || !state.inputs) return {};
+      return Object.fromEntries(
+        config.fields
+          .filter((f) => typeof state.inputs[f] === "string" && state.inputs[f].length <= MAX_FIELD)
+          .map((f) => [f, state.inputs[f]]),
+      );
+    } catch {
+      return {};
+    }
+  }
+
+  function save(form, inputs) {
+    try {
+      const text = JSON.stringify({ v: VERSION, inputs });
+      if (text.length <= MAX_LENGTH) localStorage.setItem(key(form), text);
+    } catch {
+      // Full or disabled: keep going without remembering.
+    }
+  }
+
+  // ----------------------------------------------------------------- display
+
+  const GIB = 2 ** 30;
+
+  function element(tag, attributes = {}, text = "") {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+    if (text) node.textContent = text;
+    return node;
+  }
+
+  const grouped = (/** @type {number} */ value, digits = 0) =>
+    value.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const gib = (/** @type {number} */ bytes) => grouped(bytes / GIB, 1);
+  const percent = (/** @type {number} */ share) => `${grouped(100 * share, 1)}%`;
+  const seconds = (/** @type {number} */ value) => Number(value.toPrecision(3)).toLocaleString("en");
+
+  /** A plan's reason in words, as tools.plan words it. */
+  function reasonWords(config, plan) {
+    const r = plan.reason;
+    if (r.kind === "fastest") return "the fastest layout that fits";
+    if (r.kind === "as-fast") return `as fast as #1, with ${grouped(r.extra / GIB, 2)} GiB more on its most loaded GPU`;
+    if (r.kind === "slower") {
+      return `${percent(r.slower_by)} slower than #1: +${seconds(r.extra)} s of ${config.time_part_words[r.part]}`;
+    }
+    return `does not fit: ${gib(r.extra)} GiB over the ${gib(plan.capacity)} GiB CUDA gives programs; its largest part is ${r.part}`;
+  }
+
+  function option(select, value, text) {
+    select.append(element("option", { value }, text));
+  }
+
+  function fill(form, config) {
+    const field = (name) => form.elements[name];
+    for (const m of config.models) option(field("model"), m.id, m.name);
+    option(field("model"), config.custom, "Another model (type its shape)");
+    for (const g of config.gpus) option(field("gpu"), g.id, g.name);
+    for (const r of config.recipes) option(field("recipe"), r.id, r.short);
+    for (const [id, name] of Object.entries(config.mlp)) option(field("mlp"), id, name);
+    for (const [id, name] of Object.entries(config.embeddings)) option(field("embeddings"), id, name);
+  }
+
+  function readInputs(form, config) {
+    return Object.fromEntries(config.fields.map((name) => [name, form.elements[name].value]));
+  }
+
+  // A model from the list shows its shape in the shape's fields; typing in one makes the shape the reader's.
+  function showShape(form, config) {
+    const chosen = config.models.find((m) => m.id === form.elements.model.value);
+    if (!chosen) return;
+    for (const name of config.shape_fields) form.elements[name].value = String(chosen.shape[name]);
+    form.elements.mlp.value = chosen.shape.gated ? "gated" : "plain";
+    form.elements.embeddings.value = chosen.shape.tied ? "tied" : "untied";
+  }
+
+  function setInputs(form, config, inputs) {
+    for (const [name, value] of Object.entries(inputs)) {
+      const input = form.elements[name];
+      if (!input) continue;
+      // A remembered choice that the lists no longer offer is dropped, not forced.
+      if (input.tagName === "SELECT" && ![...input.options].some((o) => o.value === value)) continue;
+      input.value = value;
+    }
+    showShape(form, config);
+  }
+
+  const HEADINGS = [
+    ["#", "rank"],
+    ["tp", "tensor-parallel degree"],
+    ["pp", "pipeline-parallel degree"],
+    ["dp", "data-parallel degree"],
+    ["ZeRO", "ZeRO stage"],
+    ["SP", "sequence parallelism"],
+    ["mb", "micro-batch, in sequences"],
+    ["recompute", "recomputation"],
+    ["params GiB", "parameters"],
+    ["grads GiB", "gradients"],
+    ["optimizer GiB", "optimizer states"],
+    ["activations GiB", "activations"],
+    ["reserve GiB", "held back"],
+    ["total GiB", "on the most loaded GPU"],
+    ["fits", "within what CUDA gives programs"],
+    ["step s", "seconds a step"],
+    ["tokens/s", "tokens a second"],
+    ["MFU", "model FLOPs over the peak"],
+  ];
+
+  // Wrapped as Material wraps a page's tables, so that it scrolls in its own box with the course's shadows and
+  // its caption stays whole; the box takes the keyboard's focus, to be scrolled without a mouse.
+  function table(config, result, runWithTokens, withPrice) {
+    const caption = `The best ${result.plans.length} layouts, the fastest that fit first`;
+    const scroll = element("div", {
+      class: "md-typeset__scrollwrap",
+      tabindex: "0",
+      role: "region",
+      "aria-label": caption,
+    });
+    const inner = element("div", { class: "md-typeset__table" });
+    const node = element("table");
+    node.append(element("caption", {}, caption));
+    const head = node.createTHead().insertRow();
+    const headings = [...HEADINGS];
+    if (runWithTokens) headings.push(["GPU-hours", "for the training tokens"]);
+    if (withPrice) headings.push(["cost", "at the price given"]);
+    headings.push(["why", "the reason for its rank"]);
+    for (const [short, long] of headings) head.append(element("th", { scope: "col", title: long }, short));
+    const body = node.createTBody();
+    result.plans.forEach((plan, index) => {
+      const lay = plan.layout;
+      const cells = [
+        String(lay.tp),
+        String(lay.pp),
+        String(lay.dp),
+        String(lay.zero),
+        lay.sequence_parallel ? "on" : "off",
+        String(lay.micro_batch),
+        lay.recompute,
+        ...config.roles.map((role) => gib(plan.memory[role])),
+        gib(plan.memory.total),
+        plan.fits ? "yes" : "no",
+        seconds(plan.step_seconds),
+        grouped(plan.tokens_per_second),
+        percent(plan.share_of_peak),
+      ];
+      if (runWithTokens) cells.push(grouped(plan.gpu_hours));
+      if (withPrice) cells.push(`$${grouped(plan.cost)}`);
+      cells.push(reasonWords(config, plan));
+      const row = body.insertRow();
+      if (!plan.fits) row.className = "sbn-planner__row--no-fit";
+      row.append(element("th", { scope: "row" }, String(index + 1)));
+      for (const cell of cells) row.append(element("td", {}, cell));
+    });
+    inner.append(node);
+    scroll.append(inner);
+    return scroll;
+  }
+
+  function render(form, config, result, request) {
+    for (const name of config.fields) {
+      const input = form.elements[name];
+      const problem = result.problems[name] ?? "";
+      form.querySelector(`#${CSS.escape(input.id)}-problem`).textContent = problem;
+      if (problem) input.setAttribute("aria-invalid", "true");
+      else input.removeAttribute("aria-invalid");
+    }
+    const region = form.querySelector(".sbn-planner__result");
+    region.replaceChildren();
+    const problems = Object.keys(result.problems);
+    if (problems.length) {
+      const names = problems
+        .filter((name) => form.elements[name])
+        .map((name) => form.querySelector(`label[for="${CSS.escape(form.elements[name].id)}"]`).textContent);
+      if (names.length) region.append(element("p", {}, `Not planned: check ${names.join("; ")}.`));
+      if (result.problems.layouts) {
+        region.append(element("p", { class: "sbn-planner__problem" }, result.problems.layouts));
+      }
+      return;
+    }
+    const model = form.elements.model.selectedOptions[0]?.textContent ?? "";
+    const count = result.parameters;
+    const active = count.active === count.total ? "" : `, ${grouped(count.active)} active per token`;
+    const run = request.run;
+    const gpu = config.gpus.find((g) => g.id === form.elements.gpu.value);
+    region.append(
+      element(
+        "p",
+        {},
+        `${model}: ${grouped(count.total)} parameters${active}, on ${grouped(result.gpus)} × ${gpu.name} (${gib(gpu.memory)} GiB each to programs). ` +
+          `${grouped(result.valid)} valid layouts, ${grouped(result.fitting)} of them fit; ${grouped(result.broken)} break a rule.`,
+      ),
+      element(
+        "p",
+        { class: "sbn-planner__assumed" },
+        `Assumed: ${percent(run.share)} of the dense bf16 peak, ${form.elements.recipe.selectedOptions[0]?.textContent}, ` +
+          `${percent(config.constants.reserve)} of memory held back, ${config.constants.attention} attention, the 1F1B schedule; ` +
+          "every time is a bound at that share and the links' bandwidths, not a measurement." +
+          (run.training_tokens !== null && run.price === null ? " No price given, so no cost." : ""),
+      ),
+      table(config, result, run.training_tokens !== null, run.training_tokens !== null && run.price !== null),
+    );
+    if (result.invalid.length) {
+      const details = element("details", { class: "sbn-planner__invalid" });
+      details.append(
+        element("summary", {}, `Layouts that break a rule: ${grouped(result.broken)}, the first rule each breaks`),
+      );
+      const list = element("ul");
+      for (const item of result.invalid) {
+        const lay = item.layout;
+        const example = `tp ${lay.tp} × pp ${lay.pp} × dp ${lay.dp}, ZeRO-${lay.zero}, micro-batch ${lay.micro_batch}`;
+        list.append(element("li", {}, `${grouped(item.layouts)} layouts, such as ${example}: ${item.message}`));
+      }
+      details.append(list);
+      region.append(details);
+    }
+  }
+
+  function update(form, saving = true) {
+    const config = JSON.parse(form.dataset.sbnConfig);
+    const inputs = readInputs(form, config);
+    const { request } = read(config, inputs);
+    render(form, config, compute(config, inputs), request);
+    if (saving) save(form, inputs);
+  }
+
+  function mount() {
+    /** @type {NodeListOf<HTMLFormElement>} */
+    const forms = document.querySelectorAll("form[data-sbn-planner]:not([data-sbn-mounted])");
+    for (const form of forms) {
+      const config = JSON.parse(form.dataset.sbnConfig);
+      form.dataset.sbnMounted = "";
+      fill(form, config);
+      setInputs(form, config, { ...JSON.parse(form.dataset.sbnDefaults), ...load(form, config) });
+      /** @type {HTMLElement} */ (form.querySelector(".sbn-planner__actions")).hidden = false;
+      /** @type {HTMLElement} */ (form.querySelector(".sbn-planner__noscript")).hidden = true;
+      update(form, false);
+    }
+  }
+
+  /** @type {(event: Event) => HTMLInputElement} */
+  const targetOf = (event) => /** @type {HTMLInputElement} */ (event.target);
+  /** @type {(event: Event) => HTMLFormElement | null} */
+  const formOf = (event) => targetOf(event).closest("form[data-sbn-planner][data-sbn-mounted]");
+
+  document.addEventListener("submit", (event) => {
+    const form = formOf(event);
+    if (!form) return;
+    event.preventDefault();
+    update(form);
+  });
+
+  document.addEventListener("change", (event) => {
+    const form = formOf(event);
+    if (!form) return;
+    if (targetOf(event).name === "model") showShape(form, JSON.parse(form.dataset.sbnConfig));
+    update(form);
+  });
+
+  // Typing a shape's count, or choosing its MLP or embeddings, makes the shape the reader's own.
+  document.addEventListener("input", (event) => {
+    const form = formOf(event);
+    if (!form) return;
+    const config = JSON.parse(form.dataset.sbnConfig);
+    if ([...config.shape_fields, "mlp", "embeddings"].includes(targetOf(event).name)) {
+      /** @type {HTMLSelectElement} */ (form.elements.namedItem("model")).value = config.custom;
+    }
+  });
+
+  window.sbnPlanner = { compute, read, evaluateLayout };
+
+  if (window.document$) window.document$.subscribe(mount);
+  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mount);
+  else mount();
+})();
