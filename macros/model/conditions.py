@@ -17,8 +17,9 @@ Here the same comparison is made for GPUs with the quantities the planner (`plan
   g operator, `tensor.tensor_allreduces("forward")`), 2(t − 1)/t of 2bsh bytes each in a ring over NVLink, while
   it computes 2/t FLOPs per token per layer parameter. Compute outlasts them while
   t − 1 < P_layer·W/(4h·C·s) (`tensor_degree_limit` is that bound plus one): the per-GPU compute falls as 1/t, the
-  bytes each GPU sends do not, so beyond it no overlap can hide them. With the book's MLP alone (P_layer = 2hF,
-  one all-gather and one reduce-scatter) this is its F·W/C.
+  bytes each GPU sends do not, so beyond it no overlap can hide them. Each of a layer's two blocks waits for one
+  all-reduce, the bytes of the book's all-gather and reduce-scatter around its MLP; for blocks the size of the book's
+  MLP (2hF parameters each) the bound is its F·W/C, W a GPU's bandwidth in each direction.
 
 These are bounds at the links' line rates and a stated share of peak, as every time of the planner is.
 """
