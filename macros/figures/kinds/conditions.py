@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from ...data.catalog import Catalog
 from ...data.quantities import format_quantity
-from ...model import conditions
+from ...model import conditions, planner
 from ...model.compute import BACKWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER
 from ...model.layout import rank_placement
 from ...model.shape import parameter_count
@@ -33,22 +33,29 @@ def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, sh
     if placed.data_spans_nodes:
         # NCCL's rings share a node's ports: each carries 1/k of what a GPU sends (`cross_host_bytes_per_port`).
         bandwidth = Fraction(hardware.network_bandwidth) * placed.data_per_node
-        link = f"{placed.data_per_node} network ports of {format_quantity(hardware.network_bandwidth, 'B/s')}"
+        link = f"{placed.data_per_node} network port{'s' if placed.data_per_node > 1 else ''} of {format_quantity(hardware.network_bandwidth, 'B/s')}"
     else:
         bandwidth, link = Fraction(hardware.nvlink_bandwidth), f"NVLink at {format_quantity(bandwidth, 'B/s')}"
     roles = role_bytes_per_parameter(run.recipe)
+    count = parameter_count(found.shape)
+    # The planner's FLOPs per token (6N + attention, 8N with full recomputation), per parameter a GPU holds.
+    per_token = planner.flops_per_token(found.shape, count, run.sequence, "full" if lay.recompute == "full" else "none")
+    per_parameter = Fraction(per_token, count.total)
     if traffic == "allreduce":
-        sent, flops, allreduce = roles["gradients"], BACKWARD_FLOPS_PER_PARAMETER, True
-        what = f"an all-reduce of {sent}-byte gradients behind the backward pass's {flops} FLOPs per parameter"
+        # Behind the backward pass: its 4 of the 6 FLOPs per parameter, as the planner hides it.
+        sent, allreduce = roles["gradients"], True
+        flops = per_parameter * Fraction(BACKWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER["none"])
+        what = f"an all-reduce of {sent}-byte gradients behind the backward pass"
     else:
-        sent, flops, allreduce = 2 * roles["parameters"] + roles["gradients"], FLOPS_PER_PARAMETER["none"], False
+        sent, flops, allreduce = 2 * roles["parameters"] + roles["gradients"], per_parameter, False
         what = (
             f"two all-gathers of {roles['parameters']}-byte parameters and a reduce-scatter of"
-            f" {roles['gradients']}-byte gradients behind each micro-batch's {flops} FLOPs per parameter"
+            f" {roles['gradients']}-byte gradients behind each micro-batch's forward and backward passes"
         )
     value = conditions.hiding_tokens(sent, lay.dp, flops, hardware.peak_flops, run.share, bandwidth, allreduce)
     words = (
-        f"tokens per micro-batch above which {what} hide, d = {lay.dp}, over {link}, at"
+        f"tokens per micro-batch above which {what} hide, at {format_quantity(flops, '1', digits=3)} FLOPs per"
+        f" parameter per token, d = {lay.dp}, over {link}, at"
         f" {format_quantity(run.share, '1', percent=True)} of {format_quantity(hardware.peak_flops, 'FLOP/s')}"
         f" ({layout_words(plan)})"
     )

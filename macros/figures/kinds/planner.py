@@ -79,17 +79,23 @@ def setting(catalog: Catalog, workload: str, share: int) -> Setting:
         raise ValueError(f"workload {workload!r} needs {', '.join(missing)} in workloads.yml for the planner")
     assert entry.gpu is not None
     gpu = entry.gpu
-    if gpu.nvlink is None or gpu.network is None:
-        raise ValueError(f"the GPU {gpu.id!r} needs `nvlink:` and `network:` in gpus.yml for the planner")
+    # A workload's own links (a paper's cluster) come before the ones its GPU is sold with.
+    nvlink, network = entry.interconnect or gpu.nvlink, entry.network or gpu.network
+    if nvlink is None or network is None:
+        raise ValueError(
+            f"workload {workload!r} needs `interconnect:` and `network:`, or its GPU `nvlink:` and `network:`"
+        )
+    # The dense 16-bit peak: bf16 where the catalog gives it, else the 16-bit peak a paper states.
+    peak = "peak_bf16_flops" if gpu.peak_bf16_flops is not None else "peak_fp16_flops"
     if not 0 < share <= 100:
         raise ValueError(f"a share of peak is a percentage above 0 and at most 100, got {share!r}")
     shape = transformer_shape(entry.model)
     model_fields = ("layers", "hidden", "heads", "vocabulary", *(("kv_heads", "ffn") if entry.model.kv_heads else ()))
     quantities = {
-        "peak": catalog.quantity(gpu.id, "peak_bf16_flops"),
+        "peak": catalog.quantity(gpu.id, peak),
         "memory": catalog.quantity(gpu.id, "memory"),
-        "nvlink": catalog.quantity(gpu.nvlink.id, "bandwidth_per_direction"),
-        "network": catalog.quantity(gpu.network.id, "bandwidth_per_direction"),
+        "nvlink": catalog.quantity(nvlink.id, "bandwidth_per_direction"),
+        "network": catalog.quantity(network.id, "bandwidth_per_direction"),
         "devices": catalog.quantity(workload, "devices"),
         "per_host": catalog.quantity(workload, "per_host"),
         "sequence": catalog.quantity(workload, "sequence"),
