@@ -33,7 +33,8 @@ def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, sh
     if placed.data_spans_nodes:
         # NCCL's rings share a node's ports: each carries 1/k of what a GPU sends (`cross_host_bytes_per_port`).
         bandwidth = Fraction(hardware.network_bandwidth) * placed.data_per_node
-        link = f"{placed.data_per_node} network port{'s' if placed.data_per_node > 1 else ''} of {format_quantity(hardware.network_bandwidth, 'B/s')}"
+        ports = f"{placed.data_per_node} network port{'s' if placed.data_per_node > 1 else ''}"
+        link = f"{ports} of {format_quantity(hardware.network_bandwidth, 'B/s')}"
     else:
         bandwidth, link = Fraction(hardware.nvlink_bandwidth), f"NVLink at {format_quantity(bandwidth, 'B/s')}"
     roles = role_bytes_per_parameter(run.recipe)
