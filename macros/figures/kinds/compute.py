@@ -205,6 +205,7 @@ def gpu_time(catalog: Catalog, workload: str, gpu: str, utilization: int) -> Com
         "6ND ÷ (P × utilization)",
         f"{words} FLOPs ÷ ({shown(peak)} × {utilization}%): the GPU-seconds, on any number of GPUs",
         (*inputs, peak),
+        {"scale": "hours"},
     )
 
 
