@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from ...data.catalog import Catalog
@@ -53,7 +54,9 @@ def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, sh
             f"two all-gathers of {roles['parameters']}-byte parameters and a reduce-scatter of"
             f" {roles['gradients']}-byte gradients behind each micro-batch's forward and backward passes"
         )
-    value = conditions.hiding_tokens(sent, lay.dp, flops, hardware.peak_flops, run.share, bandwidth, allreduce)
+    bound = conditions.hiding_tokens(sent, lay.dp, flops, hardware.peak_flops, run.share, bandwidth, allreduce)
+    # Whole tokens, the least that hide it, every digit shown.
+    value = math.ceil(bound)
     words = (
         f"tokens per micro-batch above which {what} hide, at {format_quantity(flops, '1', digits=3)} FLOPs per"
         f" parameter per token, d = {lay.dp}, over {link}, at"
@@ -61,7 +64,7 @@ def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, sh
         f" ({layout_words(plan)})"
     )
     formula = "k·(d − 1)/d × C·s ÷ (f·W)" if not allreduce else "2k·(d − 1)/d × C·s ÷ (f·W)"
-    return Computed(value, "1", formula, words, found.inputs)
+    return Computed(value, "1", formula, words, found.inputs, {"digits": len(str(value))})
 
 
 @figure_kind("tensor-degree-limit")

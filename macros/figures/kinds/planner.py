@@ -25,6 +25,7 @@ from ...data.quantities import format_quantity
 from ...model import planner
 from ...model.shape import TransformerShape, parameter_count
 from ..figure import Computed, shown
+from .compute import gpu_time_display
 from .registry import figure_kind
 
 #: The planner's own share of peak, in percent: the figures' default, so that a call without one is the command
@@ -287,7 +288,8 @@ def plan_rate(
     formula, what = _MEASURE_WORDS[measure]
     step = format_quantity(plan.step_seconds, "s")
     words = f"{what}: a step of {step}, {layout_words(plan)}, on {shown(found.devices)} GPUs ({_assumed(found)})"
-    return Computed(value, MEASURES[measure], formula, words, found.inputs)
+    display = gpu_time_display(value) if measure == "gpu_seconds" else {}
+    return Computed(value, MEASURES[measure], formula, words, found.inputs, display)
 
 
 @figure_kind("plan-degree")
@@ -299,7 +301,7 @@ def plan_degree(catalog: Catalog, workload: str, layout: str, field: str, share:
     lay = plan.layout
     sequences = found.run.global_batch // found.run.sequence
     value = sequences // (lay.dp * lay.micro_batch) if field == "microbatches" else getattr(lay, field)
-    words = f"{field} of the fastest layout that fits among {layout!r}: {layout_words(plan)}"
+    words = f"{field} of the fastest layout that fits among those asked for: {layout_words(plan)}"
     return Computed(value, "1", f"the planner's {field}", words, found.inputs)
 
 
