@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 from ... import model
 from ...data.catalog import Catalog, Quantity
@@ -187,20 +186,6 @@ def time_at_utilization(catalog: Catalog, workload: str, devices: int, utilizati
     )
 
 
-#: The most significant digits a figure shows (`quantities.check_display`'s `digits`).
-MAX_DIGITS = 6
-
-
-def gpu_time_display(seconds: Fraction) -> dict[str, Any]:
-    """How GPU time shows: in whole hours, every digit shown (a rounded "935,000 hours" would read as exact to the
-    hour), or in whole days where the hours take more digits than a figure shows."""
-    for scale, per in (("hours", 3600), ("days", 86400)):
-        whole = len(str(round(seconds / per)))
-        if whole <= MAX_DIGITS:
-            return {"scale": scale, "digits": whole}
-    return {"scientific": True}
-
-
 @figure_kind("gpu-time")
 def gpu_time(catalog: Catalog, workload: str, gpu: str, utilization: int) -> Computed:
     """The GPU time a run's 6ND FLOPs take on `gpu` at `utilization` percent of its 16-bit peak: GPU-hours,
@@ -220,7 +205,7 @@ def gpu_time(catalog: Catalog, workload: str, gpu: str, utilization: int) -> Com
         "6ND ÷ (P × utilization)",
         f"{words} FLOPs ÷ ({shown(peak)} × {utilization}%): the GPU-seconds, on any number of GPUs",
         (*inputs, peak),
-        gpu_time_display(value),
+        {"scale": "hours"},
     )
 
 

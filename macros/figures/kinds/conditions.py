@@ -64,7 +64,7 @@ def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, sh
         f" ({layout_words(plan)})"
     )
     formula = "k·(d − 1)/d × C·s ÷ (f·W)" if not allreduce else "2k·(d − 1)/d × C·s ÷ (f·W)"
-    return Computed(value, "1", formula, words, found.inputs, {"digits": len(str(value))})
+    return Computed(value, "1", formula, words, found.inputs)
 
 
 @figure_kind("tensor-degree-limit")

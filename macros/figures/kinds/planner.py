@@ -25,7 +25,6 @@ from ...data.quantities import format_quantity
 from ...model import planner
 from ...model.shape import TransformerShape, parameter_count
 from ..figure import Computed, shown
-from .compute import gpu_time_display
 from .registry import figure_kind
 
 #: The planner's own share of peak, in percent: the figures' default, so that a call without one is the command
@@ -288,7 +287,7 @@ def plan_rate(
     formula, what = _MEASURE_WORDS[measure]
     step = format_quantity(plan.step_seconds, "s")
     words = f"{what}: a step of {step}, {layout_words(plan)}, on {shown(found.devices)} GPUs ({_assumed(found)})"
-    display = gpu_time_display(value) if measure == "gpu_seconds" else {}
+    display = {"scale": "hours"} if measure == "gpu_seconds" else {}
     return Computed(value, MEASURES[measure], formula, words, found.inputs, display)
 
 
