@@ -145,7 +145,10 @@ def parse_display(display: str, unit: str) -> tuple[Decimal, Decimal]:
         raise ValueError(f"{display!r} does not start with a number")
     digits = match.group("number").replace(",", "")
     number = Decimal(digits)
-    last_place = Decimal(1).scaleb(-len(digits.split(".")[1])) if "." in digits else Decimal(1)
+    # A whole number's trailing zeros are where its significant digits stop ("935,000" is 935 thousand to three
+    # digits), as the figures round them; a decimal's last digit is its last place.
+    whole_zeros = len(digits) - len(digits.rstrip("0")) if digits.strip("0") else 0
+    last_place = Decimal(1).scaleb(-len(digits.split(".")[1])) if "." in digits else Decimal(1).scaleb(whole_zeros)
     rest = match.group("rest").strip().lstrip("-").strip()
     factor = _factor(rest, unit, display)
     return number * factor, last_place * factor / 2

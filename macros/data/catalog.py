@@ -272,6 +272,8 @@ class Claim:
     aggregate_flops: Number | None = column(positive_amount, "FLOP/s")
     efficiency: Number | None = column(percentage, "1")
     ratio: Number | None = column(positive_amount, "1")
+    #: GPU time a run took, in GPU-seconds (a model card's "GPU hours" × 3,600).
+    gpu_time: Number | None = column(positive_amount, "s")
 
 
 Record = Model | Gpu | Interconnect | Workload | Claim

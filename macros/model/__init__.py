@@ -19,12 +19,13 @@ reads `model.model_state_bytes(...)` whichever module holds it.
 - `pipeline`: the GPipe and 1F1B schedules, their bubble, stage boundaries (GPipe; Narayanan et al.);
 - `layout`: one step laid out as DP, ZeRO-3, tensor, pipeline or PTD-P (Narayanan et al.);
 - `sharding`: ZeRO-DP's stages for any recipe, by the role of each model state (ZeRO §5);
+- `conditions`: when data, ZeRO-3 and tensor parallelism become communication-bound (Austin et al.'s scaling book);
 - `planner`: every layout of a model on a cluster, its memory by role and step time by part, ranked.
 """
 
 from __future__ import annotations
 
-from . import layout, parallel_activations, pipeline, planner, tensor
+from . import conditions, layout, parallel_activations, pipeline, planner, tensor
 from .activations import (
     ACTIVATION_COUNTS,
     ATTENTION_SCORE_BYTES,
@@ -188,6 +189,7 @@ __all__ = [
     "checkpointed_peak_bytes",
     "checkpointed_share",
     "compute_optimal_parameters",
+    "conditions",
     "copy_bytes",
     "cross_host_traffic",
     "cross_host_traffic_per_port",

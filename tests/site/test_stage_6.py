@@ -94,6 +94,14 @@ QUOTES = {
         "we use the interleaved pipeline schedule with the scatter/gather optimization enabled",
         # pytorch/pytorch#126166 (FSDP2)
         "incurs the collective per microbatch backward but saves gradient memory",
+        # Austin et al., "How to Parallelize a Transformer for Training" (scaling book Part 5), data parallelism
+        "it's fairly hard to become bottlenecked by pure data parallelism",
+        # the same, "Takeaways from LLM Training on TPUs", model parallelism
+        "around 8-16 way for most models",
+        # Meta's Llama 3 model card, the caption of its GPU-hours table
+        "total GPU time required for training each model",
+        # Narayanan et al. §5.2
+        "ZeRO-3 can be combined with model parallelism",
     ],
 }
 

@@ -186,6 +186,29 @@ def time_at_utilization(catalog: Catalog, workload: str, devices: int, utilizati
     )
 
 
+@figure_kind("gpu-time")
+def gpu_time(catalog: Catalog, workload: str, gpu: str, utilization: int) -> Computed:
+    """The GPU time a run's 6ND FLOPs take on `gpu` at `utilization` percent of its 16-bit peak: GPU-hours,
+    whatever the number of GPUs, as long as the utilization holds; a price per GPU-hour makes it a cost."""
+    record = catalog.gpu(gpu)
+    field = next((f for f in PEAK_16_BIT_FIELDS if getattr(record, f, None) is not None), None)
+    if field is None:
+        raise ValueError(f"gpu {gpu!r} gives no 16-bit peak; add one of {', '.join(PEAK_16_BIT_FIELDS)}")
+    peak = catalog.quantity(gpu, field)
+    if not isinstance(utilization, int) or isinstance(utilization, bool) or not 1 <= utilization <= 100:
+        raise ValueError(f"utilization is a whole percentage from 1 to 100; got {utilization!r}")
+    flops, words, inputs = _flops(catalog, workload, "published", "none")
+    value = model.seconds_at_utilization(flops, 1, peak.value, Fraction(utilization, 100))
+    return Computed(
+        value,
+        "s",
+        "6ND ÷ (P × utilization)",
+        f"{words} FLOPs ÷ ({shown(peak)} × {utilization}%): the GPU-seconds, on any number of GPUs",
+        (*inputs, peak),
+        {"scale": "hours"},
+    )
+
+
 @figure_kind("throughput-share")
 def throughput_share(catalog: Catalog, workload: str, flops: str = "hardware") -> Computed:
     """A run's achieved FLOP/s per device over its GPU's 16-bit peak: as measured ("hardware"), or model FLOPs only.

@@ -1,0 +1,86 @@
+"""When a layout's traffic becomes communication-bound: the closed-form conditions, over a planner workload."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from ...data.catalog import Catalog
+from ...data.quantities import format_quantity
+from ...model import conditions, planner
+from ...model.compute import BACKWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER
+from ...model.layout import rank_placement
+from ...model.shape import parameter_count
+from ...model.sharding import role_bytes_per_parameter
+from ..figure import Computed
+from .planner import DEFAULT_SHARE, layout_words, plan_of, setting
+from .registry import figure_kind
+
+#: The data-parallel traffic a condition may weigh: ZeRO-0's all-reduce of the gradients behind the backward pass,
+#: or ZeRO-3's all-gathers of the parameters (forward and backward) and reduce-scatter of the gradients behind each
+#: micro-batch's forward and backward passes.
+TRAFFIC = ("allreduce", "zero3")
+
+
+@figure_kind("hiding-tokens")
+def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, share: int = DEFAULT_SHARE) -> Computed:
+    """Tokens a replica's micro-batch must hold for its data-parallel traffic to hide behind its compute, on the
+    layout's links: k·(d − 1)/d·C·s/(f·W), the scaling book's B/X > C/W for GPUs."""
+    if traffic not in TRAFFIC:
+        raise KeyError(f"unknown traffic {traffic!r}; known: {', '.join(TRAFFIC)}")
+    plan, found = plan_of(catalog, workload, layout, share)
+    lay, hardware, run = plan.layout, found.hardware, found.run
+    placed = rank_placement(lay.tp, lay.pp, lay.dp, hardware.per_node)
+    if placed.data_spans_nodes:
+        # NCCL's rings share a node's ports: each carries 1/k of what a GPU sends (`cross_host_bytes_per_port`).
+        bandwidth = Fraction(hardware.network_bandwidth) * placed.data_per_node
+        ports = f"{placed.data_per_node} network port{'s' if placed.data_per_node > 1 else ''}"
+        link = f"{ports} of {format_quantity(hardware.network_bandwidth, 'B/s')}"
+    else:
+        bandwidth, link = Fraction(hardware.nvlink_bandwidth), f"NVLink at {format_quantity(bandwidth, 'B/s')}"
+    roles = role_bytes_per_parameter(run.recipe)
+    count = parameter_count(found.shape)
+    # The planner's FLOPs per token (6N + attention, 8N with full recomputation), per parameter a GPU holds.
+    per_token = planner.flops_per_token(found.shape, count, run.sequence, "full" if lay.recompute == "full" else "none")
+    per_parameter = Fraction(per_token, count.total)
+    if traffic == "allreduce":
+        # Behind the backward pass: its 4 of the 6 FLOPs per parameter, as the planner hides it.
+        sent, allreduce = roles["gradients"], True
+        flops = per_parameter * Fraction(BACKWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER["none"])
+        what = f"an all-reduce of {sent}-byte gradients behind the backward pass"
+    else:
+        sent, flops, allreduce = 2 * roles["parameters"] + roles["gradients"], per_parameter, False
+        what = (
+            f"two all-gathers of {roles['parameters']}-byte parameters and a reduce-scatter of"
+            f" {roles['gradients']}-byte gradients behind each micro-batch's forward and backward passes"
+        )
+    bound = conditions.hiding_tokens(sent, lay.dp, flops, hardware.peak_flops, run.share, bandwidth, allreduce)
+    # Whole tokens, the least that hide it, every digit shown.
+    value = math.ceil(bound)
+    words = (
+        f"tokens per micro-batch above which {what} hide, at {format_quantity(flops, '1', digits=3)} FLOPs per"
+        f" parameter per token, d = {lay.dp}, over {link}, at"
+        f" {format_quantity(run.share, '1', percent=True)} of {format_quantity(hardware.peak_flops, 'FLOP/s')}"
+        f" ({layout_words(plan)})"
+    )
+    formula = "k·(d − 1)/d × C·s ÷ (f·W)" if not allreduce else "2k·(d − 1)/d × C·s ÷ (f·W)"
+    return Computed(value, "1", formula, words, found.inputs)
+
+
+@figure_kind("tensor-degree-limit")
+def tensor_degree_limit(catalog: Catalog, workload: str, share: int = DEFAULT_SHARE) -> Computed:
+    """The tensor degree beyond which a layer's forward all-reduces outlast its forward compute over NVLink:
+    1 + P_layer·W/(4h·C·s), the scaling book's F·W/C for a whole GPU layer."""
+    found = setting(catalog, workload, share)
+    layer = parameter_count(found.shape).layer.total
+    hardware, hidden = found.hardware, found.shape.hidden
+    value = conditions.tensor_degree_limit(
+        layer, hidden, hardware.peak_flops, found.run.share, hardware.nvlink_bandwidth
+    )
+    words = (
+        f"1 + {format_quantity(layer, 'param')} per layer × NVLink's"
+        f" {format_quantity(hardware.nvlink_bandwidth, 'B/s')}"
+        f" ÷ (4 × hidden {hidden} × {format_quantity(found.run.share, '1', percent=True)} of"
+        f" {format_quantity(hardware.peak_flops, 'FLOP/s')})"
+    )
+    return Computed(value, "1", "1 + P_layer·W/(4h·C·s)", words, found.inputs)
