@@ -174,6 +174,28 @@ def test_paper_layer_matches_korthikanti(record: Recorder) -> None:
     assert result.coefficients["sb"] == 2 * 2 * model.BYTES_PER_VALUE["bf16"]
 
 
+def test_paper_layer_at_gpt3s_shape(record: Recorder) -> None:
+    """The whole layer at GPT-3's shape (Korthikanti et al.'s evaluation, one sequence): their sbh(34 + 5as/h), and
+    the layer norms' per-token statistics, which is all it keeps beyond the count."""
+    result = layer_fit("paper", "bf16")
+    shape = _course_shape("gpt3-activations")
+    shape = Shape(shape.sequence, catalog().quantity("gpt3-activations", "microbatch").count, shape.hidden, shape.heads)
+    course = model.activation_bytes_per_layer(shape.sequence, shape.batch, shape.hidden, shape.heads)
+    ratio = result.bytes(shape) / course
+    record(
+        "activations-by-tensor/gpt3-activations/none/paper/bf16",
+        ["layer-activations", "activations-by-tensor", "model.activation_bytes_per_layer"],
+        SOFTWARE,
+        ratio,
+        1,
+        "1",
+        differs="each layer norm also saves a mean and an inverse deviation per token, which §4.1 leaves out"
+        " (2 × 2 bytes each on the CPU, in bf16; CUDA's kernel keeps them in fp32)",
+    )
+    norms = 2 * 2 * model.BYTES_PER_VALUE["bf16"] * shape.sequence * shape.batch
+    assert ratio == 1 + Fraction(norms) / course
+
+
 #: Per real layer: the catalog workload whose shape it is compared at, and the recomputation whose count
 #: matches what it stores of the attention (eager attention stores the scores; SDPA's kernels do not).
 REAL = {
