@@ -196,11 +196,12 @@ def _fsdp(reshard: bool, bf16: bool) -> Step:
 def _deepspeed(stage: int, reuse: bool = True) -> Step:
     """DeepSpeed's ZeRO `stage`; with `reuse=False`, stage 3 releases every parameter once its module has run.
 
-    By default stage 3 keeps a gathered parameter that it will use again "within this threshold of parameters"
-    (`stage3_max_reuse_distance`, 1e9) while fewer than `stage3_max_live_parameters` (1e9) are gathered: at the
-    tier's size, every one from the forward pass to the backward. At 0, and with no prefetching
-    (`stage3_prefetch_bucket_size` 0, whose gathered parameters are kept until used), it gathers each parameter
-    again for the backward pass, as it does for a model larger than those thresholds.
+    By default stage 3 does not release a parameter that it will use again "within this threshold of parameters"
+    (`stage3_max_reuse_distance`, 1e9; `__params_to_release` in partitioned_param_coordinator.py): at the tier's
+    size, it keeps every one from the forward pass to the backward. At 0, with no prefetching either
+    (`stage3_prefetch_bucket_size` 0, since a prefetched parameter is kept until it is used, and
+    `stage3_max_live_parameters` 0, which bounds only what is prefetched), it gathers each parameter again for the
+    backward pass, as it does for a model larger than those thresholds.
     """
     import importlib
 
