@@ -274,9 +274,10 @@ def test_the_batch_kind_takes_a_measured_layers_activations() -> None:
     )
     memory = catalog().quantity("h100-sxm5", "memory").value
     states = KINDS["fsdp_states"].figure(catalog(), "llama2-7b-two-hosts", "full-shard", "turn").value
-    shape = [catalog().quantity("llama-2-7b", name).count for name in ("hidden", "heads", "layers")]
+    hidden, heads, layers = (catalog().quantity("llama-2-7b", name).count for name in ("hidden", "heads", "layers"))
     sequence = catalog().quantity("llama2-7b-two-hosts", "sequence").count
-    per_sequence = model.activation_bytes_total(sequence, 1, *shape, "selective") * catalog().engine[LLAMA_SDPA].ratio
+    counted_bytes = model.activation_bytes_total(sequence, 1, hidden, heads, layers, "selective")
+    per_sequence = counted_bytes * catalog().engine[LLAMA_SDPA].ratio
     assert measured.value == model.sequences_that_fit(Fraction(memory) - states, per_sequence) < counted.value
     assert measured.id == f"{counted.id}/none/{LLAMA_SDPA}"
     assert catalog().engine[LLAMA_SDPA].test in {quantity.where for quantity in measured.computed.inputs}

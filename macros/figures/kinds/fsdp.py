@@ -152,7 +152,7 @@ def fsdp_batch(
         _check_layer_case(catalog, layer, workload, recompute)
         ratio = engine_ratio(catalog, layer)
         per_sequence *= catalog.engine[layer].ratio
-        counted += f", times {shown(ratio)} as {ratio.label} measured a real layer ({layer})"
+        counted += f", times {shown(ratio)}, what {ratio.label} measured a real layer keeping at this shape"
         measured = (ratio,)
     value = model.fsdp_largest_micro_batch(
         memory.value, parameters.count, strategy, world.count, per_host.count, per_sequence, accumulation
