@@ -77,6 +77,10 @@ def _share(flag: str, allow_zero: bool) -> Any:
             value = Fraction(body) / (100 if text.strip().endswith("%") else 1)
         except (ValueError, ZeroDivisionError):
             raise argparse.ArgumentTypeError(f"{flag} {text!r}: expected a share, such as 50% or 0.5") from None
+        if value > 1 and not text.strip().endswith("%"):
+            raise argparse.ArgumentTypeError(
+                f"{flag} {text!r}: a share is a fraction or a percentage: {body}% or {float(value / 100):g}"
+            )
         ok = 0 <= value < 1 if allow_zero else 0 < value <= 1
         if not ok:
             bounds = "from 0% up to, not including, 100%" if allow_zero else "above 0% and at most 100%"

@@ -116,6 +116,9 @@ LIMITS: Mapping[str, int] = {
     "price": 10_000,
     "share": 100,
 }
+#: The least share of peak a plan takes, in percent: below it a reader has typed a fraction (0.4 for 40%), as
+#: the command line's --share takes one, where this form reads percent.
+LEAST_SHARE = 1
 #: The optional fields: empty means "search it" (tp, pp) or "leave it out" (GPU-hours, cost).
 OPTIONAL = ("tp", "pp", "training_tokens", "price")
 
@@ -147,7 +150,7 @@ def _messages() -> dict[str, str]:
             for name, limit in LIMITS.items()
         },
         "too_many_gpus": f"GPUs per node × nodes is more than {LIMITS['gpus']:,} GPUs: too many to be a real run.",
-        "share": "Type a share in percent, above 0 and at most 100, such as 50.",
+        "share": f"Type a share in percent, from {LEAST_SHARE} to 100, such as 50 for 50% (not 0.5).",
         "price": f"Type dollars per GPU-hour, above 0 and at most {LIMITS['price']:,}, such as 2.5.",
         "tokens": "Type a whole number of tokens, such as 1000000000000 or 1e12.",
         "batch_sequences": "A global batch of {global_batch} tokens is not whole sequences of {sequence} tokens:"
@@ -260,6 +263,7 @@ def planner_config(catalog: Catalog, default_model: str | None = None) -> dict[s
         "top": TOP,
         "max_layouts": MAX_LAYOUTS,
         "limits": dict(LIMITS),
+        "least_share": LEAST_SHARE,
         "optional": list(OPTIONAL),
         "patterns": {"whole": WHOLE, "decimal": DECIMAL, "tokens": TOKENS, "space": SPACE},
         "fields": list(FIELD_NAMES),
@@ -301,7 +305,8 @@ def _whole(text: str, name: str, problems: dict[str, str]) -> int | None:
 def _decimal(text: str, name: str, problems: dict[str, str]) -> Fraction | None:
     """A share in percent or a price: above 0, at most the field's limit, at most two decimals."""
     value = Fraction(text) if re.fullmatch(DECIMAL, text) else None
-    if value is None or not 0 < value <= LIMITS[name]:
+    least_ok = value is not None and (value >= LEAST_SHARE if name == "share" else value > 0)
+    if value is None or not least_ok or value > LIMITS[name]:
         problems[name] = MESSAGES[name]
         return None
     return value

@@ -128,6 +128,7 @@ def test_a_schedule_too_long_to_simulate_is_planned_in_closed_form() -> None:
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--sequence", "0"], "--sequence '0': expected a whole number of"),
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--global-batch", "1000"], "not whole sequences of --sequence"),
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--share", "150%"], "--share '150%': expected a share"),
+        (["--model", "llama-3-8b", *LLAMA3_ON_16, "--share", "40"], "a fraction or a percentage: 40% or 0.4"),
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--gpu", "v100-32gb"], "no dense bf16 peak for it"),
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--recipe", "adamw"], "--recipe 'adamw' is not a recipe"),
         (["--model", "llama-3-8b", "--gpus", "16"], "the following arguments are required"),

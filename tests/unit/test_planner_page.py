@@ -106,6 +106,7 @@ def test_a_typed_shape_is_a_llama_style_decoder() -> None:
         ("sequence", "8.5", MESSAGES["whole"]),
         ("share", "0", MESSAGES["share"]),
         ("share", "150", MESSAGES["share"]),
+        ("share", "0.4", MESSAGES["share"]),  # a fraction typed where the form reads percent: 0.4%, no real run
         ("price", "-1", MESSAGES["price"]),
         ("training_tokens", "1.5", MESSAGES["tokens"]),
         ("training_tokens", "1e16", MESSAGES["too_many_training_tokens"]),

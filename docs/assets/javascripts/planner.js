@@ -392,7 +392,8 @@
     };
     const decimal = (/** @type {string} */ name) => {
       const value = new RegExp(config.patterns.decimal).test(text[name]) ? Number(text[name]) : null;
-      if (value === null || !(value > 0 && value <= config.limits[name])) {
+      const leastOk = value !== null && (name === "share" ? value >= config.least_share : value > 0);
+      if (value === null || !leastOk || value > config.limits[name]) {
         problems[name] = m[name];
         return null;
       }
