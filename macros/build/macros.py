@@ -63,6 +63,19 @@ def course_macros(build: Build) -> dict[str, Callable[..., str]]:
 _SHOWN: PerCatalog[Any, tuple[Figure, Display, str]] = PerCatalog()
 
 
+def _first_values_refused(problems: dict[str, str], defaults: dict[str, Any], config: dict[str, Any]) -> CallError:
+    """What a page tool's call is told of the first values it gave that a reader could not have entered, with
+    the ids each list takes (the calculator's and the planner's alike)."""
+    said = "; ".join(f"{name}={defaults[name]!r}: {problem.rstrip('.')}" for name, problem in sorted(problems.items()))
+    choices = {"model": config["models"], "recipe": config["recipes"], "gpu": config["gpus"]}
+    known = "; ".join(
+        f"{name} is one of {', '.join(str(item['id']) for item in choices[name])}"
+        for name in sorted(problems)
+        if name in choices
+    )
+    return CallError(f"{said}{f' ({known})' if known else ''}")
+
+
 class Macros:
     """The macros of one build."""
 
@@ -230,16 +243,7 @@ class Macros:
         }
         problems |= {name: "a value, not true or false" for name, value in defaults.items() if isinstance(value, bool)}
         if problems:
-            said = "; ".join(
-                f"{name}={defaults[name]!r}: {problem.rstrip('.')}" for name, problem in sorted(problems.items())
-            )
-            choices = {"model": config["models"], "recipe": config["recipes"], "gpu": config["gpus"]}
-            known = "; ".join(
-                f"{name} is one of {', '.join(str(item['id']) for item in choices[name])}"
-                for name in sorted(problems)
-                if name in choices
-            )
-            raise CallError(f"{said}{f' ({known})' if known else ''}")
+            raise _first_values_refused(problems, defaults, config)
         if self.build.page is not None:
             self.build.add_question(id)
         html = calculator_html(config, id, written, self.build.script("calculator.js"))
@@ -266,16 +270,7 @@ class Macros:
         # A first value is one a reader could have entered: the planner's own rules for the fields given.
         problems = {name: problem for name, problem in read_planner(config, written)[0].items() if name in defaults}
         if problems:
-            said = "; ".join(
-                f"{name}={defaults[name]!r}: {problem.rstrip('.')}" for name, problem in sorted(problems.items())
-            )
-            choices = {"model": config["models"], "recipe": config["recipes"], "gpu": config["gpus"]}
-            known = "; ".join(
-                f"{name} is one of {', '.join(str(item['id']) for item in choices[name])}"
-                for name in sorted(problems)
-                if name in choices
-            )
-            raise CallError(f"{said}{f' ({known})' if known else ''}")
+            raise _first_values_refused(problems, defaults, config)
         if self.build.page is not None:
             self.build.add_question(id)
         html = planner_html(config, id, written, self.build.script("planner.js"))
