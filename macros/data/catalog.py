@@ -24,6 +24,7 @@ from .schema import (
     Fields,
     SchemaError,
     boolean,
+    check_file,
     check_record,
     integer,
     list_of,
@@ -33,6 +34,7 @@ from .schema import (
     percentage,
     positive_amount,
     positive_count,
+    read_text,
     reference,
     text,
     unknown,
@@ -501,9 +503,7 @@ def _read(directory: Path, name: str) -> dict[str, Any]:
     where = f"{directory.name}/{name}.yml"
     path = directory / f"{name}.yml"
     try:
-        data = load_yaml(path.read_text(encoding="utf-8"), where)
-    except OSError as error:
-        raise CatalogError(f"{where}: cannot be read: {error.strerror}") from None
+        data = load_yaml(read_text(path, where), where)
     except SchemaError as error:
         raise CatalogError(str(error)) from None
     if not isinstance(data, dict):
@@ -562,6 +562,11 @@ def load_catalog(directory: Path) -> Catalog:
         CatalogError: a file is missing or malformed, or an entry refers to an unknown one.
     """
     expected = {"sources", "printed", "course", *TABLES}
+    for path in sorted(directory.glob("*.yml")):
+        try:
+            check_file(path, f"{directory.name}/{path.name}")
+        except SchemaError as error:
+            raise CatalogError(str(error)) from None
     # measured.yml, the engine tier's (tests/engine/records.py), may be missing: a course without the tier.
     found = {path.stem for path in directory.glob("*.yml")} - {"measured"}
     if found != expected:

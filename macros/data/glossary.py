@@ -34,7 +34,19 @@ import markdown
 from .catalog import Source
 from .lessons import LessonIndex, relative_link
 from .markup import link_html, source_html
-from .schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, reference, slug, text, unknown
+from .schema import (
+    Fields,
+    SchemaError,
+    check_record,
+    list_of,
+    load_yaml,
+    optional,
+    read_text,
+    reference,
+    slug,
+    text,
+    unknown,
+)
 from .typed_figures import find_in_text
 
 #: How a page names a term: {{ term("all-reduce") }}, in either quotes.
@@ -150,9 +162,7 @@ def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = 
     """
     name = name or path.name
     try:
-        raw = load_yaml(path.read_text(encoding="utf-8"), name)
-    except OSError as error:
-        raise GlossaryError(f"{name}: cannot be read: {error.strerror}") from None
+        raw = load_yaml(read_text(path, name), name)
     except SchemaError as error:
         raise GlossaryError(str(error)) from None
     if not isinstance(raw, dict) or not raw:
@@ -211,13 +221,22 @@ def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = 
 
 
 def usages(docs_dir: Path, glossary: Glossary) -> dict[str, list[str]]:
-    """For each entry id, the pages (source paths, sorted) that name it with the `term` macro."""
+    """For each entry id, the pages (source paths, sorted) that name it with the `term` macro.
+
+    Raises:
+        GlossaryError: a page cannot be read, or is not UTF-8 (`schema.read_text`).
+    """
     used: dict[str, set[str]] = {entry_id: set() for entry_id in glossary.entries}
     for path in sorted(docs_dir.rglob("*.md")):
-        for _, term_name in TERM_CALL.findall(path.read_text(encoding="utf-8")):
+        src_path = path.relative_to(docs_dir).as_posix()
+        try:
+            source = read_text(path, f"{docs_dir.name}/{src_path}")
+        except SchemaError as error:
+            raise GlossaryError(str(error)) from None
+        for _, term_name in TERM_CALL.findall(source):
             entry_id = glossary.names.get(term_name.casefold())
             if entry_id:
-                used[entry_id].add(path.relative_to(docs_dir).as_posix())
+                used[entry_id].add(src_path)
     return {entry_id: sorted(pages) for entry_id, pages in used.items()}
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .markup import PLAIN_FIELDS, markup_in
-from .schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, positive_count, text
+from .schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, positive_count, read_text, text
 from .typed_figures import find_in_text
 
 #: The sections of a lesson, in order, and the Markdown line that opens each:
@@ -191,13 +191,18 @@ def index_lessons(docs_dir: Path) -> LessonIndex:
     """Read every lesson under `docs_dir` and check their numbers and prerequisites.
 
     Raises:
-        LessonError: two lessons share a number, a prerequisite does not exist,
-            or prerequisites form a cycle.
+        LessonError: a page cannot be read or is not UTF-8, two lessons share a number, a prerequisite does
+            not exist, or prerequisites form a cycle.
     """
     lessons: dict[int, Lesson] = {}
     for path in sorted(docs_dir.rglob("*.md")):
         src_path = path.relative_to(docs_dir).as_posix()
-        lesson = parse_lesson(src_path, read_front_matter(path.read_text(encoding="utf-8"), src_path))
+        # Every page, lesson or not: MkDocs reads them later, and its error for one it cannot names no line.
+        try:
+            source = read_text(path, f"{docs_dir.name}/{src_path}")
+        except SchemaError as error:
+            raise LessonError(str(error)) from None
+        lesson = parse_lesson(src_path, read_front_matter(source, src_path))
         if lesson is None:
             continue
         if lesson.number in lessons:

@@ -4,8 +4,9 @@ A record's fields are described by small type functions, each of which takes a
 raw value and returns a clean one or raises `ValueError` saying what it expected
 (the pymdownx `type_*` pattern). `check_record` applies them to a mapping and
 alone words "unknown field", "missing field" and "got X; expected Y", so every
-data file and block reports its mistakes the same way. `load_yaml` reads YAML
-strictly: a key given twice is an error, not "last one wins".
+data file and block reports its mistakes the same way. `read_text` reads every
+file the course reads itself, and `load_yaml` reads YAML strictly: a key given
+twice is an error, not "last one wins".
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
@@ -300,6 +302,43 @@ def check_record(where: str, data: Any, fields: Fields, noun: str = "field") -> 
         except ValueError as error:
             raise SchemaError(f"{where}.{name}: {error}") from None
     return clean
+
+
+# -------------------------------------------------------------------------- files
+
+
+def check_file(path: Path, where: str) -> None:
+    """Raise `SchemaError` if `path`, which messages call `where`, is there but is a folder or another thing
+    than a regular file (a pipe, whose reading would never end)."""
+    if path.exists() and not path.is_file():
+        kind = "a folder" if path.is_dir() else "not a regular file"
+        raise SchemaError(f"{where}: is {kind}; expected a text file: remove it or give it another name")
+
+
+def read_text(path: Path, where: str) -> str:
+    """The text of the file at `path`, which messages call `where`: every file the course reads itself.
+
+    Raises:
+        SchemaError: `path` is not a regular file (`check_file`), cannot be read, or is not UTF-8, at the line
+            of its first byte that is not (Python's own error names no file).
+    """
+    check_file(path, where)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise SchemaError(f"{where}: cannot be read: {error.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line_start = data.rfind(b"\n", 0, error.start) + 1
+        line = data.count(b"\n", 0, error.start) + 1
+        # What comes before the error decodes, so the column counts characters as an editor does.
+        column = len(data[line_start : error.start].decode("utf-8")) + 1
+        found = "UTF-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else f"the byte 0x{data[error.start]:02X}"
+        raise SchemaError(
+            f"{where}:{line}: not UTF-8 ({found} at column {column}): save the file as UTF-8"
+            ' (an editor\'s "Save with Encoding")'
+        ) from None
 
 
 # --------------------------------------------------------------------------- YAML

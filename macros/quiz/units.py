@@ -18,7 +18,17 @@ from typing import Any
 
 from ..data.markup import script_json
 from ..data.quantities import UNIT_WORDS, UNITS
-from ..data.schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, positive_count, text
+from ..data.schema import (
+    Fields,
+    SchemaError,
+    check_record,
+    list_of,
+    load_yaml,
+    optional,
+    positive_count,
+    read_text,
+    text,
+)
 from ..figures.figure import value_text
 
 TABLE_FILE = Path(__file__).with_name("units.yml")
@@ -139,7 +149,7 @@ def unit_table(path: Path = TABLE_FILE) -> UnitTable:
 def _load(path: Path, stamp: int) -> UnitTable:
     """The table in `path`, read once for each modification time `stamp`."""
     try:
-        raw = load_yaml(path.read_text(encoding="utf-8"), path.name)
+        raw = load_yaml(read_text(path, path.name), path.name)
         clean = check_record(
             path.name,
             raw,

@@ -17,6 +17,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from macros.data.lessons import index_lessons
+from macros.quiz.units import unit_table
 from tests.conftest import Built, build_copy, copy_course, course, replace_in
 
 Edit = Callable[[Path, str, str], None]
@@ -674,3 +675,56 @@ def test_a_mistyped_id_in_a_quiz_key_is_reported_once_at_its_line(course_copy: P
     fails_with(built, f"{LESSON_8}:{line_of(path, 'example-7bb')}", "example-7bb")
     problems = [line for line in built.messages if line.startswith(LESSON_8)]
     assert len(problems) == 1, built.output
+
+
+def _latin_1(path: Path) -> int:
+    """Append a line in Latin-1 (café) to `path`; return its line."""
+    lines = path.read_bytes().count(b"\n")
+    path.write_bytes(path.read_bytes() + b"\n# caf\xe9\n")
+    return lines + 2
+
+
+def _utf_16(path: Path) -> int:
+    path.write_bytes(path.read_text(encoding="utf-8").encode("utf-16"))
+    return 1
+
+
+def _sentence(path: Path) -> int:
+    """Append a Latin-1 sentence to a page; return its line."""
+    lines = path.read_bytes().count(b"\n")
+    path.write_bytes(path.read_bytes() + b"\nA caf\xe9.\n")
+    return lines + 2
+
+
+@pytest.mark.parametrize(
+    ("file", "spoil", "found"),
+    [
+        ("catalog/sources.yml", _latin_1, "the byte 0xE9 at column 6"),
+        ("catalog/measured.yml", _latin_1, "the byte 0xE9 at column 6"),
+        ("catalog/course.yml", _utf_16, "UTF-16 at column 1"),
+        ("glossary/terms.yml", _latin_1, "the byte 0xE9 at column 6"),
+        (lesson_file(3), _sentence, "the byte 0xE9 at column 6"),
+        ("docs/index.md", _sentence, "the byte 0xE9 at column 6"),
+    ],
+)
+def test_a_file_that_is_not_utf_8_stops_the_build_at_its_line(
+    course_copy: Path, file: str, spoil: Callable[[Path], int], found: str
+) -> None:
+    line = spoil(course_copy / file)
+    built = build_copy(course_copy)
+    fails_with(built, f"{file}:{line}", f"not UTF-8 ({found}): save the file as UTF-8")
+
+
+def test_a_folder_among_the_catalog_files_stops_the_build_by_name(course_copy: Path) -> None:
+    (course_copy / "catalog/zz.yml").mkdir()
+    fails_with(build_copy(course_copy), "catalog/zz.yml", "is a folder; expected a text file")
+
+
+def test_a_units_table_that_is_not_utf_8_stops_the_build_naming_it_not_a_page(
+    course_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The table is the package's own file (the one this process imported): the build reads the copy's instead.
+    table = course_copy / "macros/quiz/units.yml"
+    line = _latin_1(table)
+    monkeypatch.setattr("macros.build.state.unit_table", lambda: unit_table(table))
+    fails_with(build_copy(course_copy), f"units.yml:{line}", "not UTF-8 (the byte 0xE9 at column 6)")

@@ -132,3 +132,11 @@ def test_a_malformed_table_is_refused(tmp_path: Path, old: str, new: str, messag
     path.write_text(source.replace(old, new, 1), encoding="utf-8")
     with pytest.raises(UnitTableError, match=message):
         unit_table(path)
+
+
+def test_a_table_that_is_not_utf_8_is_refused_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "units.yml"
+    path.write_bytes(TABLE_FILE.read_bytes() + b"# caf\xe9\n")
+    line = TABLE_FILE.read_bytes().count(b"\n") + 1
+    with pytest.raises(UnitTableError, match=rf"^units\.yml:{line}: not UTF-8 \(the byte 0xE9 at column 6\)"):
+        unit_table(path)
