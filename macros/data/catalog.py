@@ -26,6 +26,7 @@ from .schema import (
     boolean,
     check_file,
     check_record,
+    field_error,
     integer,
     list_of,
     load_yaml,
@@ -618,7 +619,7 @@ def _load(directory: Path) -> Catalog:
                     try:
                         clean[column_name] = records[refer(clean[column_name])]
                     except ValueError as error:
-                        raise CatalogError(f"{where}.{column_name}: {error}") from None
+                        raise CatalogError(str(field_error(where, data, column_name, str(error)))) from None
             origin = Provenance(sources[clean.pop("source")], clean.pop("where"), clean.pop("quote"))
             if extra:
                 clean["memory_provenance"] = _memory_provenance(where, sources, clean)

@@ -332,7 +332,7 @@ def test_a_lesson_added_later_is_checked_like_the_first(course_copy: Path) -> No
         (
             "parameters: 1_500_000_000",
             "parameters: -1_500_000_000",
-            "models.yml: gpt2-1.5b.parameters: got -1500000000",
+            "models.yml:4: gpt2-1.5b.parameters: got -1500000000",
         ),
         ("parameters: 1_500_000_000", "parameters: 1.5e9", "write large ones as 1_500_000_000"),
         ("parameters: 1_500_000_000", "parameters: lots", "gpt2-1.5b.parameters: got 'lots'; expected a whole number"),
@@ -656,7 +656,7 @@ def test_under_serve_a_broken_data_file_shows_on_every_page_and_the_site_keeps_i
     edit(course_copy / "catalog/models.yml", "layers: 48", "layers: 48.5")
     built = build_copy(course_copy)
     assert not built.ok
-    message = "models.yml: gpt2-1.5b.layers: got 48.5; expected a whole number (until it is fixed, pages use"
+    message = "models.yml:5: gpt2-1.5b.layers: got 48.5; expected a whole number (until it is fixed, pages use"
     assert [line for line in built.messages if message in line] != []
     for page in ("index.html", "glossary/index.html"):
         box = soup_of(built.site / page).select_one("article .sbn-build-error")
