@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..data.invisible import INVISIBLE_RANGES
 from ..data.markup import script_json
 from ..data.quantities import UNIT_WORDS, UNITS
 from ..data.schema import (
@@ -202,6 +203,8 @@ def page_json(table: UnitTable) -> str:
         "rangeSpread": table.range_spread,
         "multipliers": {word: value_text(value) for word, value in table.multipliers.items()},
         "bits": table.bits_note,
+        # What the page drops before reading an answer, as Python does (`answers.read_answer`).
+        "invisible": [list(run) for run in INVISIBLE_RANGES],
         "units": {
             name: {
                 "measures": unit.measures,
