@@ -192,7 +192,7 @@ class QuizBlock(CourseBlock):
         if kind in ("single", "multiple"):
             if answers:
                 raise QuizError(f"a {kind}-choice quiz takes `//// option` blocks, not `//// answer`")
-            answer = choices(quiz_id, kind, fieldset, options, self._unstash)
+            answer = choices(quiz_id, kind, fieldset, options, self._unstash, self.md.ESCAPED_CHARS)
         else:
             if options:
                 raise QuizError("only single and multiple choice take `//// option` blocks")

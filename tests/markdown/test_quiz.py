@@ -11,6 +11,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from macros.quiz import KeyFigure, QuizError, QuizExtension, StandaloneHost
+from macros.quiz.choices import option_value
 from macros.quiz.units import page_json, unit_table
 from tests.checks import attribute, one
 
@@ -377,6 +378,17 @@ def test_two_options_that_read_the_same_are_refused(text: str) -> None:
         r"options a\) and b\) read the same, 'Every device holds a full copy'",
     ):
         render(quiz("single", CHOICE.replace("Bandwidth *saturates*", text)))
+
+
+def test_two_options_that_differ_by_a_backslash_escape_alone_are_refused() -> None:
+    """`Yes\\!` shows as "Yes!": Markdown's escape is a placeholder until the page is written, read as its character."""
+    source = CHOICE.replace("Bandwidth *saturates*", "Yes\\!").replace("Every device holds a full copy", "Yes!")
+    with pytest.raises(QuizError, match=r"options a\) and b\) read the same, 'Yes!'"):
+        render(quiz("single", source))
+
+
+def test_an_escaped_options_value_is_that_of_its_text_as_shown() -> None:
+    assert _values(quiz("single", CHOICE.replace("Bandwidth *saturates*", "Yes\\!")))["Yes!"] == option_value("Yes!")
 
 
 # ------------------------------------------------------------- known mistakes

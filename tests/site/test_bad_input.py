@@ -455,6 +455,16 @@ def test_a_lesson_whose_front_matter_is_wrong_stops_the_build(
             "/// quiz | Practice 2: options b) and c) read the same, 'Every device holds its own full copy of the model"
             " states, so another device adds a copy, not room'",
         ),
+        (  # a backslash escape reads as its character: b) and c) both show "…not room!"
+            "not room\n\nThe model states are copied, not divided: each new device brings another full copy of the"
+            " same {{ bytes_per_parameter(bare=true) }}Ψ bytes, and no device's share shrinks.\n////\n\n//// option\n"
+            "The all-reduce needs buffers in proportion to the model, and they grow with the number of devices",
+            "not room!\n\nCopied.\n////\n\n//// option\nEvery device holds its own full copy of the model states, so"
+            " another device adds a copy, not room\\!",
+            "id: l8-practice-2",
+            "/// quiz | Practice 2: options b) and c) read the same, 'Every device holds its own full copy of the model"
+            " states, so another device adds a copy, not room!'",
+        ),
         (
             '{{ model_states("example-7b") }}: {{ bytes_per_parameter() }} for each',
             '{{ value("v100-32gb", "memory") }}: {{ bytes_per_parameter() }} for each',
