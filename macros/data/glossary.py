@@ -38,6 +38,7 @@ from .schema import (
     Fields,
     SchemaError,
     check_record,
+    field_error,
     list_of,
     load_yaml,
     optional,
@@ -48,6 +49,7 @@ from .schema import (
     unknown,
 )
 from .typed_figures import find_in_text
+from .unrendered import Syntax, unrendered
 
 #: How a page names a term: {{ term("all-reduce") }}, in either quotes.
 TERM_CALL = re.compile(r"""\bterm\(\s*(["'])(.+?)\1""")
@@ -94,6 +96,13 @@ class Glossary:
         return self.entries[entry_id]
 
 
+#: Syntax a page reads (its extensions, mkdocs.yml's) that a definition, rendered without them, shows as typed,
+#: besides what no page reads (`unrendered`): a tooltip and the glossary page would show it raw.
+_DEFINITION_SYNTAX: tuple[Syntax, ...] = (
+    (re.compile(r"\^\^[^^\s][^^]*\^\^"), "an insertion", "use *emphasis*"),
+    (re.compile(r"\^[^^\s]+\^"), "a superscript", "write it in words, or as ^ in `code`"),
+    (re.compile("`"), "a backtick that opens no code", "close the code with a second backtick, or leave it out"),
+)
 #: The elements a definition may render to, without attributes: words in paragraphs, with emphasis and code.
 DEFINITION_ELEMENTS = frozenset({"p", "em", "strong", "code"})
 
@@ -150,6 +159,12 @@ def definition_html(definition: str, renderer: markdown.Markdown) -> str:
                 f"renders as a <{tag}>; a definition is words only, with *emphasis* and `code`:"
                 " no heading, list, rule, code block or line break"
             )
+    found = unrendered(rendered, also=_DEFINITION_SYNTAX)
+    if found:
+        raise ValueError(
+            f"shows {found[0].text!r} as typed: {found[0].what}, which a definition, rendered alone for *emphasis*"
+            f" and `code`, does not read; {found[0].fix}"
+        )
     return rendered
 
 
@@ -189,14 +204,15 @@ def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = 
             raise GlossaryError(f"{where}: give `source` and `where` together, or neither")
         typed = find_in_text(clean["definition"])
         if typed:
-            raise GlossaryError(
-                f"{where}.definition: types {', '.join(map(repr, typed))}; a definition holds no figure"
-                " (it shows as a tooltip, where none can be computed): say it in words"
+            message = (
+                f"types {', '.join(map(repr, typed))}; a definition holds no figure (it shows as a tooltip, where"
+                " none can be computed): say it in words"
             )
+            raise GlossaryError(str(field_error(where, data, "definition", message)))
         try:
             definition = definition_html(clean["definition"], renderer)
         except ValueError as error:
-            raise GlossaryError(f"{where}.definition: {error}") from None
+            raise GlossaryError(str(field_error(where, data, "definition", str(error)))) from None
         entries[entry_id] = Entry(
             id=entry_id,
             term=clean["term"],

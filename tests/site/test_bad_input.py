@@ -620,7 +620,10 @@ def test_a_glossary_definition_with_a_typed_figure_stops_the_build(course_copy: 
     edit(course_copy / "glossary/terms.yml", "Keeping only some of the activations", "Keeping 8 GB of the activations")
     built = build_copy(course_copy)
     assert not built.ok
-    assert any("glossary/terms.yml: activation-checkpointing.definition: types '8 GB'" in m for m in built.messages)
+    at = line_of(course_copy / "glossary/terms.yml", "Keeping 8 GB") - 1  # the field's line, `definition: >-`
+    assert any(
+        f"glossary/terms.yml:{at}: activation-checkpointing.definition: types '8 GB'" in m for m in built.messages
+    )
 
 
 def test_a_lesson_in_an_untitled_stage_fails_the_build(course_copy: Path) -> None:
@@ -738,3 +741,18 @@ def test_a_units_table_that_is_not_utf_8_stops_the_build_naming_it_not_a_page(
     line = _latin_1(table)
     monkeypatch.setattr("macros.build.state.unit_table", lambda: unit_table(table))
     fails_with(build_copy(course_copy), f"units.yml:{line}", "not UTF-8 (the byte 0xE9 at column 6)")
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [("~~only~~", "'~~only~~' as typed: strikethrough"), ("^^only^^", "'^^only^^' as typed: an insertion")],
+)
+def test_a_glossary_definition_with_syntax_it_does_not_read_stops_the_build_at_its_line(
+    course_copy: Path, edit: Edit, written: str, shown: str
+) -> None:
+    path = course_copy / "glossary/terms.yml"
+    edit(path, "Keeping only some of the activations", f"Keeping {written} some of the activations")
+    at = line_of(path, f"Keeping {written}") - 1  # the field's line, `definition: >-`
+    fails_with(
+        build_copy(course_copy), f"glossary/terms.yml:{at}", f"activation-checkpointing.definition: shows {shown}"
+    )
