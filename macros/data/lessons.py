@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .markup import PLAIN_FIELDS, markup_in
+from .markup import PLAIN_FIELDS, PLAIN_TITLE, markdown_in, markup_in
 from .schema import (
     Check,
     Fields,
@@ -190,6 +190,11 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any]) -> Lesson | None:
             raise LessonError(
                 f"{src_path}: the front matter's {name} holds {', '.join(map(repr, markup))}; {PLAIN_FIELDS}"
             )
+    heading = markdown_in(clean["title"])
+    if heading is not None:
+        raise LessonError(
+            f"{src_path}: the front matter's title renders as Markdown: its heading reads {heading!r}; {PLAIN_TITLE}"
+        )
     return Lesson(
         src_path=src_path,
         number=clean["lesson"],

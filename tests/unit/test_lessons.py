@@ -88,6 +88,11 @@ def test_a_mission_number_past_the_list_is_refused() -> None:
         ({**_lesson(), "prerequisites": ["Lesson 7"]}, r"front matter.prerequisites: item 1: got 'Lesson 7'"),
         ({**_lesson(), "stage": 5}, r"`stage: 5` but the lesson is in stage-4/; make them agree"),
         ({**_lesson(), "title": "Why 24 GB is too much"}, r"the front matter's title types '24 GB'"),
+        (
+            {**_lesson(), "title": "*emphasis* [link](https://x) and `code`"},
+            r"stage-4/x.md: the front matter's title renders as Markdown: its heading reads 'emphasis link and code'",
+        ),
+        ({**_lesson(), "title": "Why ZeRO\\_1"}, r"title renders as Markdown: its heading reads 'Why ZeRO_1'"),
         ({k: v for k, v in _lesson().items() if k != "lesson"}, r"every page in stage-4/ is a lesson"),
     ],
 )
