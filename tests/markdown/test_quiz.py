@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+from collections.abc import Sequence
 
 import markdown
 import pytest
@@ -295,21 +296,24 @@ def test_without_issue_links_a_question_has_no_report_link() -> None:
     assert render(quiz("free", FREE)).select_one(".sbn-quiz__report") is None
 
 
+class Reporting(StandaloneHost):
+    """A host that keeps every problem reported, with what finds its line."""
+
+    def __init__(self) -> None:
+        super().__init__(FIGURES)
+        self.problems: list[tuple[str, tuple[str, ...]]] = []
+
+    def report(self, message: str, near: Sequence[str]) -> None:
+        self.problems.append((message, tuple(near)))
+
+
 def test_a_reporting_host_gets_each_problem_once_and_the_page_shows_it() -> None:
-    class Reporting(StandaloneHost):
-        def __init__(self) -> None:
-            super().__init__(FIGURES)
-            self.problems: list[tuple[str, str | None]] = []
-
-        def report(self, message: str, near: str | None) -> None:
-            self.problems.append((message, near))
-
     host = Reporting()
     page = render(quiz("single", CHOICE.replace("option | correct", "option")), host)
     assert host.problems == [
         (
             "/// quiz | Practice 1: a single-choice quiz needs exactly one `//// option | correct`; it has 0",
-            "id: l8-practice-1",
+            ("id: l8-practice-1",),
         )
     ]
     assert one(page, ".sbn-build-error").get_text() == host.problems[0][0]
@@ -449,3 +453,17 @@ def test_two_mistakes_far_apart_are_both_kept() -> None:
 def test_only_a_numeric_quiz_takes_a_mistake() -> None:
     with pytest.raises(QuizError, match=re.escape("only a numeric quiz takes `//// mistake` blocks")):
         render(quiz("single", CHOICE + MISTAKE))
+
+
+def test_a_failed_option_is_reported_once_near_its_own_header_after_its_quizs() -> None:
+    host = Reporting()
+    first = quiz("single", CHOICE).replace("Practice 1", "Warm-up")
+    second = quiz("single", CHOICE.replace("Bandwidth *saturates*\n\nIt limits speed, not fit.", "Bandwidth"))
+    render(first + "\n" + second.replace("l8-practice-1", "l8-practice-2"), host)
+    assert host.problems == [
+        (
+            "//// option: write the option's text as its first paragraph, then its feedback (why it is right or"
+            " wrong) below",
+            ("id: l8-practice-2", "//// option"),
+        )
+    ]

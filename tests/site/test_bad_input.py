@@ -756,3 +756,19 @@ def test_a_glossary_definition_with_syntax_it_does_not_read_stops_the_build_at_i
     fails_with(
         build_copy(course_copy), f"glossary/terms.yml:{at}", f"activation-checkpointing.definition: shows {shown}"
     )
+
+
+def test_an_options_problem_is_reported_once_at_its_own_line(course_copy: Path, edit: Edit) -> None:
+    """Not at the first `//// option` of the page, and without a second, wrong count of the quiz's options."""
+    path = course_copy / LESSON_8
+    option = (
+        "//// option\nThe all-reduce needs buffers in proportion to the model, and they grow with the number of devices"
+    )
+    text = path.read_text(encoding="utf-8")
+    feedback = text[text.index(option) + len(option) : text.index("\n////", text.index(option))]
+    edit(path, option + feedback, option)
+    built = build_copy(course_copy)
+    at = line_of(path, "The all-reduce needs buffers in proportion") - 1
+    fails_with(built, f"{LESSON_8}:{at}", "//// option: write the option's text as its first paragraph, then its")
+    problems = [line for line in built.messages if line.startswith(LESSON_8)]
+    assert len(problems) == 1, built.output
