@@ -49,15 +49,16 @@ class _QuizHost:
         return self.build.script(name)
 
     def report(self, message: str, near: Sequence[str]) -> None:
-        """A problem with a quiz block, reported at the line where the block starts: the line of the last of
-        `near`, each found on a line after the one before it."""
+        """A problem with a quiz block, reported at its line: that of the last of `near`, each found on a line
+        after the one before it; where one is not found, the line of the one before (`QuizHost.report`)."""
         page = self.build.page
         lines = page.source.splitlines() if page else []
         line = 0  # none found
         for text in near:
-            line = next((n for n in range(line + 1, len(lines) + 1) if text in lines[n - 1]), 0)
-            if not line:
+            found = next((n for n in range(line + 1, len(lines) + 1) if text in lines[n - 1]), 0)
+            if not found:
                 break
+            line = found
         self.build.report(message, line or None)
 
 

@@ -38,7 +38,14 @@ CATALOG_ID = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
 
 
 class SchemaError(ValueError):
-    """A record does not fit its schema; the message says where, what was found and what was expected."""
+    """A record does not fit its schema; the message says where, what was found and what was expected.
+
+    `field` is the field refused, where one is (`check_record`), for a caller that finds its line otherwise.
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 # ------------------------------------------------------------------ type functions
@@ -277,19 +284,21 @@ class Located(dict[Any, Any]):
     lines: Mapping[Any, int] = types.MappingProxyType({})
 
 
-def _at(where: str, line: int | None, detail: str) -> SchemaError:
-    """The error `detail` about the record at `where` ("file" or "file: place in it"), at the file's `line`."""
+def _at(where: str, line: int | None, detail: str, field: str | None = None) -> SchemaError:
+    """The error `detail` about `field` of the record at `where` ("file" or "file: place in it"), at the file's
+    `line`."""
     if line is None:
-        return SchemaError(f"{where}{detail}")
+        return SchemaError(f"{where}{detail}", field)
     file, _, place = where.partition(": ")
-    return SchemaError(f"{file}:{line}: {place}{detail}" if place else f"{file}:{line}: {detail.lstrip('.: ')}")
+    located = f"{file}:{line}: {place}{detail}" if place else f"{file}:{line}: {detail.lstrip('.: ')}"
+    return SchemaError(located, field)
 
 
 def field_error(where: str, data: Any, name: str, message: str) -> SchemaError:
     """The error `message` about field `name` of the record `data` at `where`, at the field's line when `data`
     came from a data file: for a check that `check_record` cannot make alone (an id of another table)."""
     line = data.lines.get(name) if isinstance(data, Located) else None
-    return _at(where, line, f".{name}: {message}")
+    return _at(where, line, f".{name}: {message}", name)
 
 
 def check_record(where: str, data: Any, fields: Fields, noun: str = "field") -> dict[str, Any]:
@@ -317,7 +326,8 @@ def check_record(where: str, data: Any, fields: Fields, noun: str = "field") -> 
     unknown_names = [name for name in data if name not in spec]
     if unknown_names:
         listed = ", ".join(sorted(map(str, unknown_names)))
-        raise _at(where, lines.get(unknown_names[0]), f": unknown {noun}(s) {listed}; allowed: {', '.join(spec)}")
+        detail = f": unknown {noun}(s) {listed}; allowed: {', '.join(spec)}"
+        raise _at(where, lines.get(unknown_names[0]), detail, str(unknown_names[0]))
     missing = [name for name, field in spec.items() if field.required and name not in data]
     if missing:
         line = data.line if isinstance(data, Located) else None
@@ -330,7 +340,7 @@ def check_record(where: str, data: Any, fields: Fields, noun: str = "field") -> 
         try:
             clean[name] = field.check(data[name])
         except ValueError as error:
-            raise _at(where, lines.get(name), f".{name}: {error}") from None
+            raise _at(where, lines.get(name), f".{name}: {error}", name) from None
     return clean
 
 

@@ -39,8 +39,9 @@ class QuizHost(Protocol):
         """A new-issue address with the page's context and `fields`, or None where the page has none."""
 
     def report(self, message: str, near: Sequence[str]) -> None:
-        """Take a problem with a block; `near` is what finds the block's first line: texts, each on a line after
-        the one before it (a quiz's id line, then the header of each of its parts up to this one)."""
+        """Take a problem with a block; `near` is what finds its line: texts, each on a line after the one before it
+        (a quiz's id line, then the header of each of its parts up to this one, or the option refused); where one
+        is not found, the line of the one before."""
 
     def add_question(self, question_id: str) -> None:
         """Note a question or rep id the page asks, so that the site can check ids are unique."""
@@ -74,11 +75,12 @@ class CourseBlock(Block):
         """What finds the block's first line in the source (`QuizHost.report`): its header."""
         return (self.header,)
 
-    def fail(self, message: str) -> None:
-        """Report a problem with this block; the block shows it instead of its content."""
+    def fail(self, message: str, option: str | None = None) -> None:
+        """Report a problem with this block (with its `option`, at that option's line); the block shows it instead
+        of its content."""
         if self.problem is None:
             self.problem = f"{self.header}: {message}"
-            self.host.report(self.problem, self.near())
+            self.host.report(self.problem, (*self.near(), f"{option}:") if option else self.near())
 
     # A private API of pymdownx (checked against pymdown-extensions 13.1.2; tests/unit/test_private_apis.py):
     # its BlocksProcessor calls `_validate(parent, arg, **options)`, which returns False on an unknown option or
@@ -93,7 +95,7 @@ class CourseBlock(Block):
             clean = {name: None for name in self.FIELDS}
             self.options.update(options)
             detail = str(error).removeprefix(self.header).lstrip(".: ")
-            self.fail(f"{detail} (options are indented by 4 spaces under the header)")
+            self.fail(f"{detail} (options are indented by 4 spaces under the header)", error.field)
         self.options.update(clean)
         if self.ARGUMENT is not None and bool(arg) != self.ARGUMENT:
             self.fail(f"the title after | is {'required' if self.ARGUMENT else 'not allowed'}")

@@ -429,8 +429,14 @@ def test_a_lesson_whose_front_matter_is_wrong_stops_the_build(
         (
             "    kind: single\n",
             "    kind: single\n    colour: red\n",
-            "id: l8-practice-2",
+            "colour: red",
             "unknown option(s) colour; allowed: id, kind, tolerance",
+        ),
+        (
+            "    kind: numeric\n    tolerance: 5%",
+            "    kind: numeric\n    tolerance: 5",
+            "tolerance: 5",
+            "/// quiz | Practice 1: tolerance: got 5; expected a percentage above 0 and at most 100, like 5%",
         ),
         (
             "leaves each device's memory as it was.\n////",
