@@ -27,16 +27,28 @@ from pathlib import Path
 
 from macros.data.catalog import load_catalog
 from macros.data.lessons import PLACEHOLDERS, index_lessons, ordinal_word
-from macros.data.markup import PLAIN_FIELDS, markup_in
+from macros.data.markup import PLAIN_FIELDS, PLAIN_TITLE, markdown_in, markup_in
 from macros.data.schema import text
 from macros.data.typed_figures import find_in_text
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+#: The longest a file name's words may run: a file system takes names of 255 bytes at most, and a title of any
+#: length stays whole in the lesson, its file named by its first words.
+SLUG_LENGTH = 60
+
+
 def slug(title: str) -> str:
-    """The words of a title as a file name: "What ZeRO shards" is `what-zero-shards`."""
-    return "-".join(re.findall(r"[a-z0-9]+", title.lower()))
+    """The words of a title as a file name, as many of its first words as `SLUG_LENGTH` holds: "What ZeRO shards"
+    is `what-zero-shards`."""
+    words = re.findall(r"[a-z0-9]+", title.lower())
+    kept = [words[0][:SLUG_LENGTH]] if words else []
+    for word in words[1:]:
+        if len("-".join([*kept, word])) > SLUG_LENGTH:
+            break
+        kept.append(word)
+    return "-".join(kept)
 
 
 def page_path(number: int, stage: int, title: str) -> str:
@@ -56,6 +68,8 @@ def title_problems(title: str) -> list[str]:
         problems.append("the title is one line")
     if markup_in(title):
         problems.append(f"the title holds {', '.join(map(repr, markup_in(title)))}; {PLAIN_FIELDS}")
+    elif markdown_in(title) is not None:
+        problems.append(f"the title renders as Markdown: its heading reads {markdown_in(title)!r}; {PLAIN_TITLE}")
     if re.search(r"\{[{%#]", title):
         problems.append("the title holds {{, {% or {#, which would be a macro call in its heading: leave it out")
     if find_in_text(title):

@@ -17,9 +17,11 @@ Run it as `python -m tools.serve SITE_DIR [--port N]` (port 0: one the OS picks)
 It answers on loopback only, but a page it serves can make the browser send anything, so it
 holds to what a static host does: nothing outside the site folder, however a link inside it
 points (a symbolic link out of the folder is a 404); the `Host` header in the sitemap only when
-it is a host name and port, escaped as XML; a request line of at most `MAX_PATH` characters;
-an idle connection closed after `timeout` seconds, and at most `MAX_CONNECTIONS` at once; and a
-connection the browser resets, which it does as it navigates, is not an error worth a traceback.
+it is a host name and port, escaped as XML; a request line of at most `MAX_PATH` characters, and
+none with a control character; a redirect only to a path on the host the browser asked; a
+connection closed when its request head is not in within `timeout` seconds, however it trickles
+in, and at most `MAX_CONNECTIONS` at once; and a connection the browser resets, which it does as
+it navigates, is not an error worth a traceback.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import posixpath
 import re
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from functools import lru_cache, partial
@@ -38,7 +41,7 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, BinaryIO, cast
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 from xml.sax.saxutils import escape as xml_escape
 
 #: What GitHub Pages compresses (by media type); images and fonts it sends as they are.
@@ -49,6 +52,9 @@ CACHE_CONTROL = "max-age=600"
 MAX_PATH = 2048
 #: How many connections are served at once; Chromium opens six per host.
 MAX_CONNECTIONS = 64
+#: A control character, in an address once its %-escapes are read: no file's name holds one (a NUL stops
+#: `Path.resolve` with an error), and a line break in a header would start another.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 #: A request's Host header as the sitemap may carry it: a host name or an IPv4 or IPv6 address, and a port.
 _HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?")
 
@@ -72,11 +78,28 @@ class SiteHandler(SimpleHTTPRequestHandler):
     #: The site's own address in its sitemap (site_url), replaced by this server's.
     site_url = ""
 
+    def setup(self) -> None:
+        super().setup()
+        #: When the request head being read must be in by, or None once it is (`handle_one_request`).
+        self.head_deadline: float | None = None
+        self.rfile = io.BufferedReader(_UntilDeadline(self))
+
+    def handle_one_request(self) -> None:
+        # `timeout` bounds each read of the socket; a client that sends a byte a little more often would hold
+        # its connection (one of `MAX_CONNECTIONS`) for ever. The head (the wait for it included) gets as long.
+        self.head_deadline = time.monotonic() + self.timeout
+        super().handle_one_request()
+
     def parse_request(self) -> bool:
         if not super().parse_request():
             return False
+        self.head_deadline = None
+        self.connection.settimeout(self.timeout)
         if len(self.path) > MAX_PATH:
             self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG, f"an address is at most {MAX_PATH} characters")
+            return False
+        if _CONTROL.search(unquote(self.path)):
+            self.send_error(HTTPStatus.BAD_REQUEST, "an address holds no control character")
             return False
         return True
 
@@ -99,8 +122,17 @@ class SiteHandler(SimpleHTTPRequestHandler):
         """The response's status and headers; its body as a file-like object, or None."""
         target = Path(self.translate_path(self.path))
         if target.is_dir() and self._inside(target):
-            if not urlsplit(self.path).path.endswith("/"):
-                return super().send_head()  # the redirect to the folder's address, with its slash
+            parts = urlsplit(self.path)
+            if not parts.path.endswith("/"):
+                # To the folder's address, with its slash, on the host the browser asked: never the host an
+                # absolute target names (GET http://elsewhere/course/a), nor one that extra slashes make of
+                # the path (///elsewhere/../course/a), as SimpleHTTPRequestHandler's redirect keeps them.
+                location = quote(posixpath.normpath(unquote(parts.path))) + "/"
+                self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+                self.send_header("Location", location + (f"?{parts.query}" if parts.query else ""))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return None
             target = target / "index.html"
         status = HTTPStatus.OK
         if not self._inside(target) or not target.is_file():
@@ -135,6 +167,26 @@ class SiteHandler(SimpleHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+
+class _UntilDeadline(io.RawIOBase):
+    """A handler's socket, read until the handler's `head_deadline` (then a `TimeoutError`, which ends the
+    connection as a timeout does), or with its `timeout` for each read once there is none."""
+
+    def __init__(self, handler: SiteHandler) -> None:
+        self.handler = handler
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        deadline = self.handler.head_deadline
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the request head took longer than the timeout")
+            self.handler.connection.settimeout(left)
+        return int(self.handler.connection.recv_into(buffer))
 
 
 class SiteServer(ThreadingHTTPServer):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as etree
+from collections.abc import Sequence
 
 from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
@@ -47,10 +48,18 @@ class _QuizHost:
         """Our script `name` from this page, the first time the page asks for it."""
         return self.build.script(name)
 
-    def report(self, message: str, near: str | None) -> None:
-        """A problem with a quiz block, reported at the line where the block starts."""
+    def report(self, message: str, near: Sequence[str]) -> None:
+        """A problem with a quiz block, reported at its line: that of the last of `near`, each found on a line
+        after the one before it; where one is not found, the line of the one before (`QuizHost.report`)."""
         page = self.build.page
-        self.build.report(message, page.line_of(near) if page else None)
+        lines = page.source.splitlines() if page else []
+        line = 0  # none found
+        for text in near:
+            found = next((n for n in range(line + 1, len(lines) + 1) if text in lines[n - 1]), 0)
+            if not found:
+                break
+            line = found
+        self.build.report(message, line or None)
 
 
 class _StashHtml(Preprocessor):

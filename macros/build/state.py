@@ -47,6 +47,7 @@ from ..figures.kinds import KINDS, FigureKindError, check_measured, check_printe
 from ..pages import front_door, issues, reading
 from ..pages.lesson_head import with_head
 from ..quiz import KeyFigure, ReportedAlready
+from ..quiz.units import UnitTableError, unit_table
 from .assets import strip_site_assets
 from .calls import Call, render_calls
 from .search import defer_search_docs
@@ -108,10 +109,19 @@ def relative_url(url: str, from_url: str) -> str:
     return relative + "/" if url.endswith("/") else relative
 
 
+def _contents(path: Path) -> bytes | str:
+    """What `path` holds, to compare; for one that cannot be read (a folder), why: `load` reports it, with
+    the file's name, through the one reader of data files (`schema.read_text`)."""
+    try:
+        return path.read_bytes() if path.is_file() else "not a file"
+    except OSError as error:
+        return str(error)
+
+
 def _cached(name: str, paths: list[Path], load: Callable[[], Any]) -> Any:
     """`load()`, or what it returned for `name` last time if the files of `paths` (by folder, name and
     content) are the same."""
-    key = tuple((path.parent.name, path.name, path.read_bytes()) for path in sorted(paths))
+    key = tuple((path.parent.name, path.name, _contents(path)) for path in sorted(paths))
     if name not in _CACHE or _CACHE[name][0] != key:
         _CACHE[name] = (key, load())
     return _CACHE[name][1]
@@ -267,13 +277,22 @@ class Build:
                 ),
             ),
         )
+        try:
+            # Read here, before any page, not by the first page with a numeric question: its problem is the
+            # file's, not that page's. (Read again only when it changes; the pages' quizzes read it too.)
+            unit_table()
+        except UnitTableError as error:
+            raise BuildError(str(error)) from None
         unknown_stages = sorted({lesson.stage for lesson in self.lessons.lessons.values()} - set(self.catalog.stages))
         if unknown_stages:
             raise BuildError(
                 f"lessons name stage(s) {unknown_stages} that {self.catalog_file('course')} does not title; "
                 f"known stages: {sorted(self.catalog.stages)}"
             )
-        self.term_usages = glossary.usages(self.config.docs_dir, self.glossary)
+        try:
+            self.term_usages = glossary.usages(self.config.docs_dir, self.glossary)
+        except glossary.GlossaryError as error:  # a page turned unreadable under `mkdocs serve`: MkDocs reads it next
+            raise BuildError(str(error)) from None
         self.commit = issues.built_commit(self.config.project_dir)
         self.figure_log = FigureLog()
         self.page: PageState | None = None

@@ -24,7 +24,9 @@ from .schema import (
     Fields,
     SchemaError,
     boolean,
+    check_file,
     check_record,
+    field_error,
     integer,
     list_of,
     load_yaml,
@@ -33,6 +35,7 @@ from .schema import (
     percentage,
     positive_amount,
     positive_count,
+    read_text,
     reference,
     text,
     unknown,
@@ -503,9 +506,7 @@ def _read(directory: Path, name: str) -> dict[str, Any]:
     where = f"{directory.name}/{name}.yml"
     path = directory / f"{name}.yml"
     try:
-        data = load_yaml(path.read_text(encoding="utf-8"), where)
-    except OSError as error:
-        raise CatalogError(f"{where}: cannot be read: {error.strerror}") from None
+        data = load_yaml(read_text(path, where), where)
     except SchemaError as error:
         raise CatalogError(str(error)) from None
     if not isinstance(data, dict):
@@ -564,6 +565,11 @@ def load_catalog(directory: Path) -> Catalog:
         CatalogError: a file is missing or malformed, or an entry refers to an unknown one.
     """
     expected = {"sources", "printed", "course", *TABLES}
+    for path in sorted(directory.glob("*.yml")):
+        try:
+            check_file(path, f"{directory.name}/{path.name}")
+        except SchemaError as error:
+            raise CatalogError(str(error)) from None
     # measured.yml, the engine tier's (tests/engine/records.py), may be missing: a course without the tier.
     found = {path.stem for path in directory.glob("*.yml")} - {"measured"}
     if found != expected:
@@ -615,7 +621,7 @@ def _load(directory: Path) -> Catalog:
                     try:
                         clean[column_name] = records[refer(clean[column_name])]
                     except ValueError as error:
-                        raise CatalogError(f"{where}.{column_name}: {error}") from None
+                        raise CatalogError(str(field_error(where, data, column_name, str(error)))) from None
             origin = Provenance(sources[clean.pop("source")], clean.pop("where"), clean.pop("quote"))
             if extra:
                 clean["memory_provenance"] = _memory_provenance(where, sources, clean)

@@ -34,8 +34,22 @@ import markdown
 from .catalog import Source
 from .lessons import LessonIndex, relative_link
 from .markup import link_html, source_html
-from .schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, reference, slug, text, unknown
+from .schema import (
+    Fields,
+    SchemaError,
+    check_record,
+    field_error,
+    list_of,
+    load_yaml,
+    optional,
+    read_text,
+    reference,
+    slug,
+    text,
+    unknown,
+)
 from .typed_figures import find_in_text
+from .unrendered import Syntax, unrendered
 
 #: How a page names a term: {{ term("all-reduce") }}, in either quotes.
 TERM_CALL = re.compile(r"""\bterm\(\s*(["'])(.+?)\1""")
@@ -82,6 +96,13 @@ class Glossary:
         return self.entries[entry_id]
 
 
+#: Syntax a page reads (its extensions, mkdocs.yml's) that a definition, rendered without them, shows as typed,
+#: besides what no page reads (`unrendered`): a tooltip and the glossary page would show it raw.
+_DEFINITION_SYNTAX: tuple[Syntax, ...] = (
+    (re.compile(r"\^\^[^^\s][^^]*\^\^"), "an insertion", "use *emphasis*"),
+    (re.compile(r"\^[^^\s]+\^"), "a superscript", "write it in words, or as ^ in `code`"),
+    (re.compile("`"), "a backtick that opens no code", "close the code with a second backtick, or leave it out"),
+)
 #: The elements a definition may render to, without attributes: words in paragraphs, with emphasis and code.
 DEFINITION_ELEMENTS = frozenset({"p", "em", "strong", "code"})
 
@@ -138,6 +159,12 @@ def definition_html(definition: str, renderer: markdown.Markdown) -> str:
                 f"renders as a <{tag}>; a definition is words only, with *emphasis* and `code`:"
                 " no heading, list, rule, code block or line break"
             )
+    found = unrendered(rendered, also=_DEFINITION_SYNTAX)
+    if found:
+        raise ValueError(
+            f"shows {found[0].text!r} as typed: {found[0].what}, which a definition, rendered alone for *emphasis*"
+            f" and `code`, does not read; {found[0].fix}"
+        )
     return rendered
 
 
@@ -150,9 +177,7 @@ def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = 
     """
     name = name or path.name
     try:
-        raw = load_yaml(path.read_text(encoding="utf-8"), name)
-    except OSError as error:
-        raise GlossaryError(f"{name}: cannot be read: {error.strerror}") from None
+        raw = load_yaml(read_text(path, name), name)
     except SchemaError as error:
         raise GlossaryError(str(error)) from None
     if not isinstance(raw, dict) or not raw:
@@ -179,14 +204,15 @@ def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = 
             raise GlossaryError(f"{where}: give `source` and `where` together, or neither")
         typed = find_in_text(clean["definition"])
         if typed:
-            raise GlossaryError(
-                f"{where}.definition: types {', '.join(map(repr, typed))}; a definition holds no figure"
-                " (it shows as a tooltip, where none can be computed): say it in words"
+            message = (
+                f"types {', '.join(map(repr, typed))}; a definition holds no figure (it shows as a tooltip, where"
+                " none can be computed): say it in words"
             )
+            raise GlossaryError(str(field_error(where, data, "definition", message)))
         try:
             definition = definition_html(clean["definition"], renderer)
         except ValueError as error:
-            raise GlossaryError(f"{where}.definition: {error}") from None
+            raise GlossaryError(str(field_error(where, data, "definition", str(error)))) from None
         entries[entry_id] = Entry(
             id=entry_id,
             term=clean["term"],
@@ -211,13 +237,22 @@ def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = 
 
 
 def usages(docs_dir: Path, glossary: Glossary) -> dict[str, list[str]]:
-    """For each entry id, the pages (source paths, sorted) that name it with the `term` macro."""
+    """For each entry id, the pages (source paths, sorted) that name it with the `term` macro.
+
+    Raises:
+        GlossaryError: a page cannot be read, or is not UTF-8 (`schema.read_text`).
+    """
     used: dict[str, set[str]] = {entry_id: set() for entry_id in glossary.entries}
     for path in sorted(docs_dir.rglob("*.md")):
-        for _, term_name in TERM_CALL.findall(path.read_text(encoding="utf-8")):
+        src_path = path.relative_to(docs_dir).as_posix()
+        try:
+            source = read_text(path, f"{docs_dir.name}/{src_path}")
+        except SchemaError as error:
+            raise GlossaryError(str(error)) from None
+        for _, term_name in TERM_CALL.findall(source):
             entry_id = glossary.names.get(term_name.casefold())
             if entry_id:
-                used[entry_id].add(path.relative_to(docs_dir).as_posix())
+                used[entry_id].add(src_path)
     return {entry_id: sorted(pages) for entry_id, pages in used.items()}
 
 

@@ -18,8 +18,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .markup import PLAIN_FIELDS, markup_in
-from .schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, positive_count, text
+from .markup import PLAIN_FIELDS, PLAIN_TITLE, markdown_in, markup_in
+from .schema import (
+    Check,
+    Fields,
+    SchemaError,
+    boolean,
+    check_record,
+    list_of,
+    load_yaml,
+    optional,
+    positive_amount,
+    positive_count,
+    read_text,
+    text,
+)
 from .typed_figures import find_in_text
 
 #: The sections of a lesson, in order, and the Markdown line that opens each:
@@ -40,6 +53,34 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?\n)(?:---|\.\.\.)\s*\n", re.DOTALL)
 #: The folder a stage's lessons live in: `stage-4/`.
 STAGE_FOLDER = re.compile(r"^stage-(\d+)/")
+
+
+def search_settings(value: Any) -> Mapping[str, Any]:
+    """Material's search settings of a page, as its search plugin reads them: `exclude` (true or false) and
+    `boost` (a finite number above zero), nothing else.
+
+    The plugin takes any value: a number there stops it with a traceback, `exclude: "no"` (text, so true)
+    leaves the lesson out of search without a word, and a `boost` of .nan is written bare into the search
+    index as NaN, which is not JSON, and search fails on every page.
+
+    >>> search_settings({"boost": float("nan")})
+    Traceback (most recent call last):
+    ...
+    ValueError: boost: got nan; expected a finite number above zero
+    """
+    settings: Mapping[str, Check[Any]] = {"exclude": boolean, "boost": positive_amount}
+    if not isinstance(value, Mapping):
+        raise ValueError(f"got {value!r}; expected a mapping of {' or '.join(settings)}, like {{boost: 2}}")
+    for name, setting in value.items():
+        if name not in settings:
+            raise ValueError(f"unknown setting {name!r}; the search plugin takes {' and '.join(settings)}")
+        try:
+            settings[name](setting)
+        except ValueError as error:
+            raise ValueError(f"{name}: {error}") from None
+    return value
+
+
 _FIELDS: Fields = {
     "title": text,
     "lesson": positive_count,
@@ -50,7 +91,7 @@ _FIELDS: Fields = {
     "description": optional(text),
     # Material's own page settings, which it reads from the same front matter.
     "hide": optional(list_of(text)),
-    "search": optional(lambda value: value),
+    "search": optional(search_settings),
     "tags": optional(list_of(text)),
 }
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
@@ -97,7 +138,8 @@ def read_front_matter(text: str, src_path: str = "") -> dict[str, Any]:
     if not match:
         return {}
     try:
-        data = load_yaml(match.group(1), f"{src_path} (front matter)", data_file=False) or {}
+        first_line = text.count("\n", 0, match.start(1)) + 1
+        data = load_yaml(match.group(1), f"{src_path} (front matter)", data_file=False, first_line=first_line) or {}
     except SchemaError as error:
         raise LessonError(str(error)) from None
     if not isinstance(data, dict):
@@ -148,6 +190,11 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any]) -> Lesson | None:
             raise LessonError(
                 f"{src_path}: the front matter's {name} holds {', '.join(map(repr, markup))}; {PLAIN_FIELDS}"
             )
+    heading = markdown_in(clean["title"])
+    if heading is not None:
+        raise LessonError(
+            f"{src_path}: the front matter's title renders as Markdown: its heading reads {heading!r}; {PLAIN_TITLE}"
+        )
     return Lesson(
         src_path=src_path,
         number=clean["lesson"],
@@ -191,13 +238,18 @@ def index_lessons(docs_dir: Path) -> LessonIndex:
     """Read every lesson under `docs_dir` and check their numbers and prerequisites.
 
     Raises:
-        LessonError: two lessons share a number, a prerequisite does not exist,
-            or prerequisites form a cycle.
+        LessonError: a page cannot be read or is not UTF-8, two lessons share a number, a prerequisite does
+            not exist, or prerequisites form a cycle.
     """
     lessons: dict[int, Lesson] = {}
     for path in sorted(docs_dir.rglob("*.md")):
         src_path = path.relative_to(docs_dir).as_posix()
-        lesson = parse_lesson(src_path, read_front_matter(path.read_text(encoding="utf-8"), src_path))
+        # Every page, lesson or not: MkDocs reads them later, and its error for one it cannot names no line.
+        try:
+            source = read_text(path, f"{docs_dir.name}/{src_path}")
+        except SchemaError as error:
+            raise LessonError(str(error)) from None
+        lesson = parse_lesson(src_path, read_front_matter(source, src_path))
         if lesson is None:
             continue
         if lesson.number in lessons:

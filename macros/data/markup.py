@@ -25,6 +25,8 @@ import re
 import xml.etree.ElementTree as etree
 from typing import Any
 
+import markdown
+
 from .catalog import Source
 
 #: What is markup where a theme writes text unescaped: a tag's bracket, a double quote that ends an
@@ -35,6 +37,29 @@ PLAIN_FIELDS = (
     "a page's title and description are plain text, which the theme writes unescaped into the navigation,"
     " the browser tab, the search index and a meta tag: write them without <, > or double quotes, and without"
     " character references such as &lt;"
+)
+
+#: A lesson's heading, rendered as its page renders it (`# ` and the title, with the inline syntax of mkdocs.yml's
+#: extensions that reads there), to compare with the title as the tab, the navigation and search show it.
+_HEADING = markdown.Markdown(extensions=["attr_list", "pymdownx.caret"])
+
+
+def markdown_in(title: str) -> str | None:
+    """What the heading of `title` reads, where Markdown renders it otherwise than `title` is written (emphasis, a
+    link, code, a backslash escape); None where it reads as written. Markup (`markup_in`) is refused first.
+
+    >>> markdown_in("Why *ZeRO* shards"), markdown_in("ZeRO_1 and 2 * 3")
+    ('Why ZeRO shards', None)
+    """
+    rendered = _HEADING.reset().convert(f"# {title}")
+    shown = " ".join(html.unescape(re.sub(r"<[^>]*>", "", rendered)).split())
+    return shown if shown != " ".join(title.split()) else None
+
+
+#: Why a lesson's title must not render as Markdown, for a message.
+PLAIN_TITLE = (
+    "its heading would render what the tab, the navigation and search show as typed: write the title in plain"
+    " words, without Markdown's *, _, `, [ ](...), ^^ or backslash escapes"
 )
 
 #: Punctuation that starts Markdown's inline syntax, which a backslash escapes: the characters Python-Markdown's

@@ -4,8 +4,9 @@ A record's fields are described by small type functions, each of which takes a
 raw value and returns a clean one or raises `ValueError` saying what it expected
 (the pymdownx `type_*` pattern). `check_record` applies them to a mapping and
 alone words "unknown field", "missing field" and "got X; expected Y", so every
-data file and block reports its mistakes the same way. `load_yaml` reads YAML
-strictly: a key given twice is an error, not "last one wins".
+data file and block reports its mistakes the same way. `read_text` reads every
+file the course reads itself, and `load_yaml` reads YAML strictly: a key given
+twice is an error, not "last one wins".
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import re
 import reprlib
 import types
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
@@ -36,7 +38,14 @@ CATALOG_ID = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
 
 
 class SchemaError(ValueError):
-    """A record does not fit its schema; the message says where, what was found and what was expected."""
+    """A record does not fit its schema; the message says where, what was found and what was expected.
+
+    `field` is the field refused, where one is (`check_record`), for a caller that finds its line otherwise.
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 # ------------------------------------------------------------------ type functions
@@ -268,28 +277,61 @@ def optional(check: Check[Any], default: Any = None) -> Field:
     return Field(check, required=False, default=default)
 
 
+class Located(dict[Any, Any]):
+    """A mapping as a data file wrote it (`load_yaml`), with the file's line of each key and of its first."""
+
+    line: int | None = None
+    lines: Mapping[Any, int] = types.MappingProxyType({})
+
+
+def _at(where: str, line: int | None, detail: str, field: str | None = None) -> SchemaError:
+    """The error `detail` about `field` of the record at `where` ("file" or "file: place in it"), at the file's
+    `line`."""
+    if line is None:
+        return SchemaError(f"{where}{detail}", field)
+    file, _, place = where.partition(": ")
+    located = f"{file}:{line}: {place}{detail}" if place else f"{file}:{line}: {detail.lstrip('.: ')}"
+    return SchemaError(located, field)
+
+
+def field_error(where: str, data: Any, name: str, message: str) -> SchemaError:
+    """The error `message` about field `name` of the record `data` at `where`, at the field's line when `data`
+    came from a data file: for a check that `check_record` cannot make alone (an id of another table)."""
+    line = data.lines.get(name) if isinstance(data, Located) else None
+    return _at(where, line, f".{name}: {message}", name)
+
+
 def check_record(where: str, data: Any, fields: Fields, noun: str = "field") -> dict[str, Any]:
     """The record `data` with every field checked and defaults filled in.
 
     `fields` maps a name to a `Field`, or to a bare type function for a
-    required field. Raises `SchemaError` naming `where` and the field: unknown
-    fields first (with the allowed ones), then missing ones, then the first
-    value of the wrong type.
+    required field. Raises `SchemaError` naming `where` (a file, then ": " and
+    the record's place in it, if any), the line of the field where `data` came
+    from a data file (`Located`), and the field: unknown fields first (with the
+    allowed ones), then missing ones, then the first value of the wrong type.
 
     >>> check_record("models.yml: gpt", {"layers": 47.5}, {"layers": positive_count})
     Traceback (most recent call last):
     ...
     macros.data.schema.SchemaError: models.yml: gpt.layers: got 47.5; expected a whole number
+    >>> check_record("models.yml: gpt", load_yaml("gpt:\\n  layers: 47.5", "models.yml")["gpt"], {"layers": integer})
+    Traceback (most recent call last):
+    ...
+    macros.data.schema.SchemaError: models.yml:2: gpt.layers: got 47.5; expected a whole number
     """
     if not isinstance(data, Mapping):
         raise SchemaError(f"{where}: {_got(data)}; expected a mapping of {noun}s: {', '.join(fields)}")
+    lines: Mapping[Any, int] = data.lines if isinstance(data, Located) else {}
     spec = {name: kind if isinstance(kind, Field) else Field(kind) for name, kind in fields.items()}
-    unknown_names = sorted(str(name) for name in data if name not in spec)
+    unknown_names = [name for name in data if name not in spec]
     if unknown_names:
-        raise SchemaError(f"{where}: unknown {noun}(s) {', '.join(unknown_names)}; allowed: {', '.join(spec)}")
+        listed = ", ".join(sorted(map(str, unknown_names)))
+        detail = f": unknown {noun}(s) {listed}; allowed: {', '.join(spec)}"
+        raise _at(where, lines.get(unknown_names[0]), detail, str(unknown_names[0]))
     missing = [name for name, field in spec.items() if field.required and name not in data]
     if missing:
-        raise SchemaError(f"{where}: missing {noun}(s) {', '.join(missing)}")
+        line = data.line if isinstance(data, Located) else None
+        raise _at(where, line, f": missing {noun}(s) {', '.join(missing)}")
     clean = {}
     for name, field in spec.items():
         if name not in data:
@@ -298,8 +340,45 @@ def check_record(where: str, data: Any, fields: Fields, noun: str = "field") -> 
         try:
             clean[name] = field.check(data[name])
         except ValueError as error:
-            raise SchemaError(f"{where}.{name}: {error}") from None
+            raise _at(where, lines.get(name), f".{name}: {error}", name) from None
     return clean
+
+
+# -------------------------------------------------------------------------- files
+
+
+def check_file(path: Path, where: str) -> None:
+    """Raise `SchemaError` if `path`, which messages call `where`, is there but is a folder or another thing
+    than a regular file (a pipe, whose reading would never end)."""
+    if path.exists() and not path.is_file():
+        kind = "a folder" if path.is_dir() else "not a regular file"
+        raise SchemaError(f"{where}: is {kind}; expected a text file: remove it or give it another name")
+
+
+def read_text(path: Path, where: str) -> str:
+    """The text of the file at `path`, which messages call `where`: every file the course reads itself.
+
+    Raises:
+        SchemaError: `path` is not a regular file (`check_file`), cannot be read, or is not UTF-8, at the line
+            of its first byte that is not (Python's own error names no file).
+    """
+    check_file(path, where)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise SchemaError(f"{where}: cannot be read: {error.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line_start = data.rfind(b"\n", 0, error.start) + 1
+        line = data.count(b"\n", 0, error.start) + 1
+        # What comes before the error decodes, so the column counts characters as an editor does.
+        column = len(data[line_start : error.start].decode("utf-8")) + 1
+        found = "UTF-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else f"the byte 0x{data[error.start]:02X}"
+        raise SchemaError(
+            f"{where}:{line}: not UTF-8 ({found} at column {column}): save the file as UTF-8"
+            ' (an editor\'s "Save with Encoding")'
+        ) from None
 
 
 # --------------------------------------------------------------------------- YAML
@@ -347,6 +426,17 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
                 stack.extend(item for pair in current.value for item in pair)
         return super().construct_document(node)
 
+    #: The file's line of the text's first line (a page's front matter starts below its `---`).
+    first_line = 1
+
+    def construct_located(self, node: yaml.MappingNode) -> Iterator[Located]:
+        """A mapping, as `Located`: PyYAML's own `construct_yaml_map`, keeping its lines for `check_record`."""
+        data = Located()
+        yield data
+        data.update(self.construct_mapping(node))
+        data.line = node.start_mark.line + self.first_line
+        data.lines = {self.construct_object(key): key.start_mark.line + self.first_line for key, _ in node.value}
+
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
@@ -366,16 +456,20 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
 
 
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
+_StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_located)
 
 
-def load_yaml(source: str, where: str, *, data_file: bool = True) -> Any:
+def load_yaml(source: str, where: str, *, data_file: bool = True, first_line: int = 1) -> Any:
     """Parse YAML text strictly; `SchemaError` naming `where` and the line for invalid YAML or a repeated key.
+
+    Its mappings are `Located`, numbering lines from `first_line`, the file's line of the text's first.
 
     A data file's text (`data_file`; not a page's front matter, which has checks of its own) holds nothing
     that would run script were it read as markup (`scripts.script_in_text`): the pages show it as text, and
     an event handler or a javascript: address there is a mistake or an attack, refused at its line.
     """
     loader = _StrictLoader(source)
+    loader.first_line = first_line
     try:
         node = loader.get_single_node()
         if node is None:

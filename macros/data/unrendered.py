@@ -13,15 +13,17 @@ imports MkDocs.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+#: A piece of syntax to find: its pattern, what it is, and what to write instead.
+Syntax = tuple[re.Pattern[str], str, str]
 #: One attribute of an attribute list, as attr_list reads it: `.class`, `#id` or `name=value`.
 _ATTRIBUTE = r"""(?:[.#][\w-]+|[\w-]+=(?:"[^"]*"|'[^']*'|[\w.-]+))"""
 #: Each piece of syntax that should never reach a reader as text: what it is, and what to do instead.
-_SYNTAX: tuple[tuple[re.Pattern[str], str, str], ...] = (
+_SYNTAX: tuple[Syntax, ...] = (
     (re.compile(r"\[\^[^\]\s]+\]:?"), "a footnote", "put the note in the sentence, or in parentheses"),
     (re.compile(r"(?m)^:[ \t]+\S.*"), "a definition list", "write the term in bold and its definition after it"),
     (re.compile(r"(?m)^\[[ xX]\][ \t]"), "a task list's box", "use a /// checklist block for reps, or a plain list"),
@@ -104,10 +106,10 @@ def _runs(page_html: str) -> list[str]:
     return runs
 
 
-def unrendered(page_html: str, reported: Collection[str] = ()) -> list[Unrendered]:
+def unrendered(page_html: str, reported: Collection[str] = (), also: Sequence[Syntax] = ()) -> list[Unrendered]:
     """The Markdown syntax left as text in an HTML page or fragment, each piece once, in order; a run that
     repeats one of the problems of `reported` (a build error's box, which quotes the block it is about) is not
-    read again.
+    read again. `also` is syntax to find besides, that the fragment's renderer (not a page's) does not read.
 
     >>> [(found.text, found.what) for found in unrendered("<p>As shown[^1]; see <code>[^2]</code>.</p>")]
     [('[^1]', 'a footnote')]
@@ -117,7 +119,7 @@ def unrendered(page_html: str, reported: Collection[str] = ()) -> list[Unrendere
     for run in _runs(page_html):
         if " ".join(run.split()) in known:
             continue
-        for pattern, what, fix in _SYNTAX:
+        for pattern, what, fix in (*_SYNTAX, *also):
             for match in pattern.finditer(run):
                 text = match.group(0).strip()
                 found.setdefault(text, Unrendered(text[:60], what, fix))

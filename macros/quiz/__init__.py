@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as etree
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from markdown import Markdown
@@ -73,7 +73,7 @@ class StandaloneHost:
     def issue_url(self, form: str, fields: dict[str, str]) -> str | None:
         return None if self.issue_base is None else f"{self.issue_base}?{query({'template': form, **fields})}"
 
-    def report(self, message: str, near: str | None) -> None:
+    def report(self, message: str, near: Sequence[str]) -> None:
         raise QuizError(message)
 
     def add_question(self, question_id: str) -> None:
@@ -132,7 +132,7 @@ class _Leftovers(Postprocessor):
             self.host.report(
                 f"`{header}` was left as text: check that its options are valid YAML, indented by 4 spaces right"
                 " under the header line, and that it is closed by as many slashes",
-                header,
+                (header,),
             )
         return text
 

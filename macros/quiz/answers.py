@@ -8,6 +8,7 @@ to one list of answers (`tests/answers.yml`).
 
 An answer is read in these steps:
 
+0. The characters a reader does not see are dropped (`data.invisible`).
 1. Working is set aside: text in parentheses ("112 GB (16 bytes x 7B)") and
    everything up to the last "=" or "≈" ("16*7 = 112 GB").
 2. An optional hedge ("about", "~"), then a number: digits (thousands grouped
@@ -35,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
+from ..data.invisible import visible
 from .units import UnitTable, UnitWords, Word, spaced
 
 #: Longer answers are not read at all: the page's field takes no more.
@@ -206,7 +208,7 @@ def _in_unit(amount: Reading, written: str, unit: str, scale: Fraction, table: U
 
 def read_answer(text: str, unit: str, scale: Fraction, table: UnitTable) -> Reading:
     """Read `text` as an amount in `unit`; a bare number counts in the display unit of size `scale`."""
-    text = text.strip()
+    text = visible(text).strip()
     if len(text) > MAX_ANSWER:
         return Reading(problem="unreadable")
     text = re.sub(r"[\s.!]+$", "", _strip_hedges(_without_working(text), table.hedges))

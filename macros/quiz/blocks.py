@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as etree
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Protocol
 
@@ -38,8 +38,10 @@ class QuizHost(Protocol):
     def issue_url(self, form: str, fields: dict[str, str]) -> str | None:
         """A new-issue address with the page's context and `fields`, or None where the page has none."""
 
-    def report(self, message: str, near: str | None) -> None:
-        """Take a problem with a block; `near` is text on the block's first line, to find the line by."""
+    def report(self, message: str, near: Sequence[str]) -> None:
+        """Take a problem with a block; `near` is what finds its line: texts, each on a line after the one before it
+        (a quiz's id line, then the header of each of its parts up to this one, or the option refused); where one
+        is not found, the line of the one before."""
 
     def add_question(self, question_id: str) -> None:
         """Note a question or rep id the page asks, so that the site can check ids are unique."""
@@ -69,15 +71,16 @@ class CourseBlock(Block):
     def header(self) -> str:
         return f"{'/' * self.length} {self.NAME}" + (f" | {self.argument}" if self.argument else "")
 
-    def near(self) -> str:
-        """Text on the block's first line in the source, for finding its line number."""
-        return self.header
+    def near(self) -> tuple[str, ...]:
+        """What finds the block's first line in the source (`QuizHost.report`): its header."""
+        return (self.header,)
 
-    def fail(self, message: str) -> None:
-        """Report a problem with this block; the block shows it instead of its content."""
+    def fail(self, message: str, option: str | None = None) -> None:
+        """Report a problem with this block (with its `option`, at that option's line); the block shows it instead
+        of its content."""
         if self.problem is None:
             self.problem = f"{self.header}: {message}"
-            self.host.report(self.problem, self.near())
+            self.host.report(self.problem, (*self.near(), f"{option}:") if option else self.near())
 
     # A private API of pymdownx (checked against pymdown-extensions 13.1.2; tests/unit/test_private_apis.py):
     # its BlocksProcessor calls `_validate(parent, arg, **options)`, which returns False on an unknown option or
@@ -92,7 +95,7 @@ class CourseBlock(Block):
             clean = {name: None for name in self.FIELDS}
             self.options.update(options)
             detail = str(error).removeprefix(self.header).lstrip(".: ")
-            self.fail(f"{detail} (options are indented by 4 spaces under the header)")
+            self.fail(f"{detail} (options are indented by 4 spaces under the header)", error.field)
         self.options.update(clean)
         if self.ARGUMENT is not None and bool(arg) != self.ARGUMENT:
             self.fail(f"the title after | is {'required' if self.ARGUMENT else 'not allowed'}")
@@ -145,8 +148,14 @@ class QuizBlock(CourseBlock):
     ARGUMENT = True
     FIELDS = QUIZ_OPTIONS
 
-    def near(self) -> str:
-        return f"id: {self.options['id']}" if self.options.get("id") else self.header
+    def on_init(self) -> None:
+        super().on_init()
+        #: The headers of its parts so far, in order: the text that finds each part's line after the quiz's.
+        self.part_headers: list[str] = []
+
+    def near(self) -> tuple[str, ...]:
+        # The id is the page's only once: another quiz's header may read the same ("/// quiz | Practice 1").
+        return (f"id: {self.options['id']}",) if self.options.get("id") else (self.header,)
 
     def create(self, parent: etree.Element) -> etree.Element:
         quiz_id, kind = self.options["id"], self.options["kind"]
@@ -178,6 +187,10 @@ class QuizBlock(CourseBlock):
         answers = [part for part in parts if part.get("data-sbn") == "answer"]
         mistakes = [part for part in parts if part.get("data-sbn") == "mistake"]
         question = [part for part in parts if part.get("data-sbn") is None]
+        if any(part.get("class") == "sbn-build-error" for part in parts):
+            # A part that failed is reported at its line; counting the parts left would report a second,
+            # wrong problem ("needs at least two options").
+            raise ReportedAlready("one of its parts has a problem, reported at its line")
         if not any(_has_text(part) for part in question):
             raise QuizError("the question is empty; write it as the block's first paragraph")
         for part in parts:
@@ -192,7 +205,7 @@ class QuizBlock(CourseBlock):
         if kind in ("single", "multiple"):
             if answers:
                 raise QuizError(f"a {kind}-choice quiz takes `//// option` blocks, not `//// answer`")
-            answer = choices(quiz_id, kind, fieldset, options, self._unstash)
+            answer = choices(quiz_id, kind, fieldset, options, self._unstash, self.md.ESCAPED_CHARS)
         else:
             if options:
                 raise QuizError("only single and multiple choice take `//// option` blocks")
@@ -268,6 +281,22 @@ def _has_text(element: etree.Element) -> bool:
 
 class PartBlock(CourseBlock):
     """A part of a quiz (`//// option`, `//// answer`), which must sit directly inside one."""
+
+    def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
+        self.argument = arg
+        # Found after its quiz's line, by the headers of the quiz's parts up to it: every option's header may
+        # read "//// option", the first of them the page's first quiz's.
+        quiz = next(
+            (entry.block for entry in reversed(self._block_mgr.stack) if isinstance(entry.block, QuizBlock)), None
+        )
+        self.place: tuple[str, ...] = (self.header,)
+        if quiz is not None:
+            quiz.part_headers.append(self.header)
+            self.place = (*quiz.near(), *quiz.part_headers)
+        return super()._validate(parent, arg, **options)
+
+    def near(self) -> tuple[str, ...]:
+        return self.place
 
     def check_place(self, parent: etree.Element) -> None:
         if parent.get("class") == "sbn-build-error":

@@ -20,7 +20,7 @@ import re
 import string
 import unicodedata
 import xml.etree.ElementTree as etree
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from .errors import QuizError
 
@@ -29,21 +29,29 @@ LETTERS = string.ascii_lowercase
 _BLANKS = frozenset("\u2800\u3164\u115f\u1160\uffa0")
 #: What Markdown's emphasis and code marks are made of: text of nothing else shows nothing.
 _MARKS = frozenset("*_`~")
+#: What Python-Markdown reads a backslash escape of, before extensions add theirs (`Markdown.ESCAPED_CHARS`).
+MARKDOWN_ESCAPES = frozenset("\\`*_{}[]()>#+-.!")
 
 #: What the block gives the options: the HTML its placeholders stand for (a figure's element), by placeholder.
 Unstash = Callable[[str], str]
 
 
-def visible_text(raw: str, unstash: Unstash) -> str:
+def visible_text(raw: str, unstash: Unstash, escapable: Collection[str] = MARKDOWN_ESCAPES) -> str:
     """What a reader sees of an option's Markdown: placeholders resolved, tags and marks dropped, references read,
-    invisible characters (zero-width spaces, no-break spaces, format characters, blanks) gone, spaces collapsed.
+    backslash escapes of `escapable` (the page's Markdown's) read as their characters, invisible characters
+    (zero-width spaces, no-break spaces, format characters, blanks) gone, spaces collapsed.
 
     >>> visible_text("&nbsp;\u200b *", lambda text: text)
     ''
     >>> visible_text("A  <b>bold</b> &amp; *right* one", lambda text: text)
     'A bold & right one'
+    >>> visible_text("Yes\\\\!", lambda text: text) == visible_text("Yes!", lambda text: text)
+    True
     """
     text = html.unescape(re.sub(r"<[^>]*>", "", unstash(raw)))
+    # Read as the page shows them, "Yes\\!" as "Yes!": the blocks run before Markdown's inline pass, which reads
+    # escapes, so an option's text holds them as typed.
+    text = re.sub(r"\\(.)", lambda match: match.group(1) if match.group(1) in escapable else match.group(0), text)
     kept = []
     for character in text:
         category = unicodedata.category(character)
@@ -60,9 +68,16 @@ def option_value(text: str) -> str:
 
 
 def choices(
-    question_id: str, kind: str, fieldset: etree.Element, options: list[etree.Element], unstash: Unstash
+    question_id: str,
+    kind: str,
+    fieldset: etree.Element,
+    options: list[etree.Element],
+    unstash: Unstash,
+    escapable: Collection[str],
 ) -> etree.Element:
     """Add the options' inputs to `fieldset`, and return the answer: which are right, and every option's feedback.
+
+    `escapable` is what the page's Markdown reads a backslash escape of (its `ESCAPED_CHARS`, with its extensions').
 
     Raises:
         QuizError: fewer than two options, more than the alphabet letters them, an option that shows
@@ -74,7 +89,7 @@ def choices(
         raise QuizError(f"a choice quiz takes at most {len(LETTERS)} options (a to z); it has {len(options)}")
     values: dict[str, str] = {}
     for letter, option in zip(LETTERS, options, strict=False):
-        shown = visible_text(option[0].text or "", unstash)
+        shown = visible_text(option[0].text or "", unstash, escapable)
         if not shown:
             raise QuizError(
                 f"option {letter}) shows no text (only spaces, marks or invisible characters such as a zero-width"

@@ -16,9 +16,20 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..data.invisible import INVISIBLE_RANGES
 from ..data.markup import script_json
 from ..data.quantities import UNIT_WORDS, UNITS
-from ..data.schema import Fields, SchemaError, check_record, list_of, load_yaml, optional, positive_count, text
+from ..data.schema import (
+    Fields,
+    SchemaError,
+    check_record,
+    list_of,
+    load_yaml,
+    optional,
+    positive_count,
+    read_text,
+    text,
+)
 from ..figures.figure import value_text
 
 TABLE_FILE = Path(__file__).with_name("units.yml")
@@ -139,7 +150,7 @@ def unit_table(path: Path = TABLE_FILE) -> UnitTable:
 def _load(path: Path, stamp: int) -> UnitTable:
     """The table in `path`, read once for each modification time `stamp`."""
     try:
-        raw = load_yaml(path.read_text(encoding="utf-8"), path.name)
+        raw = load_yaml(read_text(path, path.name), path.name)
         clean = check_record(
             path.name,
             raw,
@@ -192,6 +203,8 @@ def page_json(table: UnitTable) -> str:
         "rangeSpread": table.range_spread,
         "multipliers": {word: value_text(value) for word, value in table.multipliers.items()},
         "bits": table.bits_note,
+        # What the page drops before reading an answer, as Python does (`answers.read_answer`).
+        "invisible": [list(run) for run in INVISIBLE_RANGES],
         "units": {
             name: {
                 "measures": unit.measures,

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+from collections.abc import Sequence
 
 import markdown
 import pytest
 from bs4 import BeautifulSoup
 
 from macros.quiz import KeyFigure, QuizError, QuizExtension, StandaloneHost
+from macros.quiz.choices import option_value
 from macros.quiz.units import page_json, unit_table
 from tests.checks import attribute, one
 
@@ -294,21 +296,24 @@ def test_without_issue_links_a_question_has_no_report_link() -> None:
     assert render(quiz("free", FREE)).select_one(".sbn-quiz__report") is None
 
 
+class Reporting(StandaloneHost):
+    """A host that keeps every problem reported, with what finds its line."""
+
+    def __init__(self) -> None:
+        super().__init__(FIGURES)
+        self.problems: list[tuple[str, tuple[str, ...]]] = []
+
+    def report(self, message: str, near: Sequence[str]) -> None:
+        self.problems.append((message, tuple(near)))
+
+
 def test_a_reporting_host_gets_each_problem_once_and_the_page_shows_it() -> None:
-    class Reporting(StandaloneHost):
-        def __init__(self) -> None:
-            super().__init__(FIGURES)
-            self.problems: list[tuple[str, str | None]] = []
-
-        def report(self, message: str, near: str | None) -> None:
-            self.problems.append((message, near))
-
     host = Reporting()
     page = render(quiz("single", CHOICE.replace("option | correct", "option")), host)
     assert host.problems == [
         (
             "/// quiz | Practice 1: a single-choice quiz needs exactly one `//// option | correct`; it has 0",
-            "id: l8-practice-1",
+            ("id: l8-practice-1",),
         )
     ]
     assert one(page, ".sbn-build-error").get_text() == host.problems[0][0]
@@ -379,6 +384,17 @@ def test_two_options_that_read_the_same_are_refused(text: str) -> None:
         render(quiz("single", CHOICE.replace("Bandwidth *saturates*", text)))
 
 
+def test_two_options_that_differ_by_a_backslash_escape_alone_are_refused() -> None:
+    """`Yes\\!` shows as "Yes!": Markdown's escape is a placeholder until the page is written, read as its character."""
+    source = CHOICE.replace("Bandwidth *saturates*", "Yes\\!").replace("Every device holds a full copy", "Yes!")
+    with pytest.raises(QuizError, match=r"options a\) and b\) read the same, 'Yes!'"):
+        render(quiz("single", source))
+
+
+def test_an_escaped_options_value_is_that_of_its_text_as_shown() -> None:
+    assert _values(quiz("single", CHOICE.replace("Bandwidth *saturates*", "Yes\\!")))["Yes!"] == option_value("Yes!")
+
+
 # ------------------------------------------------------------- known mistakes
 
 
@@ -437,3 +453,17 @@ def test_two_mistakes_far_apart_are_both_kept() -> None:
 def test_only_a_numeric_quiz_takes_a_mistake() -> None:
     with pytest.raises(QuizError, match=re.escape("only a numeric quiz takes `//// mistake` blocks")):
         render(quiz("single", CHOICE + MISTAKE))
+
+
+def test_a_failed_option_is_reported_once_near_its_own_header_after_its_quizs() -> None:
+    host = Reporting()
+    first = quiz("single", CHOICE).replace("Practice 1", "Warm-up")
+    second = quiz("single", CHOICE.replace("Bandwidth *saturates*\n\nIt limits speed, not fit.", "Bandwidth"))
+    render(first + "\n" + second.replace("l8-practice-1", "l8-practice-2"), host)
+    assert host.problems == [
+        (
+            "//// option: write the option's text as its first paragraph, then its feedback (why it is right or"
+            " wrong) below",
+            ("id: l8-practice-2", "//// option"),
+        )
+    ]

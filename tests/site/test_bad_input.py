@@ -17,6 +17,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from macros.data.lessons import index_lessons
+from macros.quiz.units import unit_table
 from tests.conftest import Built, build_copy, copy_course, course, replace_in
 
 Edit = Callable[[Path, str, str], None]
@@ -357,7 +358,7 @@ def test_a_lesson_added_later_is_checked_like_the_first(course_copy: Path) -> No
         (
             "parameters: 1_500_000_000",
             "parameters: -1_500_000_000",
-            "models.yml: gpt2-1.5b.parameters: got -1500000000",
+            "models.yml:4: gpt2-1.5b.parameters: got -1500000000",
         ),
         ("parameters: 1_500_000_000", "parameters: 1.5e9", "write large ones as 1_500_000_000"),
         ("parameters: 1_500_000_000", "parameters: lots", "gpt2-1.5b.parameters: got 'lots'; expected a whole number"),
@@ -454,8 +455,14 @@ def test_a_lesson_whose_front_matter_is_wrong_stops_the_build(
         (
             "    kind: single\n",
             "    kind: single\n    colour: red\n",
-            "id: l8-practice-2",
+            "colour: red",
             "unknown option(s) colour; allowed: id, kind, tolerance",
+        ),
+        (
+            "    kind: numeric\n    tolerance: 5%",
+            "    kind: numeric\n    tolerance: 5",
+            "tolerance: 5",
+            "/// quiz | Practice 1: tolerance: got 5; expected a percentage above 0 and at most 100, like 5%",
         ),
         (
             "leaves each device's memory as it was.\n////",
@@ -479,6 +486,16 @@ def test_a_lesson_whose_front_matter_is_wrong_stops_the_build(
             "id: l8-practice-2",
             "/// quiz | Practice 2: options b) and c) read the same, 'Every device holds its own full copy of the model"
             " states, so another device adds a copy, not room'",
+        ),
+        (  # a backslash escape reads as its character: b) and c) both show "…not room!"
+            "not room\n\nThe model states are copied, not divided: each new device brings another full copy of the"
+            " same {{ bytes_per_parameter(bare=true) }}Ψ bytes, and no device's share shrinks.\n////\n\n//// option\n"
+            "The all-reduce needs buffers in proportion to the model, and they grow with the number of devices",
+            "not room!\n\nCopied.\n////\n\n//// option\nEvery device holds its own full copy of the model states, so"
+            " another device adds a copy, not room\\!",
+            "id: l8-practice-2",
+            "/// quiz | Practice 2: options b) and c) read the same, 'Every device holds its own full copy of the model"
+            " states, so another device adds a copy, not room!'",
         ),
         (
             '{{ model_states("example-7b") }}: {{ bytes_per_parameter() }} for each',
@@ -635,7 +652,10 @@ def test_a_glossary_definition_with_a_typed_figure_stops_the_build(course_copy: 
     edit(course_copy / "glossary/terms.yml", "Keeping only some of the activations", "Keeping 8 GB of the activations")
     built = build_copy(course_copy)
     assert not built.ok
-    assert any("glossary/terms.yml: activation-checkpointing.definition: types '8 GB'" in m for m in built.messages)
+    at = line_of(course_copy / "glossary/terms.yml", "Keeping 8 GB") - 1  # the field's line, `definition: >-`
+    assert any(
+        f"glossary/terms.yml:{at}: activation-checkpointing.definition: types '8 GB'" in m for m in built.messages
+    )
 
 
 def test_a_lesson_in_an_untitled_stage_fails_the_build(course_copy: Path) -> None:
@@ -681,7 +701,7 @@ def test_under_serve_a_broken_data_file_shows_on_every_page_and_the_site_keeps_i
     edit(course_copy / "catalog/models.yml", "layers: 48", "layers: 48.5")
     built = build_copy(course_copy)
     assert not built.ok
-    message = "models.yml: gpt2-1.5b.layers: got 48.5; expected a whole number (until it is fixed, pages use"
+    message = "models.yml:5: gpt2-1.5b.layers: got 48.5; expected a whole number (until it is fixed, pages use"
     assert [line for line in built.messages if message in line] != []
     for page in ("index.html", "glossary/index.html"):
         box = soup_of(built.site / page).select_one("article .sbn-build-error")
@@ -698,5 +718,89 @@ def test_a_mistyped_id_in_a_quiz_key_is_reported_once_at_its_line(course_copy: P
     )
     built = build_copy(course_copy)
     fails_with(built, f"{LESSON_8}:{line_of(path, 'example-7bb')}", "example-7bb")
+    problems = [line for line in built.messages if line.startswith(LESSON_8)]
+    assert len(problems) == 1, built.output
+
+
+def _latin_1(path: Path) -> int:
+    """Append a line in Latin-1 (café) to `path`; return its line."""
+    lines = path.read_bytes().count(b"\n")
+    path.write_bytes(path.read_bytes() + b"\n# caf\xe9\n")
+    return lines + 2
+
+
+def _utf_16(path: Path) -> int:
+    path.write_bytes(path.read_text(encoding="utf-8").encode("utf-16"))
+    return 1
+
+
+def _sentence(path: Path) -> int:
+    """Append a Latin-1 sentence to a page; return its line."""
+    lines = path.read_bytes().count(b"\n")
+    path.write_bytes(path.read_bytes() + b"\nA caf\xe9.\n")
+    return lines + 2
+
+
+@pytest.mark.parametrize(
+    ("file", "spoil", "found"),
+    [
+        ("catalog/sources.yml", _latin_1, "the byte 0xE9 at column 6"),
+        ("catalog/measured.yml", _latin_1, "the byte 0xE9 at column 6"),
+        ("catalog/course.yml", _utf_16, "UTF-16 at column 1"),
+        ("glossary/terms.yml", _latin_1, "the byte 0xE9 at column 6"),
+        (lesson_file(3), _sentence, "the byte 0xE9 at column 6"),
+        ("docs/index.md", _sentence, "the byte 0xE9 at column 6"),
+    ],
+)
+def test_a_file_that_is_not_utf_8_stops_the_build_at_its_line(
+    course_copy: Path, file: str, spoil: Callable[[Path], int], found: str
+) -> None:
+    line = spoil(course_copy / file)
+    built = build_copy(course_copy)
+    fails_with(built, f"{file}:{line}", f"not UTF-8 ({found}): save the file as UTF-8")
+
+
+def test_a_folder_among_the_catalog_files_stops_the_build_by_name(course_copy: Path) -> None:
+    (course_copy / "catalog/zz.yml").mkdir()
+    fails_with(build_copy(course_copy), "catalog/zz.yml", "is a folder; expected a text file")
+
+
+def test_a_units_table_that_is_not_utf_8_stops_the_build_naming_it_not_a_page(
+    course_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The table is the package's own file (the one this process imported): the build reads the copy's instead.
+    table = course_copy / "macros/quiz/units.yml"
+    line = _latin_1(table)
+    monkeypatch.setattr("macros.build.state.unit_table", lambda: unit_table(table))
+    fails_with(build_copy(course_copy), f"units.yml:{line}", "not UTF-8 (the byte 0xE9 at column 6)")
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [("~~only~~", "'~~only~~' as typed: strikethrough"), ("^^only^^", "'^^only^^' as typed: an insertion")],
+)
+def test_a_glossary_definition_with_syntax_it_does_not_read_stops_the_build_at_its_line(
+    course_copy: Path, edit: Edit, written: str, shown: str
+) -> None:
+    path = course_copy / "glossary/terms.yml"
+    edit(path, "Keeping only some of the activations", f"Keeping {written} some of the activations")
+    at = line_of(path, f"Keeping {written}") - 1  # the field's line, `definition: >-`
+    fails_with(
+        build_copy(course_copy), f"glossary/terms.yml:{at}", f"activation-checkpointing.definition: shows {shown}"
+    )
+
+
+def test_an_options_problem_is_reported_once_at_its_own_line(course_copy: Path, edit: Edit) -> None:
+    """Not at the first `//// option` of the page, and without a second, wrong count of the quiz's options."""
+    path = course_copy / LESSON_8
+    option = (
+        "//// option\nThe all-reduce needs buffers in proportion to the model, and they grow with the number of devices"
+    )
+    text = path.read_text(encoding="utf-8")
+    feedback = text[text.index(option) + len(option) : text.index("\n////", text.index(option))]
+    edit(path, option + feedback, option)
+    built = build_copy(course_copy)
+    at = line_of(path, "The all-reduce needs buffers in proportion") - 1
+    fails_with(built, f"{LESSON_8}:{at}", "//// option: write the option's text as its first paragraph, then its")
     problems = [line for line in built.messages if line.startswith(LESSON_8)]
     assert len(problems) == 1, built.output

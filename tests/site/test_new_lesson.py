@@ -120,6 +120,11 @@ def test_a_stage_title_with_a_quote_or_a_colon_keeps_mkdocs_yml_valid() -> None:
         ('Use {{ source("zero") }}', "the title holds {{, {% or {#"),
         ("Why 8 GPUs are enough", "the title types '8 GPUs'"),
         ("Bell\x07", "expected text without control characters"),
+        (
+            "*emphasis* [link](https://x) and `code`",
+            "the title renders as Markdown: its heading reads 'emphasis link and code'",
+        ),
+        ("A ^^new^^ way", "the title renders as Markdown: its heading reads 'A new way'"),
     ],
 )
 def test_a_title_the_build_would_refuse_is_refused_and_nothing_written(
@@ -129,3 +134,11 @@ def test_a_title_the_build_would_refuse_is_refused_and_nothing_written(
     assert main(["--root", str(course_copy), "--", "99", "4", "4", title]) == 2
     assert message in capsys.readouterr().err
     assert (course_copy / "mkdocs.yml").read_text() == before
+
+
+def test_a_long_title_gets_a_file_name_of_its_first_words(course_copy: Path) -> None:
+    title = "Why " + " ".join(["sharding"] * 40)
+    assert main(["--root", str(course_copy), "--", "99", "4", "4", title]) == 0
+    (written,) = (course_copy / "docs/stage-4").glob("lesson-99-*.md")
+    assert written.name == "lesson-99-why-sharding-sharding-sharding-sharding-sharding-sharding.md"
+    assert f"# Lesson 99. {title}" in written.read_text(encoding="utf-8")

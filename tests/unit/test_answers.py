@@ -15,6 +15,8 @@ from typing import Any, TypedDict
 import pytest
 import yaml
 
+from macros.data import typed_figures
+from macros.data.invisible import INVISIBLE, INVISIBLE_RANGES
 from macros.data.quantities import BINARY_SCALES, SCALES, UNITS, display_quantity
 from macros.data.schema import percentage
 from macros.quiz.answers import judge, read_answer
@@ -113,6 +115,13 @@ def test_the_page_gets_the_same_table_as_json_that_cannot_end_its_script() -> No
     assert data["units"]["s"]["words"]["ms"] == ["0.001"]
     assert data["units"]["B"]["measures"] == "an amount of memory"
     assert set(data["units"]) == set(UNITS)
+    assert data["invisible"] == [list(run) for run in INVISIBLE_RANGES]
+
+
+def test_answers_drop_the_characters_the_typed_figure_check_drops() -> None:
+    # typed_figures keeps a pattern of its own (`_INVISIBLE`): held here to the one list until it reads that.
+    every = "".join(map(chr, range(0x110000))).encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    assert set(INVISIBLE.findall(every)) == set(typed_figures._INVISIBLE.findall(every))
 
 
 @pytest.mark.parametrize(
@@ -131,4 +140,12 @@ def test_a_malformed_table_is_refused(tmp_path: Path, old: str, new: str, messag
     path = tmp_path / "units.yml"
     path.write_text(source.replace(old, new, 1), encoding="utf-8")
     with pytest.raises(UnitTableError, match=message):
+        unit_table(path)
+
+
+def test_a_table_that_is_not_utf_8_is_refused_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "units.yml"
+    path.write_bytes(TABLE_FILE.read_bytes() + b"# caf\xe9\n")
+    line = TABLE_FILE.read_bytes().count(b"\n") + 1
+    with pytest.raises(UnitTableError, match=rf"^units\.yml:{line}: not UTF-8 \(the byte 0xE9 at column 6\)"):
         unit_table(path)

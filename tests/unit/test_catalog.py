@@ -109,7 +109,7 @@ ENTRY = "  name: x\n  source: zero\n  where: x\n"
         (
             "models.yml",
             f"bad:\n{ENTRY}  parameters: -5\n",
-            r"models.yml: bad.parameters: got -5; expected a whole number above zero",
+            r"models.yml:\d+: bad.parameters: got -5; expected a whole number above zero",
         ),
         ("models.yml", f"bad:\n{ENTRY}  parameters: 1.5e9\n", r"bad.parameters: got '1.5e9'; expected a whole number"),
         (
@@ -134,7 +134,11 @@ ENTRY = "  name: x\n  source: zero\n  where: x\n"
             r"bad.devices: got 8.5; expected a whole number",
         ),
         ("models.yml", f"bad:\n{ENTRY}  params: 5\n", r"unknown field\(s\) params; allowed: name, parameters"),
-        ("models.yml", "bad:\n  name: x\n  parameters: 5\n  where: x\n", r"models.yml: bad: missing field\(s\) source"),
+        (
+            "models.yml",
+            "bad:\n  name: x\n  parameters: 5\n  where: x\n",
+            r"models.yml:\d+: bad: missing field\(s\) source",
+        ),
         (
             "models.yml",
             "bad:\n  name: x\n  parameters: 5\n  source: zer0\n  where: x\n",
@@ -167,14 +171,14 @@ ENTRY = "  name: x\n  source: zero\n  where: x\n"
         (
             "workloads.yml",
             f"bad:\n{ENTRY}  model: gpt3\n",
-            r"workloads.yml: bad.model: unknown entry of models.yml 'gpt3'",
+            r"workloads.yml:\d+: bad.model: unknown entry of models.yml 'gpt3'",
         ),
         ("workloads.yml", f"bad:\n{ENTRY}  model: v100-32gb\n", r"bad.model: unknown entry of models.yml 'v100-32gb'"),
-        ("workloads.yml", f"bad:\n{ENTRY}  devices: 8\n", r"workloads.yml: bad: missing field\(s\) model"),
+        ("workloads.yml", f"bad:\n{ENTRY}  devices: 8\n", r"workloads.yml:\d+: bad: missing field\(s\) model"),
         (
             "printed.yml",
             "x/y:\n  value: 1\n  unit: GB\n  text: x\n  source: zero\n  where: x\n  rounding: 1\n",
-            r"printed.yml: x/y.unit: unknown unit 'GB'",
+            r"printed.yml:\d+: x/y.unit: unknown unit 'GB'",
         ),
         (
             "sources.yml",
@@ -205,5 +209,34 @@ def test_a_missing_file_is_named(catalog_copy: Path) -> None:
 def test_a_stage_needs_a_title_and_a_summary(catalog_copy: Path) -> None:
     path = catalog_copy / "course.yml"
     path.write_text(path.read_text(encoding="utf-8").replace("    summary: How data", "    summery: How data", 1))
-    with pytest.raises(CatalogError, match=r"course.yml: stages.4: unknown field\(s\) summery"):
+    with pytest.raises(CatalogError, match=r"course.yml:\d+: stages.4: unknown field\(s\) summery"):
         load_catalog(catalog_copy)
+
+
+SOURCE = "  authors: a\n  cite: c\n  year: 2020\n"
+
+
+@pytest.mark.parametrize(
+    ("addition", "at", "message"),
+    [
+        (f"  title: !!binary aGVsbG8=\n{SOURCE}", "title", "zz-src.title: got b'hello'; expected text"),
+        (
+            f"  title: t\n{SOURCE}  colour: red\n",
+            "colour",
+            "zz-src: unknown field(s) colour; allowed: title, authors, cite, year, url",
+        ),
+        ("  title: t\n", "zz-src", "zz-src: missing field(s) authors, cite, year"),
+    ],
+)
+def test_a_field_that_does_not_fit_is_refused_at_its_line(
+    catalog_copy: Path, addition: str, at: str, message: str
+) -> None:
+    path = catalog_copy / "sources.yml"
+    _append(path, f"zz-src:\n{addition}")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    line = 1 + next(n for n in reversed(range(len(lines))) if lines[n].strip().startswith(f"{at}:"))
+    if at == "zz-src":  # a missing field: the entry's first line
+        line += 1
+    with pytest.raises(CatalogError) as raised:
+        load_catalog(catalog_copy)
+    assert str(raised.value) == f"catalog/sources.yml:{line}: {message}"

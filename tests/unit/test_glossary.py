@@ -110,8 +110,13 @@ INERT_DEFINITIONS = [
 
 
 @pytest.mark.parametrize(("written", "shown"), INERT_DEFINITIONS)
-def test_a_definition_renders_alone_as_words(tmp_path: Path, written: str, shown: str) -> None:
-    with script_refusal_off():  # the onfocus one is refused first; this is the defence behind that
+def test_a_definition_renders_alone_as_words(
+    tmp_path: Path, written: str, shown: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The onfocus one is refused first, and syntax a page would refuse too (a /// block, a reference that is not
+    # defined: `test_a_bad_glossary_is_refused_with_the_fix`); this is the defence behind those refusals.
+    monkeypatch.setattr("macros.data.glossary.unrendered", lambda *arguments, **options: [])
+    with script_refusal_off():
         entry = load_glossary(write(tmp_path, ring_defined(written)), SOURCES).entries["ring-all-reduce"]
     fragment = BeautifulSoup(entry.definition, "html.parser")
     assert {tag.name for tag in fragment.find_all(True)} <= {"p", "em", "strong", "code"}
@@ -189,6 +194,13 @@ def test_script_in_a_definition_is_refused_at_its_line(tmp_path: Path, written: 
         (ring_defined("A\n\n---\n\nrule"), r"renders as a <hr>"),
         (ring_defined("A  \nbreak"), r"renders as a <br>"),
         (ring_defined("A\n\n    code\n\nblock"), r"renders as a <pre>"),
+        # Syntax a page reads (or refuses) that a definition, rendered alone, would show as typed.
+        (ring_defined("~~struck~~ words"), r"ring-all-reduce\.definition: shows '~~struck~~' as typed: strikethrough"),
+        (ring_defined("^^inserted^^ words"), r"shows '\^\^inserted\^\^' as typed: an insertion"),
+        (ring_defined("a ^superscript^ word"), r"shows '\^superscript\^' as typed: a superscript"),
+        (ring_defined("the `sum of it"), r"shows '`' as typed: a backtick that opens no code"),
+        (ring_defined("a footnote[^1]"), r"shows '\[\^1\]' as typed: a footnote"),
+        (ring_defined("see [here][x]"), r"shows '\[here\]\[x\]' as typed: a link to a reference that is not defined"),
         (
             GOOD.replace("ring-all-reduce:\n", "Ring_All_Reduce:\n"),
             "expected lower-case words and digits joined by hyphens",
@@ -202,6 +214,15 @@ def test_script_in_a_definition_is_refused_at_its_line(tmp_path: Path, written: 
 def test_a_bad_glossary_is_refused_with_the_fix(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(GlossaryError, match=message):
         load_glossary(write(tmp_path, text), SOURCES)
+
+
+def test_a_definition_is_refused_at_its_line(tmp_path: Path) -> None:
+    with pytest.raises(GlossaryError) as refused:
+        load_glossary(write(tmp_path, GOOD.replace("the *sum*", "the ~~sum~~")), SOURCES, "glossary/terms.yml")
+    line = 1 + textwrap.dedent(GOOD).splitlines().index(
+        "  definition: A collective in which every device ends with the *sum* of all devices' data."
+    )
+    assert str(refused.value).startswith(f"glossary/terms.yml:{line}: all-reduce.definition: shows '~~sum~~' as")
 
 
 def test_usages_find_the_pages_that_name_each_term(tmp_path: Path) -> None:

@@ -88,6 +88,11 @@ def test_a_mission_number_past_the_list_is_refused() -> None:
         ({**_lesson(), "prerequisites": ["Lesson 7"]}, r"front matter.prerequisites: item 1: got 'Lesson 7'"),
         ({**_lesson(), "stage": 5}, r"`stage: 5` but the lesson is in stage-4/; make them agree"),
         ({**_lesson(), "title": "Why 24 GB is too much"}, r"the front matter's title types '24 GB'"),
+        (
+            {**_lesson(), "title": "*emphasis* [link](https://x) and `code`"},
+            r"stage-4/x.md: the front matter's title renders as Markdown: its heading reads 'emphasis link and code'",
+        ),
+        ({**_lesson(), "title": "Why ZeRO\\_1"}, r"title renders as Markdown: its heading reads 'Why ZeRO_1'"),
         ({k: v for k, v in _lesson().items() if k != "lesson"}, r"every page in stage-4/ is a lesson"),
     ],
 )
@@ -182,3 +187,25 @@ def test_a_section_out_of_order_names_its_line() -> None:
 
 def test_a_lesson_may_carry_materials_page_settings() -> None:
     assert parse_lesson("stage-4/x.md", {**_lesson(), "hide": ["toc"], "search": {"boost": 2}}) is not None
+
+
+@pytest.mark.parametrize(
+    ("search", "message"),
+    [
+        ("5", "search: got 5; expected a mapping of exclude or boost, like {boost: 2}"),
+        ('{exclude: "no"}', "search: exclude: got 'no'; expected true or false"),
+        ("{boost: .nan}", "search: boost: got nan; expected a finite number above zero"),
+        ("{boost: -1}", "search: boost: got -1; expected a finite number above zero"),
+        ("{hide: true}", "search: unknown setting 'hide'; the search plugin takes exclude and boost"),
+    ],
+)
+def test_search_settings_are_materials_two_refused_at_their_line(search: str, message: str) -> None:
+    text = "---\ntitle: T\nlesson: 8\nstage: 4\nprerequisites: []\nmission: 2\nsearch: " + search + "\n---\n"
+    with pytest.raises(LessonError) as refused:
+        parse_lesson("stage-4/x.md", read_front_matter(text, "stage-4/x.md"))
+    assert str(refused.value) == f"stage-4/x.md:7: front matter.{message}"
+
+
+def test_search_settings_material_reads_pass() -> None:
+    meta = {**_lesson(), "search": {"exclude": False, "boost": 2.5}}
+    assert parse_lesson("stage-4/x.md", meta) is not None

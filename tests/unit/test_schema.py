@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,7 @@ from macros.data.schema import (
     percentage,
     positive_amount,
     positive_count,
+    read_text,
     slug,
     text,
     web_url,
@@ -213,3 +215,20 @@ def test_yaml_that_is_not_a_data_file_is_read_as_it_is() -> None:
 def test_a_character_yaml_refuses_is_told_at_its_line() -> None:
     with pytest.raises(SchemaError, match=r"x.yml:3: not valid YAML: unacceptable character #x0001"):
         load_yaml("a: 1\nb: 2\nc: 'x\x01'\n", "x.yml")
+
+
+def test_a_file_is_read_as_utf_8_or_refused_at_its_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "terms.yml"
+    path.write_bytes("a: naïve\n".encode() + b"b: caf\xe9\n")
+    with pytest.raises(SchemaError) as raised:
+        read_text(path, "glossary/terms.yml")
+    assert str(raised.value).startswith("glossary/terms.yml:2: not UTF-8 (the byte 0xE9 at column 7): save the file")
+    path.write_text("a: naïve\n", encoding="utf-8")
+    assert read_text(path, "glossary/terms.yml") == "a: naïve\n"
+
+
+def test_a_folder_or_a_missing_file_is_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(SchemaError, match=r"^units\.yml: is a folder; expected a text file"):
+        read_text(tmp_path, "units.yml")
+    with pytest.raises(SchemaError, match=r"^units\.yml: cannot be read: No such file or directory"):
+        read_text(tmp_path / "units.yml", "units.yml")

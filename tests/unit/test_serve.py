@@ -181,3 +181,47 @@ def test_a_connection_the_browser_resets_prints_no_traceback(capfd: pytest.Captu
             time.sleep(0.5)
             assert _get(served, "/course/404.html", gzip_ok=False).read() == b"lost"  # still serving
     assert "Traceback" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("path", ["/course/index.html%00.js", "/course/a%0d%0aSet-Cookie:x/", "/course/\x01"])
+def test_an_address_with_a_control_character_is_refused(
+    address: str, path: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    request = f"GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode()
+    assert _raw(address, request).startswith(b"HTTP/1.1 400 ")
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_request_dripped_a_byte_at_a_time_is_closed_at_the_timeout(
+    address: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The timeout bounds the whole request head, not each read of it: a byte every 0.3 s never waits 1 s."""
+    monkeypatch.setattr(SiteHandler, "timeout", 1)
+    parts = urlsplit(address)
+    start = time.perf_counter()
+    with socket.create_connection((parts.hostname or "", parts.port or 0), timeout=5) as connection:
+        connection.setblocking(False)
+        closed = False
+        for byte in b"GET /course/ HTTP/1.1\r\nHost: localhost\r\nX-Drip: " + b"x" * 100:
+            try:
+                connection.send(bytes([byte]))
+                closed = connection.recv(1) == b""
+            except BlockingIOError:
+                pass  # nothing to read: still open
+            except OSError:
+                closed = True
+            if closed:
+                break
+            time.sleep(0.3)
+    assert closed and time.perf_counter() - start < 3
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["http://evil.example/course/a", "http://localhost///evil.example/../../course/a", "/course/./a"],
+)
+def test_a_folder_is_redirected_on_the_requests_own_host_whatever_the_target_names(address: str, target: str) -> None:
+    request = f"GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode()
+    head = _raw(address, request).split(b"\r\n\r\n", 1)[0].decode()
+    assert head.startswith("HTTP/1.1 301 ")
+    assert "\r\nLocation: /course/a/\r\n" in head

@@ -102,6 +102,9 @@
         [unit.words, unit.exact] = [sizes(unit.words), sizes(unit.exact)];
         unit.names = unit.names.map(([size, name]) => [parse(size), name]);
       }
+      // The characters a reader does not see, as runs of code points: one list, the build's (macros/data/invisible.py).
+      const runs = data.invisible.map(([first, last]) => `\\u{${first.toString(16)}}-\\u{${last.toString(16)}}`);
+      data.invisible = new RegExp(`[${runs.join("")}]`, "gu");
       data.multipliers = Object.entries(data.multipliers)
         .map(([word, size]) => [word, parse(size)])
         .sort(([a], [b]) => b.length - a.length || (a < b ? -1 : 1));
@@ -212,7 +215,7 @@
     }
 
     function readAnswer(typed, unitName, scale) {
-      let text = typed.trim();
+      let text = typed.replace(table.invisible, "").trim();
       if (text.length > MAX_ANSWER) return { problem: "unreadable" };
       text = stripHedges(withoutWorking(text)).replace(/[\s.!]+$/, "");
       const negative = /^[-−–]/.test(text);
