@@ -62,12 +62,24 @@ class _QuizHost:
         self.build.report(message, line or None)
 
 
-class _StashHtml(Preprocessor):
-    """Stashes the HTML the page's macros returned, for Markdown to put back as it is after parsing."""
+class _PagePreprocessor(Preprocessor):
+    """A preprocessor that asks the build about the page being converted."""
 
     def __init__(self, md: Markdown, build: Build) -> None:
         super().__init__(md)
         self.build = build
+
+
+class _PageTreeprocessor(Treeprocessor):
+    """A tree processor that asks the build about the page being converted."""
+
+    def __init__(self, md: Markdown, build: Build) -> None:
+        super().__init__(md)
+        self.build = build
+
+
+class _StashHtml(_PagePreprocessor):
+    """Stashes the HTML the page's macros returned, for Markdown to put back as it is after parsing."""
 
     def run(self, lines: list[str]) -> list[str]:
         page = self.build.page
@@ -93,13 +105,9 @@ class _StashHtml(Preprocessor):
         return [TOKEN.sub(stash, line) if TOKEN_OPEN in line else line for line in lines]
 
 
-class _NoteCode(Preprocessor):
+class _NoteCode(_PagePreprocessor):
     """Tells the build which of the stash's pieces are fenced code as the highlighter wrote it, not HTML the
     author typed: its words are escaped, and only its wrapper takes attributes (a fence's `{#id .class}`)."""
-
-    def __init__(self, md: Markdown, build: Build) -> None:
-        super().__init__(md)
-        self.build = build
 
     def run(self, lines: list[str]) -> list[str]:
         page = self.build.page
@@ -109,13 +117,9 @@ class _NoteCode(Preprocessor):
         return lines
 
 
-class _KeepTypedBlocks(Preprocessor):
+class _KeepTypedBlocks(_PagePreprocessor):
     """Keeps the HTML blocks the author typed as Markdown stashed them, before md_in_html takes the ones
     marked `markdown` into the page's tree (`Build.check_page` holds them to the course's list of elements)."""
-
-    def __init__(self, md: Markdown, build: Build) -> None:
-        super().__init__(md)
-        self.build = build
 
     def run(self, lines: list[str]) -> list[str]:
         page = self.build.page
@@ -124,51 +128,35 @@ class _KeepTypedBlocks(Preprocessor):
         return lines
 
 
-class _PageCheck(Treeprocessor):
+class _PageCheck(_PageTreeprocessor):
     """Runs the build's checks of a page once its tree is whole (`Build.check_page`).
 
     A tree processor, not a postprocessor: the toc extension runs postprocessors on every heading's text too.
     """
 
-    def __init__(self, md: Markdown, build: Build) -> None:
-        super().__init__(md)
-        self.build = build
-
     def run(self, root: etree.Element) -> None:
         self.build.check_page(self.md, root)
 
 
-class _NoteAttributes(Treeprocessor):
+class _NoteAttributes(_PageTreeprocessor):
     """Hands the build each element's attributes before attribute lists are read (`Build.note_attributes`)."""
-
-    def __init__(self, md: Markdown, build: Build) -> None:
-        super().__init__(md)
-        self.build = build
 
     def run(self, root: etree.Element) -> None:
         self.build.note_attributes(root)
 
 
-class _CollectItems(Treeprocessor):
+class _CollectItems(_PageTreeprocessor):
     """Hands the build a lesson's question and rep ids, once its quizzes are elements."""
-
-    def __init__(self, md: Markdown, build: Build) -> None:
-        super().__init__(md)
-        self.build = build
 
     def run(self, root: etree.Element) -> None:
         self.build.collect_items(root)
 
 
-class _FigureData(Treeprocessor):
+class _FigureData(_PageTreeprocessor):
     """Appends what the page's script shows in its figures' tooltips, and where a figure is reported.
 
     A tree processor, not a postprocessor: the toc extension runs postprocessors on every heading's text too.
     """
-
-    def __init__(self, md: Markdown, build: Build) -> None:
-        super().__init__(md)
-        self.build = build
 
     def run(self, root: etree.Element) -> None:
         page = self.build.page

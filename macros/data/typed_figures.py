@@ -30,13 +30,8 @@ from collections import OrderedDict
 from collections.abc import Collection
 from dataclasses import dataclass
 
-#: Characters a reader does not see, which would part a number from its unit in the text alone: Unicode's
-#: format characters (soft hyphen, zero-width and bidirectional marks, tags), variation selectors and the
-#: combining grapheme joiner.
-_INVISIBLE = re.compile(
-    "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
-    "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
-)
+from .invisible import visible
+
 #: Characters a reader sees as a blank that Unicode's folding keeps: the braille blank and the Hangul fillers;
 #: and the hyphens a reader reads as "-" ("175‑billion" with a non-breaking one), which it keeps too.
 _BLANKS = str.maketrans(
@@ -54,7 +49,7 @@ def normalized(text: str) -> str:
     >>> normalized("２４\u200bＧＢ or 10⁹ bytes")
     '24GB or 10^9 bytes'
     """
-    text = _INVISIBLE.sub("", text).translate(_BLANKS)
+    text = visible(text).translate(_BLANKS)
     text = _SUPERSCRIPT_RUN.sub(lambda run: "^" + run.group(0).translate(_FROM_SUPERSCRIPT), text)
     return unicodedata.normalize("NFKC", text)
 
