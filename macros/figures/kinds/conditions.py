@@ -68,8 +68,9 @@ def _hiding_bound(
 
 @figure_kind("hiding-tokens")
 def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, share: int = DEFAULT_SHARE) -> Computed:
-    """Tokens a replica's micro-batch must hold for its data-parallel traffic to hide behind its compute, on the
-    layout's links: k·(d − 1)/d·C·s/(f·W) for one pass of a ring (ZeRO-3's gathers and reduce-scatter, k their bytes
+    """Tokens a replica's micro-batch must hold for its data-parallel traffic to hide behind its compute.
+
+    On the layout's links: k·(d − 1)/d·C·s/(f·W) for one pass of a ring (ZeRO-3's gathers and reduce-scatter, k their bytes
     per parameter summed, f the forward and backward FLOPs), 2k·(d − 1)/d·C·s/(f·W) for an all-reduce of k-byte
     gradients behind the backward pass (f its FLOPs): the scaling book's B/X > C/W for GPUs."""
     bound, words, formula, _, inputs = _hiding_bound(catalog, workload, layout, traffic, share)
@@ -79,8 +80,11 @@ def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, sh
 
 @figure_kind("hiding-margin")
 def hiding_margin(catalog: Catalog, workload: str, layout: str, traffic: str, share: int = DEFAULT_SHARE) -> Computed:
-    """How many times `hiding_tokens`' bound the layout's micro-batch holds: its tokens ÷ the bound, 1 at the
-    threshold. A bound at line rate and a stated share of peak: a margin of 1.35 on GPT-3 measured far behind."""
+    """How many times the tokens of `hiding_tokens`' bound a layout's micro-batch holds (1 at the bound).
+
+    The bound is at line rate and a stated share of peak; Lesson 13 reads it as a margin, since GPT-3's ZeRO-3 at
+    about 1.35 times it measured far behind PTD-P, and at about 5.4 times held its own (Narayanan et al., Table 2).
+    """
     bound, words, formula, tokens, inputs = _hiding_bound(catalog, workload, layout, traffic, share)
     explanation = f"{tokens:,} tokens per micro-batch ÷ the tokens above which {words} hide"
     return Computed(Fraction(tokens) / bound, "1", f"b·s ÷ ({formula})", explanation, inputs)
