@@ -100,7 +100,6 @@ UNMEASURED = {
     " be written",
     12: "its figures are a pipeline schedule's bubble and stage memory, and the tier runs no pipeline engine"
     " (Megatron-LM's and DeepSpeed's pipelines need CUDA or several hosts for what the lesson counts)",
-    13: "as Lesson 11 (its layer figure is GPT-3's whole layer), and its layouts are the planner's (issue 28)",
 }
 
 
