@@ -144,8 +144,8 @@ def test_the_hiding_margin_is_the_micro_batchs_tokens_over_the_unrounded_bound()
         ("gpt3-384", "tp1-pp1-dp384-z3-mb4-full"): (4 * 2048, Fraction(541, 100)),
     }
     for (workload, layout), (tokens, about) in cases.items():
-        margin = KINDS["hiding_margin"].figure(catalog(), workload, layout, "zero3", 100).value
-        bound = KINDS["hiding_tokens"].figure(catalog(), workload, layout, "zero3", 100).value
+        margin = Fraction(KINDS["hiding_margin"].figure(catalog(), workload, layout, "zero3", 100).value)
+        bound = Fraction(KINDS["hiding_tokens"].figure(catalog(), workload, layout, "zero3", 100).value)
         assert abs(margin - about) < Fraction(1, 100)
         assert bound - 1 < tokens / margin <= bound  # the bound is shown rounded up to whole tokens
 

@@ -70,9 +70,9 @@ def _hiding_bound(
 def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, share: int = DEFAULT_SHARE) -> Computed:
     """Tokens a replica's micro-batch must hold for its data-parallel traffic to hide behind its compute.
 
-    On the layout's links: k·(d − 1)/d·C·s/(f·W) for one pass of a ring (ZeRO-3's gathers and reduce-scatter, k their bytes
-    per parameter summed, f the forward and backward FLOPs), 2k·(d − 1)/d·C·s/(f·W) for an all-reduce of k-byte
-    gradients behind the backward pass (f its FLOPs): the scaling book's B/X > C/W for GPUs."""
+    On the layout's links: k·(d − 1)/d·C·s/(f·W) for passes of a ring (ZeRO-3's gathers and reduce-scatter, k their
+    bytes per parameter summed, f the forward and backward FLOPs), 2k·(d − 1)/d·C·s/(f·W) for an all-reduce of
+    k-byte gradients behind the backward pass (f its FLOPs): the scaling book's B/X > C/W for GPUs."""
     bound, words, formula, _, inputs = _hiding_bound(catalog, workload, layout, traffic, share)
     # Whole tokens, the least that hide it, every digit shown.
     return Computed(math.ceil(bound), "1", formula, f"tokens per micro-batch above which {words} hide", inputs)
