@@ -76,9 +76,9 @@ class Macros:
     def figure_macro(self, kind: FigureKind) -> Callable[..., str]:
         """A macro that computes a figure of `kind`, logs it for figures.json and returns its element."""
 
-        def macro(*args: Any, **display: Any) -> str:
+        def macro(*args: Any, **keywords: Any) -> str:
             try:
-                figure, shown, html = self._shown(kind, args, display)
+                figure, shown, html = self._shown(kind, *kind.placed(args, keywords))
             except FigureKindError as error:
                 raise CallError(str(error)) from None
             except (KeyError, ValueError, TypeError) as error:

@@ -37,8 +37,12 @@ _INVISIBLE = re.compile(
     "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
     "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 )
-#: Characters a reader sees as a blank that Unicode's folding keeps: the braille blank and the Hangul fillers.
-_BLANKS = str.maketrans(dict.fromkeys("\u2800\u115f\u1160\u3164\uffa0", " "))
+#: Characters a reader sees as a blank that Unicode's folding keeps: the braille blank and the Hangul fillers;
+#: and the hyphens a reader reads as "-" ("175‑billion" with a non-breaking one), which it keeps too.
+_BLANKS = str.maketrans(
+    dict.fromkeys("\u2800\u115f\u1160\u3164\uffa0", " ")
+    | dict.fromkeys("\u2010\u2011\u2012\u2043\u02d7\u058a\ufe63", "-")
+)
 _SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
 _FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 
@@ -55,20 +59,32 @@ def normalized(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
 
+#: A GPU's name, which counts GPUs after a number ("512 A100s") or a multiplication sign ("8x H100").
+_GPU_NAME = r"(?:[ABHKLPV]\d{2,3}|MI\d{3})[A-Z]?s?"
 #: Counts of a model's or a cluster's size, which a figure gives: after a number, or a scale letter ("7B params").
 _COUNTS = (
     r"(?i:params?|parameters?|weights|layers?|tokens?|toks?|samples?|sequences?|GPUs?|TPUs?|devices?|nodes?"
-    r"|hosts?|ranks?|workers?|accelerators?|chips?|heads?|experts?|epochs?|steps?|iterations?|context|links?)"
+    r"|hosts?|ranks?|workers?|accelerators?|chips?|heads?|experts?|epochs?|steps?|iterations?|context|links?"
+    r"|replicas?|shards?|process(?:es)?|cards?|machines?|servers?|blocks?|cores?)"
+    # A GPU's name counts GPUs: "512 A100s", "8 H100 GPUs".
+    rf"|{_GPU_NAME}"
+)
+#: Words a count may have before it, which leave the number a count: "96 attention heads", "8 H100 GPUs".
+_MODIFIERS = (
+    r"(?i:attention|decoder|encoder|transformer|hidden|query|key|value|kv|key-value|model|pipeline|tensor"
+    r"|data|parallel|(?:data|tensor|pipeline|expert)-parallel|training|compute|expert|moe|nvidia|amd|sxm5?|pcie)"
+    rf"|{_GPU_NAME}"
 )
 #: Words and symbols that make a number a size, memory, count, time or rate.
 _UNIT_WORDS = (
-    r"(?i:(?:kilo|mega|giga|tera|peta|exa|kibi|mebi|gibi|tebi|pebi)?(?:bytes?|bits?))"
+    r"(?i:(?:kilo|mega|giga|tera|peta|exa|zetta|yotta|kibi|mebi|gibi|tebi|pebi)?(?:bytes?|bits?))"
     r"|(?i:[kmgtpez]i?(?:b(?:its?)?|bytes?)(?:/s|ps)?)|B(?:/s|ps)?|bits?(?:/s|ps)"
     r"|(?i:(?:kilo|mega|giga|tera|peta|exa|zetta)?flop(?:s|/s)?|[kmgtpez]flop(?:s|/s)?|pf-?days?)"
     r"|(?i:[kmgtp]?tops)|[kMG]?T/s|[kMG]?Hz|[kMGT]?Wh?|(?i:toks?|tokens?)/s"
     r"|(?i:thousand|million|billion|trillion|bn)"
-    rf"|(?:[kmbgKMBGT]\s*-?\s*)?{_COUNTS}"
-    r"|(?i:(?:nano|micro|milli)?seconds?|minutes?|hours?|days?|weeks?|months?|years?|secs?|mins?|hrs?|yrs?)"
+    rf"|(?:[kmbgKMBGT]\s*-?\s*)?(?:(?:{_MODIFIERS})\s+){{0,2}}(?:{_COUNTS})"
+    r"|(?i:(?:nano|micro|milli)?seconds?|minutes?|hours?|days?|weeks?|months?|years?"
+    r"|(?:nano|micro|milli|[nmuµμ])?secs?|mins?|hrs?|yrs?)"
     r"|ns|[µμu]s|ms|s|%|(?i:percent|per\s?cent)"
 )
 #: A number as it is written: "1,024", "2.5" or, without its zero, ".5".
@@ -80,7 +96,7 @@ _NUMBER = r"(?:\d[\d,]*(?:\.\d+)?|\.\d+)"
 TYPED_FIGURE = re.compile(
     rf"(?<![\w.\-/^])(?<![−+×÷] ){_NUMBER}"
     rf"(?:[eE][+-]?\d+|\s*[×x*·]\s*10\s*\^\s*[+-]?\d+|\s*\^\s*[+-]?\d+|\s*[/⁄]\s*\d+|\s*[-–—]\s*{_NUMBER})?"
-    rf"(?:\s*-?\s*(?:{_UNIT_WORDS})(?![\w])|[KMBTkb](?=[\s\-]|$)|\s+h(?![\w])|\s+d(?![\w\-]))"
+    rf"(?:\s*[-–—−]?\s*(?:{_UNIT_WORDS})(?![\w])|[KMBTkb](?=[\s\-]|$)|\s*[x×]\s*{_GPU_NAME}(?![\w])|\s+h(?![\w])|\s+d(?![\w\-]))"
 )
 
 _FORMAT_NAME = re.compile(r"\d+-bits?")
@@ -147,7 +163,7 @@ _BLOCKS = frozenset(
     {
         *("p", "li", "ul", "ol", "td", "th", "tr", "table", "dd", "dt", "dl", "div", "section", "article", "pre"),
         *("details", "summary", "fieldset", "legend", "label", "form", "blockquote", "figure", "figcaption"),
-        *("br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "nav", "aside", "header", "footer", "caption"),
+        *("hr", "h1", "h2", "h3", "h4", "h5", "h6", "nav", "aside", "header", "footer", "caption"),
         # An SVG text is a label apart from the others: "100" on an axis and "GB" in its title are not "100GB".
         "text",
     }
@@ -224,7 +240,9 @@ class _Finder:
         if self._judged:
             self._depth += tag == self._judged[0] and tag not in _VOID
             return
-        if tag in _BLOCKS and "style" in attributes and tag not in _VOID:
+        if tag == "br":  # a line break within a paragraph: its words read on, as after a space
+            self._chunks.append(" ")
+        elif tag in _BLOCKS and "style" in attributes and tag not in _VOID:
             self._styled.append(tag)  # `display: inline` runs its text on with the text around it
         elif tag in _BLOCKS:
             self._flush()

@@ -175,6 +175,7 @@ def bubble_share(runs: tuple[Run, ...], denominator: str = "ideal") -> Fraction:
 
 def stashed_microbatches(runs: tuple[Run, ...], stage: int = 0) -> int:
     """The most microbatches `stage` holds activations for at once: forward pass done, backward pass not."""
+    _check_stage(stage, 1 + max(run.stage for run in runs))
     events = sorted(((run.end, 1) if run.phase == "F" else (run.end, -1)) for run in runs if run.stage == stage)
     held = most = 0
     for _, change in events:
@@ -194,9 +195,14 @@ def one_f_one_b_in_flight(stages: int, microbatches: int, stage: int = 0) -> int
     """
     _check_count("stages", stages)
     _check_count("microbatches", microbatches)
-    if not 0 <= stage < stages:
-        raise ValueError(f"stage {stage} is not one of the {stages} stages, 0 to {stages - 1}")
+    _check_stage(stage, stages)
     return min(stages - stage, microbatches)
+
+
+def _check_stage(stage: int, stages: int) -> None:
+    """Refuse a stage that is not one of `stages` (numbered from 0): no stage holds or runs anything there."""
+    if isinstance(stage, bool) or not isinstance(stage, int) or not 0 <= stage < stages:
+        raise ValueError(f"stage {stage!r} is not one of the {stages} stages, 0 to {stages - 1}")
 
 
 def held_microbatches(runs: tuple[Run, ...], stage: int, time: int) -> tuple[int, ...]:
@@ -204,6 +210,7 @@ def held_microbatches(runs: tuple[Run, ...], stage: int, time: int) -> tuple[int
 
     The most of them at any time is `stashed_microbatches`.
     """
+    _check_stage(stage, 1 + max(run.stage for run in runs))
     ended = {(run.phase, run.microbatch) for run in runs if run.stage == stage and run.end <= time}
     return tuple(sorted(j for phase, j in ended if phase == "F" and ("B", j) not in ended))
 

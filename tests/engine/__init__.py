@@ -4,8 +4,10 @@
 parameter counts (test_parameters), bytes by role per recipe (test_recipes),
 per-rank bytes and per-step traffic of DDP, ZeroRedundancyOptimizer, FSDP2 and
 DeepSpeed's ZeRO stages at 1, 2, 4 and 8 ranks over gloo (test_data_parallel),
-the bytes autograd saves per layer (test_activations) and FLOPs
-(test_flops). Each measurement is a per-parameter or per-element ratio on small
+Megatron-LM's tensor parallelism under PyTorch's DTensor at 2, 4 and 8 ranks,
+its collectives per layer with and without sequence parallelism
+(test_tensor_parallel), the bytes autograd saves per layer (test_activations)
+and FLOPs (test_flops). Each measurement is a per-parameter or per-element ratio on small
 shapes, compared with the course's function in `macros.model` and scaled to the
 course's shapes by that function's formula; each is written to
 `catalog/measured.yml` (records.py).

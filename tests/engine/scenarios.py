@@ -23,6 +23,7 @@ import gc
 import os
 import sys
 import time
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -129,12 +130,13 @@ def _ddp(bucket_view: bool, zero: bool) -> Step:
 
     model = make_model()
     ddp = DistributedDataParallel(model, gradient_as_bucket_view=bucket_view)
-    buckets: dict[int, torch.Tensor] = {}
+    # By weak reference, so that a bucket is counted while the reducer holds it, and only then.
+    buckets: dict[int, weakref.ref[torch.Tensor]] = {}
 
     # No annotations: DDP checks them at run time, and this module's are strings (`from __future__`).
     def hook(state, bucket):  # type: ignore[no-untyped-def]
-        # The bucket DDP all-reduces, kept by its index: the reducer holds it between steps.
-        buckets[bucket.index()] = bucket.buffer()
+        # The bucket DDP all-reduces, by its index (DDP rebuilds its buckets once, after the first step).
+        buckets[bucket.index()] = weakref.ref(bucket.buffer())
         return default_hooks.allreduce_hook(state, bucket)
 
     ddp.register_comm_hook(None, hook)
@@ -144,13 +146,19 @@ def _ddp(bucket_view: bool, zero: bool) -> Step:
         inner = optimizer.optim
     else:
         optimizer = inner = torch.optim.Adam(model.parameters())
+    # DDP rebuilds its buckets once, in its second step's forward pass (`_rebuild_buckets`, in the order the gradients
+    # became ready in the first), freeing the first ones: one step before the runner's two, so that from the end of
+    # the runner's first backward pass on the hook has seen the buckets the reducer keeps.
+    ddp(torch.randn(1, WIDTH)).square().mean().backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
 
     def roles() -> dict[str, list[torch.Tensor]]:
         parameters = list(model.parameters())
         return {
             "parameters": parameters,
             "gradients": grads(parameters),
-            "buckets": list(buckets.values()),
+            "buckets": [buffer for ref in buckets.values() if (buffer := ref()) is not None],
             **optimizer_roles(inner),
         }
 
@@ -185,7 +193,16 @@ def _fsdp(reshard: bool, bf16: bool) -> Step:
     )
 
 
-def _deepspeed(stage: int) -> Step:
+def _deepspeed(stage: int, reuse: bool = True) -> Step:
+    """DeepSpeed's ZeRO `stage`; with `reuse=False`, stage 3 releases every parameter once its module has run.
+
+    By default stage 3 does not release a parameter that it will use again "within this threshold of parameters"
+    (`stage3_max_reuse_distance`, 1e9; `__params_to_release` in partitioned_param_coordinator.py): at the tier's
+    size, it keeps every one from the forward pass to the backward. At 0, with no prefetching either
+    (`stage3_prefetch_bucket_size` 0, since a prefetched parameter is kept until it is used, and
+    `stage3_max_live_parameters` 0, which bounds only what is prefetched), it gathers each parameter again for the
+    backward pass, as it does for a model larger than those thresholds.
+    """
     import importlib
 
     import deepspeed
@@ -210,6 +227,11 @@ def _deepspeed(stage: int) -> Step:
             "allgather_bucket_size": parameter_count(),
             "stage3_prefetch_bucket_size": parameter_count(),
             "stage3_param_persistence_threshold": 0,
+            **(
+                {}
+                if reuse
+                else {"stage3_max_reuse_distance": 0, "stage3_max_live_parameters": 0, "stage3_prefetch_bucket_size": 0}
+            ),
         },
         "zero_allow_untested_optimizer": True,
         "steps_per_print": 10**9,
@@ -250,6 +272,7 @@ SCENARIOS: dict[str, Callable[[], Step]] = {
     "deepspeed-1": lambda: _deepspeed(1),
     "deepspeed-2": lambda: _deepspeed(2),
     "deepspeed-3": lambda: _deepspeed(3),
+    "deepspeed-3-no-reuse": lambda: _deepspeed(3, reuse=False),
 }
 
 

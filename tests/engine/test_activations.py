@@ -174,6 +174,28 @@ def test_paper_layer_matches_korthikanti(record: Recorder) -> None:
     assert result.coefficients["sb"] == 2 * 2 * model.BYTES_PER_VALUE["bf16"]
 
 
+def test_paper_layer_at_gpt3s_shape(record: Recorder) -> None:
+    """The whole layer at GPT-3's shape (Korthikanti et al.'s evaluation, one sequence): their sbh(34 + 5as/h), and
+    the layer norms' per-token statistics, which is all it keeps beyond the count."""
+    result = layer_fit("paper", "bf16")
+    shape = _course_shape("gpt3-activations")
+    shape = Shape(shape.sequence, catalog().quantity("gpt3-activations", "microbatch").count, shape.hidden, shape.heads)
+    course = model.activation_bytes_per_layer(shape.sequence, shape.batch, shape.hidden, shape.heads)
+    ratio = result.bytes(shape) / course
+    record(
+        "activations-by-tensor/gpt3-activations/none/paper/bf16",
+        ["layer-activations", "activations-by-tensor", "model.activation_bytes_per_layer"],
+        SOFTWARE,
+        ratio,
+        1,
+        "1",
+        differs="each layer norm also saves a mean and an inverse deviation per token, which §4.1 leaves out"
+        " (2 × 2 bytes each on the CPU, in bf16; CUDA's kernel keeps them in fp32)",
+    )
+    norms = 2 * 2 * model.BYTES_PER_VALUE["bf16"] * shape.sequence * shape.batch
+    assert ratio == 1 + Fraction(norms) / course
+
+
 #: Per real layer: the catalog workload whose shape it is compared at, and the recomputation whose count
 #: matches what it stores of the attention (eager attention stores the scores; SDPA's kernels do not).
 REAL = {
@@ -182,6 +204,53 @@ REAL = {
     "llama-eager": ("llama2-7b-one-host", "none"),
     "llama-sdpa": ("llama2-7b-one-host", "selective"),
 }
+
+
+BF16, FP32 = model.BYTES_PER_VALUE["bf16"], model.BYTES_PER_VALUE["fp32"]
+#: native_dropout's mask, one bool per value.
+MASK = 1
+
+
+def _gpt2_saves(attention: str, autocast: bool) -> dict[str, Fraction]:
+    """GPT2Block's saved bytes per term, tensor by tensor (`GPT2Config`'s MLP is 4h wide, dropout 0.1 everywhere)."""
+    residual = FP32 if autocast else BF16  # autocast keeps the fp32 input's residual stream, and its norms in fp32
+    sbh = (
+        2 * residual  # each layer norm's input
+        + 2 * BF16  # each layer norm's output, as the next matmul saves it (autocast's bf16 cast of it)
+        # Q, K and V: eager attention keeps c_attn's output, one storage; the CPU's SDPA, with dropout, runs its
+        # math path on fp32 copies of each.
+        + 3 * (BF16 if attention == "eager" else FP32)
+        + BF16  # the heads merged, c_proj's input
+        + 4 * 5 * BF16  # the tanh GeLU's five 4h tensors: c_fc's output, tanh, 1 + tanh, x/2 and the GeLU's output
+        + 2 * MASK  # the dropout masks after c_proj and after the MLP
+    )
+    # The softmax's output, the dropout's mask and its output: bf16 and a bool mask, or the math path's fp32.
+    as2b = 2 * BF16 + MASK if attention == "eager" else 3 * FP32
+    # Each layer norm's mean and inverse deviation, in its compute dtype.
+    return {"sbh": Fraction(sbh), "as2b": Fraction(as2b), "asb": Fraction(0), "sb": Fraction(2 * 2 * residual)}
+
+
+def _llama_saves(attention: str, autocast: bool) -> dict[str, Fraction]:
+    """LlamaDecoderLayer's saved bytes per term, tensor by tensor (no dropout; a SwiGLU MLP of Llama 2's width)."""
+    # Each RMSNorm keeps its input in fp32 (a copy of a bf16 input) and what it normalizes: in bf16 that cast back to
+    # bf16 and its output times the weight; under autocast the normalized fp32 tensor, which each of the matmuls that
+    # read the output casts to bf16 for itself, three (Q, K, V) after the first norm and two (gate, up) after the
+    # second.
+    norms = 2 * (FP32 + (FP32 if autocast else 2 * BF16)) + ((3 + 2) * BF16 if autocast else 0)
+    sbh = (
+        norms
+        + 3 * BF16  # Q and K after the rotary embedding, and V
+        + BF16  # the attention's output as o_proj reads it
+        + 4 * BF16 * LLAMA_MLP_RATIO  # the gate's and up's outputs, SiLU's and the product
+    )
+    # Eager attention's softmax output in fp32, and its bf16 cast for the product with V; the CPU's flash kernel
+    # keeps a log-sum-exp per head and token instead.
+    scores = {"as2b": FP32 + BF16, "asb": 0} if attention == "eager" else {"as2b": 0, "asb": FP32}
+    return {"sbh": Fraction(sbh), **{k: Fraction(v) for k, v in scores.items()}, "sb": Fraction(2 * FP32)}
+
+
+#: What each real layer saves, per term, from the tensors it keeps (the fit must find exactly these).
+SAVES: dict[str, Callable[[str, bool], dict[str, Fraction]]] = {"gpt2": _gpt2_saves, "llama": _llama_saves}
 
 
 @pytest.mark.parametrize("precision", PRECISIONS)
@@ -206,6 +275,8 @@ def test_real_layer_against_korthikanti(record: Recorder, layer: str, precision:
         differs=f"transformers' layer saves {terms} (bytes, fitted exactly), not 34 per sbh"
         + (" and 5 per as2b" if recompute == "none" else ""),
     )
+    family, attention = layer.split("-")
+    assert result.coefficients == SAVES[family](attention, precision == "autocast")
     assert ratio > 1
 
 

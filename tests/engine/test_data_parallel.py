@@ -148,10 +148,17 @@ TRAFFIC: dict[str, tuple[str, int, str]] = {
         "at this model's size DeepSpeed keeps every gathered parameter from the forward to the backward pass"
         " (stage3_max_live_parameters and stage3_max_reuse_distance default to 1e9), so it all-gathers once",
     ),
+    # With those thresholds at 0 it gathers each parameter for the forward pass and again for the backward.
+    "deepspeed-3-no-reuse": ("os-g-p", 1 + 1 + 1, ""),
 }
-#: What one rank sends: FSDP2 and DeepSpeed call no all-gather or reduce-scatter on one rank; DDP and
-#: ZeroRedundancyOptimizer still all-reduce and broadcast.
-ONE_RANK = {"fsdp2": 0, "deepspeed-1": 2, "deepspeed-2": 2, "deepspeed-3": 1}
+#: What one rank sends, and why where that is not the course's count: FSDP2 and DeepSpeed call no all-gather or
+#: reduce-scatter on one rank, but DeepSpeed's stages 1 and 2 still all-reduce and stage 3 reduce-scatters.
+ONE_RANK = {
+    "fsdp2": (0, "one rank: the engine skips the collectives it would call with more"),
+    "deepspeed-1": (2, TRAFFIC["deepspeed-1"][2]),
+    "deepspeed-2": (2, TRAFFIC["deepspeed-2"][2]),
+    "deepspeed-3": (1, "one rank: DeepSpeed's stage 3 gathers no parameter, and still reduce-scatters the gradients"),
+}
 
 
 @pytest.mark.parametrize("size", WORLDS)
@@ -160,8 +167,7 @@ def test_traffic_per_step(record: Recorder, size: int, scenario: str) -> None:
     """Elements each rank sends per step per Ψ, against ZeRO §7's 2Ψ or 3Ψ."""
     stage, engine, why = TRAFFIC[scenario]
     if size == 1:
-        engine = next((n for prefix, n in ONE_RANK.items() if scenario.startswith(prefix)), engine)
-        why = "one rank: the engine skips the collectives it would call with more" if engine == 0 else why
+        engine, why = next((alone for prefix, alone in ONE_RANK.items() if scenario.startswith(prefix)), (engine, why))
     measured, _ = traffic(size, scenario)
     course = Fraction(model.zero_communication_elements(PSI, stage), PSI)
     record(
@@ -273,3 +279,48 @@ def test_deepspeed_after_the_step(record: Recorder, size: int, stage: int) -> No
         "B/param",
     )
     assert set(held) == {course}
+
+
+@pytest.mark.parametrize("size", WORLDS)
+@pytest.mark.parametrize("scenario", ["deepspeed-3", "deepspeed-3-no-reuse"])
+def test_deepspeed_3_parameters_after_the_forward(record: Recorder, size: int, scenario: str) -> None:
+    """After the forward pass stage 3 holds its bf16 partition, 2/N, and by default the whole bf16 model besides."""
+    held = per_rank(size, scenario, "after-forward", ("parameters",))
+    course = model.device_bytes_by_role(PSI, size, 3, "bf16-adam")["parameters"] / PSI
+    kept = model.LOW_PRECISION_BYTES if scenario == "deepspeed-3" and size > 1 else 0
+    record(
+        f"zero-states/{scenario}/bf16-adam/world-{size}/parameters-after-forward",
+        ["zero-states", "model.device_bytes_by_role"],
+        DEEPSPEED,
+        held[0],
+        course,
+        "B/param",
+        differs="DeepSpeed keeps every parameter it gathered in the forward pass for the backward pass, which uses it"
+        " again within stage3_max_reuse_distance (1e9 parameters): the whole bf16 model beside its partition"
+        if kept
+        else "",
+    )
+    assert set(held) == {course + kept}
+
+
+@pytest.mark.parametrize("size", WORLDS)
+@pytest.mark.parametrize("scenario", ["ddp-default", "ddp-bucket-view"])
+@pytest.mark.parametrize("moment", ["turn", "between-steps"])
+def test_ddp_keeps_its_buckets_between_steps(record: Recorder, size: int, scenario: str, moment: str) -> None:
+    """With the gradients set to None, DDP's reducer still holds its buckets, an fp32 copy of the gradients, under
+    either setting: between steps and at the next turn it holds 4 + 8 + 4 bytes a parameter, no gradient among them."""
+    measured = per_rank(size, scenario, moment)
+    buckets = per_rank(size, scenario, moment, ("buckets",))
+    gradients = per_rank(size, scenario, moment, ("gradients",))
+    course = model.device_state_bytes(PSI, size, 0, "fp32-adam") / PSI
+    record(
+        f"model-states/ddp/fp32-adam/world-{size}/{scenario.removeprefix('ddp-')}/{moment}",
+        ["model-states", "zero-states", "model.device_state_bytes"],
+        TORCH,
+        measured[0],
+        course,
+        "B/param",
+    )
+    assert set(buckets) == {Fraction(model.copy_bytes(PSI, "fp32"), PSI)}
+    assert set(gradients) == {0}
+    assert set(measured) == {course}

@@ -129,6 +129,20 @@ def test_bytes_by_role_after_the_step(record: Recorder, recipe: str) -> None:
     assert moment["other"] == moment["weight_casts"] == 0
 
 
+@pytest.mark.parametrize("recipe", list(RECIPES))
+def test_model_states_after_the_step(record: Recorder, recipe: str) -> None:
+    """All model states together, one process and no data parallelism: the recipe's bytes per parameter (16 for
+    fp32 Adam, 4 + 4 + 8), as a per-parameter figure and as a model's states, Ψ times it."""
+    total = sum(_roles(measured(recipe)["moments"]["after-step"]).values(), Fraction(0))
+    course = model.recipe(RECIPES[recipe][1]).bytes_per_parameter
+    for key, vouches in (
+        (f"bytes-per-parameter/{recipe}/all", ["bytes-per-parameter", "model.Recipe.bytes_per_parameter"]),
+        (f"model-states/one-process/{recipe}", ["model-states", "model.model_state_bytes"]),
+    ):
+        record(key, vouches, SOFTWARE, total, course, "B/param")
+    assert total == course
+
+
 @pytest.mark.parametrize("recipe", ["autocast-fp16", "autocast-bf16"])
 def test_autocast_keeps_half_precision_weights_until_the_backward(record: Recorder, recipe: str) -> None:
     """At the turn, autocast's cached 16-bit copy of every matmul weight is held: 2 bytes per weight."""

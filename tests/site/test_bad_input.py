@@ -72,6 +72,8 @@ WRONG_CALLS = [
     ),
     ("{{ model_states(7000000000) }}", "entry is text in quotes, got 7000000000; call it as model_states(entry"),
     ('{{ model_states("gpt2-1.5b", digits="two") }}', "digits must be a whole number from 1 to 6, got 'two'"),
+    # An argument by name, as the usage writes it: put in its place, so given twice here.
+    ('{{ device_states("gpt2-1.5b", 8, devices=4) }}', "devices is given twice, in its place and by name"),
     ('{{ model_states("gpt2-1.5b", scale="GiB") }}', "unknown display unit 'GiB'; use one of: PB, TB, GB, MB, kB, B"),
     ('{{ value("gpt2-1.5b", "params") }}', "unknown quantity of 'gpt2-1.5b' 'params'. Did you mean 'parameters'?"),
     ('{{ model_states("gpt2-1.5b", digit=2) }}', "unknown display option 'digit'; the options are digits, short"),

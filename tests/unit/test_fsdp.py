@@ -261,6 +261,36 @@ def test_the_batch_kind_counts_beside_the_turn_of_the_micro_batchs_place() -> No
     assert fits == [4, 3, 3]
 
 
+#: The engine tier's record of transformers' LlamaDecoderLayer under PyTorch's fused attention, in bf16.
+LLAMA_SDPA = "activations-by-tensor/llama2-7b-one-host/selective/llama-sdpa/bf16"
+
+
+def test_the_batch_kind_takes_a_measured_layers_activations() -> None:
+    # The measured layer keeps more than 34sbh: each sequence takes the record's ratio times as many bytes.
+    batch = KINDS["fsdp_batch"]
+    counted = batch.figure(catalog(), "llama2-7b-two-hosts", "full-shard", "h100-sxm5", "selective")
+    measured = batch.figure(
+        catalog(), "llama2-7b-two-hosts", "full-shard", "h100-sxm5", "selective", "none", LLAMA_SDPA
+    )
+    memory = catalog().quantity("h100-sxm5", "memory").value
+    states = KINDS["fsdp_states"].figure(catalog(), "llama2-7b-two-hosts", "full-shard", "turn").value
+    hidden, heads, layers = (catalog().quantity("llama-2-7b", name).count for name in ("hidden", "heads", "layers"))
+    sequence = catalog().quantity("llama2-7b-two-hosts", "sequence").count
+    counted_bytes = model.activation_bytes_total(sequence, 1, hidden, heads, layers, "selective")
+    per_sequence = counted_bytes * catalog().engine[LLAMA_SDPA].ratio
+    assert measured.value == model.sequences_that_fit(Fraction(memory) - states, per_sequence) < counted.value
+    assert measured.id == f"{counted.id}/none/{LLAMA_SDPA}"
+    assert catalog().engine[LLAMA_SDPA].test in {quantity.where for quantity in measured.computed.inputs}
+
+
+@pytest.mark.parametrize(
+    ("recompute", "layer"), [("none", LLAMA_SDPA), ("selective", "zero-communication/ddp-default/world-4")]
+)
+def test_the_batch_kind_refuses_a_record_of_another_case(recompute: str, layer: str) -> None:
+    with pytest.raises(ValueError, match="is not a layer measured at"):
+        KINDS["fsdp_batch"].figure(catalog(), "llama2-7b-one-host", "full-shard", "h100-sxm5", recompute, "none", layer)
+
+
 def test_fsdp_and_zero_3_shard_the_same_sixteen_bytes_differently() -> None:
     # ZeRO: 2 + 2 + 12 (fp16 parameters and gradients, K = 12); FSDP: 4 + 4 + 8, no lasting 16-bit copy.
     assert model.fsdp_state_bytes(64, "full-shard", 64, 8) == model.zero_state_bytes(64, "os-g-p", 64)

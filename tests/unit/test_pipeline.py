@@ -157,3 +157,13 @@ def test_the_first_stage_under_1f1b_holds_korthikantis_equation_5() -> None:
     # GPipe holds all m = 96 microbatches of L/p = 8 layers: 96 × 8 layers, against 1F1B's 12 × 8.
     gpipe = KINDS["stage_activations"].figure(catalog(), "gpt3-ptd", "gpipe").value
     assert Fraction(gpipe) / Fraction(one_f_one_b) == 8
+
+
+@pytest.mark.parametrize("stage", [4, 7, -1, -4, True])
+def test_a_stage_that_is_not_one_of_the_schedules_is_refused(stage: int) -> None:
+    """Stage 7 of four held nothing and showed 0; stage −1 read as the last."""
+    runs = pipeline.schedule("gpipe", 4, 8)
+    with pytest.raises(ValueError, match="is not one of the 4 stages, 0 to 3"):
+        pipeline.stashed_microbatches(runs, stage)
+    with pytest.raises(ValueError, match="is not one of the 4 stages"):
+        pipeline.held_microbatches(runs, stage, 3)

@@ -166,6 +166,25 @@ FORMS = [
     ("1000 steps", "1000 steps"),
     ("3 d", "3 d"),
     ("7b", "7b"),
+    # The fourth attack run's: hyphens that read as "-", a word or a GPU's name before a count, more counts.
+    ("175\u2011billion parameters", "175-billion"),
+    ("350\u2010GB", "350-GB"),
+    ("8\u2212GB", "8−GB"),
+    ("96 attention heads", "96 attention heads"),
+    ("8 H100 GPUs", "8 H100 GPUs"),
+    ("12 decoder layers", "12 decoder layers"),
+    ("96 transformer blocks", "96 transformer blocks"),
+    ("512 A100s", "512 A100s"),
+    ("8x A100", "8x A100"),
+    ("8 replicas", "8 replicas"),
+    ("64 shards", "64 shards"),
+    ("8 processes", "8 processes"),
+    ("1024 machines", "1024 machines"),
+    ("80G cards", "80G cards"),
+    ("5 usec", "5 usec"),
+    ("12 msec", "12 msec"),
+    ("4 millisecs", "4 millisecs"),
+    ("3 zettabytes", "3 zettabytes"),
 ]
 
 
@@ -190,6 +209,7 @@ NOT_FIGURES = [
     "16Ψ bytes",
     "each N − 1 steps of a chunk",
     "Table 2 b and a 2 d-dimensional grid",
+    "SC20 and Figure 1 shows the layers",
 ]
 
 
@@ -221,6 +241,8 @@ HIDING_PLACES = [
     ("<div><!-->24 GB<!-- --></div>", "the text"),
     ("<div><!-- a --!>24 GB<!-- --></div>", "the text"),
     ('<p>It takes 24 <div style="display: inline">GB</div> here.</p>', "the text"),
+    # A line break (two spaces before a line's end in Markdown) parts no figure from its unit.
+    ("<p>It takes 24<br>\nGB here.</p>", "the text"),
 ]
 
 

@@ -20,18 +20,18 @@ def value(catalog: Catalog, entry: str, field: str) -> Computed:
 ENGINE_SOURCE = "engine-tier"
 
 
-@figure_kind("measured")
-def measured(catalog: Catalog, key: str) -> Computed:
-    """What real software measured over what the course's formula gives, for one case the engine tier ran.
+def engine_ratio(catalog: Catalog, key: str) -> Quantity:
+    """An engine record's ratio, measured ÷ the course's formula, as an input a figure cites (the tier's test).
 
-    1 where they agree; 1.34 where transformers' Llama layer keeps 1.34 times Korthikanti et al.'s count.
+    Raises:
+        KeyError: no record of catalog/measured.yml has the key. ValueError: its course value is 0.
     """
     if key not in catalog.engine:
         raise KeyError(unknown("engine measurement (a key of catalog/measured.yml)", key, list(catalog.engine)))
     record = catalog.engine[key]
     if record.course == 0:
         raise ValueError(f"the course's formula gives 0 for {key!r}: there is no ratio to show")
-    ratio = Quantity(
+    return Quantity(
         entry=key,
         field="measured",
         value=record.ratio,
@@ -40,6 +40,16 @@ def measured(catalog: Catalog, key: str) -> Computed:
         source=catalog.sources[ENGINE_SOURCE],
         where=record.test,
     )
+
+
+@figure_kind("measured")
+def measured(catalog: Catalog, key: str) -> Computed:
+    """What real software measured over what the course's formula gives, for one case the engine tier ran.
+
+    1 where they agree; 1.34 where transformers' Llama layer keeps 1.34 times Korthikanti et al.'s count.
+    """
+    ratio = engine_ratio(catalog, key)
+    record = catalog.engine[key]
     unit = "" if record.unit == "1" else f" {record.unit}"
     words = (
         f"{record.software} measured {float(record.measured):.4g}{unit} where the course's formula gives"

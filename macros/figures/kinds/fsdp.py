@@ -8,6 +8,7 @@ from ... import model
 from ...data.catalog import Catalog, Quantity
 from ...data.quantities import format_quantity
 from ..figure import Computed, shown
+from .catalog_values import engine_ratio
 from .registry import figure_kind
 
 #: The precision the worked example gathers its parameters in, FSDP's param_dtype (its compute precision).
@@ -88,9 +89,34 @@ def fsdp_states(
     return Computed(value, "B", formula, words, inputs)
 
 
+def _check_layer_case(catalog: Catalog, layer: str, workload: str, recompute: str) -> None:
+    """Refuse a layer record measured at another shape or recomputation than `workload`'s and `recompute`.
+
+    Raises:
+        ValueError: the record is not `activations-by-tensor/<a workload of this model and sequence>/<recompute>/...`.
+    """
+    kind, measured_at, measured_recompute, *_ = [*layer.split("/"), "", "", ""]
+    setting = catalog.workload(workload)
+    same_shape = catalog.tables.get(measured_at) == "workloads" and (
+        catalog.workload(measured_at).model.id == setting.model.id
+        and catalog.quantity(measured_at, "sequence").count == catalog.quantity(workload, "sequence").count
+    )
+    if kind != "activations-by-tensor" or not same_shape or measured_recompute != recompute:
+        raise ValueError(
+            f"layer {layer!r} is not a layer measured at {workload}'s model and sequence with recompute"
+            f" {recompute!r}: name a record activations-by-tensor/<workload>/{recompute}/... of catalog/measured.yml"
+        )
+
+
 @figure_kind("fsdp-batch")
 def fsdp_batch(
-    catalog: Catalog, workload: str, strategy: str, gpu: str, recompute: str = "none", accumulation: str = "none"
+    catalog: Catalog,
+    workload: str,
+    strategy: str,
+    gpu: str,
+    recompute: str = "none",
+    accumulation: str = "none",
+    layer: str = "",
 ) -> Computed:
     """The most sequences per GPU whose activations (Korthikanti et al.'s count) fit beside an FSDP strategy's states.
 
@@ -101,7 +127,12 @@ def fsdp_batch(
     `recompute` says what each layer keeps, as
     `model.activation_bytes_per_layer` takes it: "none" (the attention scores
     too), "selective" (not the scores, as with a FlashAttention-style kernel)
-    or "full".
+    or "full". `layer`, a record of catalog/measured.yml of this workload and
+    recompute (`activations-by-tensor/<workload>/<recompute>/...`), is what a
+    real layer keeps over that count at the workload's shape, as the engine
+    tier measured it; the activations per sequence are that many times the
+    count (every term of the count and of the tier's fit grows with the batch,
+    so the ratio holds for any number of sequences).
     """
     parameters, world, per_host = _cluster(catalog, workload)
     turn, formula, _, inputs = _states(catalog, workload, strategy, "turn", accumulation)
@@ -115,22 +146,29 @@ def fsdp_batch(
     layers = catalog.quantity(setting.id, "layers")
     sequence = catalog.quantity(workload, "sequence")
     per_sequence = model.activation_bytes_total(sequence.count, 1, hidden.count, heads.count, layers.count, recompute)
+    counted = f"Korthikanti et al. 2022, 16-bit values, {_ATTENTION_WORDS[recompute]}"
+    measured: tuple[Quantity, ...] = ()
+    if layer:
+        _check_layer_case(catalog, layer, workload, recompute)
+        ratio = engine_ratio(catalog, layer)
+        per_sequence *= catalog.engine[layer].ratio
+        counted += f", times {shown(ratio)}, what {ratio.label} measured a real layer keeping at this shape"
+        measured = (ratio,)
     value = model.fsdp_largest_micro_batch(
         memory.value, parameters.count, strategy, world.count, per_host.count, per_sequence, accumulation
     )
     words = (
         f"({shown(memory)} − {format_quantity(turn, 'B')} of states at the turn from forward to backward"
         f" {_ACCUMULATION_WORDS[accumulation]}) ÷ {format_quantity(per_sequence, 'B')} of activations per"
-        f" sequence of {shown(sequence)} tokens (Korthikanti et al. 2022, 16-bit values,"
-        f" {_ATTENTION_WORDS[recompute]}), rounded down, provided the {format_quantity(end, 'B')} of states at"
-        " the end of the backward pass fit; no buffers or fragmentation"
+        f" sequence of {shown(sequence)} tokens ({counted}), rounded down, provided the {format_quantity(end, 'B')}"
+        " of states at the end of the backward pass fit; no buffers or fragmentation"
     )
     return Computed(
         value,
         "1",
         f"⌊(memory − ({formula})) ÷ activations per sequence⌋ if {end_formula} fits",
         words,
-        (memory, *inputs, sequence, hidden, heads, layers),
+        (memory, *inputs, sequence, hidden, heads, layers, *measured),
     )
 
 

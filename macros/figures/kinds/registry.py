@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any
 
 from ...data.catalog import Catalog, PerCatalog
+from ...data.quantities import DISPLAY_OPTIONS
 from ...data.schema import check_argument
 from ..figure import Computed, Figure, digest
 
@@ -51,6 +52,30 @@ class FigureKind:
     def doc(self) -> str:
         """The first line of the function's docstring: what it computes."""
         return (self.compute.__doc__ or "").strip().splitlines()[0]
+
+    def placed(self, arguments: tuple[Any, ...], options: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """A call's arguments with those it gave by name (`devices=8`) put in their places, and the rest of its
+        keywords, which are display options: `usage` writes the ones with defaults as keywords.
+
+        Raises:
+            FigureKindError: an argument given twice, or by name after one left out that has no default.
+        """
+        names = [parameter.name for parameter in self.parameters]
+        named = {name: value for name, value in options.items() if name in names}
+        if not named:
+            return arguments, dict(options)
+        full = list(arguments)
+        for parameter in self.parameters[len(arguments) : 1 + max(map(names.index, named))]:
+            if parameter.name in named:
+                full.append(named[parameter.name])
+            elif parameter.default is not parameter.empty:
+                full.append(parameter.default)
+            else:
+                raise FigureKindError(f"{parameter.name} has no default: give it too; call it as {self.usage}")
+        twice = [name for name in named if names.index(name) < len(arguments)]
+        if twice:
+            raise FigureKindError(f"{twice[0]} is given twice, in its place and by name; call it as {self.usage}")
+        return tuple(full), {name: value for name, value in options.items() if name not in named}
 
     def _bind(self, arguments: tuple[Any, ...]) -> tuple[Any, ...]:
         required = sum(1 for p in self.parameters if p.default is p.empty)
@@ -123,7 +148,12 @@ def figure_kind(prefix: str) -> Callable[[Callable[..., Computed]], Callable[...
     def register(compute: Callable[..., Computed]) -> Callable[..., Computed]:
         if compute.__name__ in KINDS or any(kind.prefix == prefix for kind in KINDS.values()):
             raise FigureKindError(f"a figure kind named {compute.__name__} or with prefix {prefix!r} exists already")
-        KINDS[compute.__name__] = FigureKind(compute.__name__, prefix, compute)
+        kind = FigureKind(compute.__name__, prefix, compute)
+        # A call's keywords name the kind's parameters or display options (`placed`): never both.
+        shared = [parameter.name for parameter in kind.parameters if parameter.name in DISPLAY_OPTIONS]
+        if shared:
+            raise FigureKindError(f"{kind.name}'s parameter {shared[0]!r} has a display option's name: rename it")
+        KINDS[compute.__name__] = kind
         return compute
 
     return register
