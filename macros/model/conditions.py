@@ -7,12 +7,15 @@ and that tensor parallelism becomes communication-bound beyond a degree set by t
 condition compares the time a pass's compute takes with the time its traffic takes, both linear in what they move.
 Here the same comparison is made for GPUs with the quantities the planner (`planner.step_time`) charges:
 
-- Data parallelism and ZeRO: a GPU holding P parameters sends k bytes per parameter (the recipe's gradients,
-  all-reduced, or gathered parameters and reduce-scattered gradients), (d − 1)/d of them in a ring, at W bytes/s,
-  while it computes f FLOPs per parameter per token at a share s of its peak C. The traffic hides behind the
-  compute once the tokens in that compute exceed `hiding_tokens` = k·(d − 1)/d · C·s / (f·W). With the book's
-  16-bit gradients all-reduced (k = 2 × 2 bytes) behind the backward pass (f = 4) and d large, this is C·s/W,
-  the book's C/W; under ZeRO-3, whose traffic runs for every micro-batch, the tokens are one micro-batch's.
+- Data parallelism and ZeRO: for every parameter of the model (not only those it holds: under ZeRO-3 a GPU keeps
+  a d-th of them but gathers and reduces them all), a GPU sends k bytes through rings, k summed over the passes,
+  (d − 1)/d of them per pass, at W bytes/s, while it computes f FLOPs per parameter per token, in the pass the
+  traffic hides behind, at a share s of its peak C. The traffic hides behind that compute once its tokens exceed
+  `hiding_tokens` = k·(d − 1)/d · C·s / (f·W). An all-reduce of k_g-byte gradients is two passes behind the
+  backward pass (f its 4, with attention's share): 2k_g·(d − 1)/d · C·s / (f·W); with the book's 16-bit
+  gradients and d large this is C·s/W, the book's C/W. ZeRO-3's two all-gathers of k_p-byte parameters and
+  reduce-scatter of k_g-byte gradients run behind each micro-batch's forward and backward passes (f their 6, 8
+  with full recomputation, with attention's): (2k_p + k_g)·(d − 1)/d · C·s / (f·W), the tokens one micro-batch's.
 - Tensor parallelism: each layer's forward pass waits for two all-reduces of the b·s·h activation (Megatron-LM's
   g operator, `tensor.tensor_allreduces("forward")`), 2(t − 1)/t of 2bsh bytes each in a ring over NVLink, while
   it computes 2/t FLOPs per token per layer parameter. Compute outlasts them while

@@ -136,6 +136,20 @@ def test_on_either_side_of_the_zero3_bound_the_planner_hides_or_exposes_its_traf
     assert below * 20 > 8192  # the bound on the slow port is above the micro-batch's tokens
 
 
+def test_the_hiding_margin_is_the_micro_batchs_tokens_over_the_unrounded_bound() -> None:
+    # Table 2's ZeRO-3 runs of GPT-3 (Megatron-style, fp32 gradients, at the A100's full peak): one sequence per GPU
+    # on 1,536 GPUs is about 1.35 times the bound, four on 384 about 5.4 times; the margin is 1 at the bound.
+    cases = {
+        ("gpt3-ptd", "tp1-pp1-dp1536-z3-mb1-full"): (2048, Fraction(135, 100)),
+        ("gpt3-384", "tp1-pp1-dp384-z3-mb4-full"): (4 * 2048, Fraction(541, 100)),
+    }
+    for (workload, layout), (tokens, about) in cases.items():
+        margin = Fraction(KINDS["hiding_margin"].figure(catalog(), workload, layout, "zero3", 100).value)
+        bound = Fraction(KINDS["hiding_tokens"].figure(catalog(), workload, layout, "zero3", 100).value)
+        assert abs(margin - about) < Fraction(1, 100)
+        assert bound - 1 < tokens / margin <= bound  # the bound is shown rounded up to whole tokens
+
+
 def test_beyond_the_tensor_degree_limit_the_forward_all_reduces_outlast_the_forward_compute() -> None:
     count = parameter_count(transformer_shape(catalog().model("llama-3-8b")))
     limit = KINDS["tensor_degree_limit"].figure(catalog(), WORKLOAD).value

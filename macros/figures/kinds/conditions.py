@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ...data.catalog import Catalog
+from ...data.catalog import Catalog, Quantity
 from ...data.quantities import format_quantity
 from ...model import conditions, planner
 from ...model.compute import BACKWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER
@@ -22,10 +22,10 @@ from .registry import figure_kind
 TRAFFIC = ("allreduce", "zero3")
 
 
-@figure_kind("hiding-tokens")
-def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, share: int = DEFAULT_SHARE) -> Computed:
-    """Tokens a replica's micro-batch must hold for its data-parallel traffic to hide behind its compute, on the
-    layout's links: k·(d − 1)/d·C·s/(f·W), the scaling book's B/X > C/W for GPUs."""
+def _hiding_bound(
+    catalog: Catalog, workload: str, layout: str, traffic: str, share: int
+) -> tuple[Fraction, str, str, int, tuple[Quantity, ...]]:
+    """The bound of `hiding_tokens`, unrounded, with its words, its formula and the layout's micro-batch tokens."""
     if traffic not in TRAFFIC:
         raise KeyError(f"unknown traffic {traffic!r}; known: {', '.join(TRAFFIC)}")
     plan, found = plan_of(catalog, workload, layout, share)
@@ -40,7 +40,8 @@ def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, sh
         bandwidth, link = Fraction(hardware.nvlink_bandwidth), f"NVLink at {format_quantity(bandwidth, 'B/s')}"
     roles = role_bytes_per_parameter(run.recipe)
     count = parameter_count(found.shape)
-    # The planner's FLOPs per token (6N + attention, 8N with full recomputation), per parameter a GPU holds.
+    # The planner's FLOPs per token (6N + attention, 8N with full recomputation), per parameter of the model: the
+    # traffic is k bytes per parameter of the whole model, whatever share of them a GPU holds.
     per_token = planner.flops_per_token(found.shape, count, run.sequence, "full" if lay.recompute == "full" else "none")
     per_parameter = Fraction(per_token, count.total)
     if traffic == "allreduce":
@@ -55,16 +56,38 @@ def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, sh
             f" {roles['gradients']}-byte gradients behind each micro-batch's forward and backward passes"
         )
     bound = conditions.hiding_tokens(sent, lay.dp, flops, hardware.peak_flops, run.share, bandwidth, allreduce)
-    # Whole tokens, the least that hide it, every digit shown.
-    value = math.ceil(bound)
     words = (
-        f"tokens per micro-batch above which {what} hide, at {format_quantity(flops, '1', digits=3)} FLOPs per"
-        f" parameter per token, d = {lay.dp}, over {link}, at"
+        f"{what}, k = {sent} bytes per parameter of the model, at {format_quantity(flops, '1', digits=3)} FLOPs"
+        f" per parameter per token, d = {lay.dp}, over {link}, at"
         f" {format_quantity(run.share, '1', percent=True)} of {format_quantity(hardware.peak_flops, 'FLOP/s')}"
         f" ({layout_words(plan)})"
     )
     formula = "k·(d − 1)/d × C·s ÷ (f·W)" if not allreduce else "2k·(d − 1)/d × C·s ÷ (f·W)"
-    return Computed(value, "1", formula, words, found.inputs)
+    return bound, words, formula, lay.micro_batch * run.sequence, tuple(found.inputs)
+
+
+@figure_kind("hiding-tokens")
+def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, share: int = DEFAULT_SHARE) -> Computed:
+    """Tokens a replica's micro-batch must hold for its data-parallel traffic to hide behind its compute.
+
+    On the layout's links: k·(d − 1)/d·C·s/(f·W) for passes of a ring (ZeRO-3's gathers and reduce-scatter, k their
+    bytes per parameter summed, f the forward and backward FLOPs), 2k·(d − 1)/d·C·s/(f·W) for an all-reduce of
+    k-byte gradients behind the backward pass (f its FLOPs): the scaling book's B/X > C/W for GPUs."""
+    bound, words, formula, _, inputs = _hiding_bound(catalog, workload, layout, traffic, share)
+    # Whole tokens, the least that hide it, every digit shown.
+    return Computed(math.ceil(bound), "1", formula, f"tokens per micro-batch above which {words} hide", inputs)
+
+
+@figure_kind("hiding-margin")
+def hiding_margin(catalog: Catalog, workload: str, layout: str, traffic: str, share: int = DEFAULT_SHARE) -> Computed:
+    """How many times the tokens of `hiding_tokens`' bound a layout's micro-batch holds (1 at the bound).
+
+    The bound is at line rate and a stated share of peak; Lesson 13 reads it as a margin, since GPT-3's ZeRO-3 at
+    about 1.35 times it measured far behind PTD-P, and at about 5.4 times held its own (Narayanan et al., Table 2).
+    """
+    bound, words, formula, tokens, inputs = _hiding_bound(catalog, workload, layout, traffic, share)
+    explanation = f"{tokens:,} tokens per micro-batch ÷ the tokens above which {words} hide"
+    return Computed(Fraction(tokens) / bound, "1", f"b·s ÷ ({formula})", explanation, inputs)
 
 
 @figure_kind("tensor-degree-limit")
