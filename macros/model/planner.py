@@ -86,7 +86,7 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, lru_cache
 from types import MappingProxyType
 
 from .checks import check_count as _check_count
@@ -694,11 +694,19 @@ def plan(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mapping[s
     """Every layout evaluated and ranked: those that fit by step time, then those that do not by memory.
 
     Layouts that break a rule are gathered by rule and words (`Invalid.count`), the first found kept.
+    Each plan is made once for its inputs (all immutable): a lesson's figures ask for the same plans, at
+    about a second each for a search of a thousand layouts, and `mkdocs serve` keeps this module, with what it
+    has planned, across a Python edit elsewhere and a catalog edit that leaves a plan's inputs as they were.
     """
+    return _plan(shape, hardware, run, tuple(sorted((fixed or {}).items())))
+
+
+@lru_cache(maxsize=512)
+def _plan(shape: TransformerShape, hardware: Hardware, run: Run, fixed: tuple[tuple[str, Fixed], ...]) -> Planned:
     count = parameter_count(shape)
     plans: list[Plan] = []
     invalid: dict[tuple[str, str], Invalid] = {}
-    for layout in layouts(shape, hardware, run, fixed or {}):
+    for layout in layouts(shape, hardware, run, dict(fixed)):
         result = evaluate(shape, hardware, run, layout, count)
         if isinstance(result, Rule):
             key = (result.id, result.message)
