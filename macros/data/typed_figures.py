@@ -60,7 +60,7 @@ _GPU_NAME = r"(?:[ABHKLPV]\d{2,3}|MI\d{3})[A-Z]?s?"
 _COUNTS = (
     r"(?i:params?|parameters?|weights|layers?|tokens?|toks?|samples?|sequences?|GPUs?|TPUs?|devices?|nodes?"
     r"|hosts?|ranks?|workers?|accelerators?|chips?|heads?|experts?|epochs?|steps?|iterations?|context|links?"
-    r"|replicas?|shards?|process(?:es)?|cards?|machines?|servers?|blocks?|cores?)"
+    r"|replicas?|shards?|process(?:es)?|cards?|machines?|servers?|blocks?|cores?|stages?|micro-?batch(?:es)?|chunks?)"
     # A GPU's name counts GPUs: "512 A100s", "8 H100 GPUs".
     rf"|{_GPU_NAME}"
 )
@@ -83,7 +83,7 @@ _UNIT_WORDS = (
     r"|ns|[µμu]s|ms|s|%|(?i:percent|per\s?cent)"
 )
 #: A number as it is written: "1,024", "2.5" or, without its zero, ".5".
-_NUMBER = r"(?:\d[\d,]*(?:\.\d+)?|\.\d+)"
+_NUMBER = r"(?:\d(?:[\d,]*\d)?(?:\.\d+)?|\.\d+)"  # a comma after it ends a clause: "Lesson 8, Stage 4"
 #: A number (not part of a word or an id, such as fp16, GPT-2 or gpt2-1.5b), in digits, with an exponent
 #: (1e9, × 10^9, 2^30), as a fraction (1/2) or a range (24–32), then such a unit; or a scale letter (1.5B,
 #: 7b); or a lone "h" or "d" after a space ("2 h", "3 d": "12h" is a formula's 12·h). A number after an

@@ -40,7 +40,7 @@ def test_each_frame_says_what_is_sent_in_words() -> None:
     frames = ring_allreduce_frames(3)
     assert "GPU 0 sends chunk 0 to GPU 1" in frames.frames[1].description
     assert frames.frames[1].title == "Reduce-scatter, step 1 of 2."
-    assert "2(N − 1) = 4 chunks" in frames.frames[-1].description
+    assert "2(N − 1) chunks, here 4," in frames.frames[-1].description
 
 
 @pytest.mark.parametrize("n", [1, 7, 2.5, True])
@@ -243,9 +243,9 @@ def test_the_last_frame_sums_up_the_bubble_and_the_stash() -> None:
     assert last.title == "Slot 22 of 22."
     # 2(p − 1) = 6 idle slots per stage; GPipe stashes m = 8, 1F1B p = 4.
     assert "every stage was idle 6 of them, 2(p − 1)" in last.description
-    assert "up to 8 micro-batches (m) under GPipe, and 4 (p) under 1F1B" in last.description
+    assert "stash of micro-batches peaked at 8 (m) under GPipe, and 4 (p) under 1F1B" in last.description
     # With fewer micro-batches than stages, 1F1B's first stage stashes all m = 2 of them, as GPipe's does.
-    assert "up to 2 micro-batches (m) under GPipe, and 2 (m, fewer than p) under 1F1B" in (
+    assert "stash of micro-batches peaked at 2 (m) under GPipe, and 2 (m, fewer than p) under 1F1B" in (
         pipeline_schedules_frames(4, 2).frames[-1].description
     )
 
@@ -253,8 +253,8 @@ def test_the_last_frame_sums_up_the_bubble_and_the_stash() -> None:
 def test_each_frame_says_what_every_stage_runs_and_stashes_in_words() -> None:
     frames = pipeline_schedules_frames(4, 8)
     assert frames.frames[4].description.startswith(
-        "GPipe, stages 1 to 4: F5, F4, F3, F2; stashing 5, 4, 3, 2 micro-batches."
-        " 1F1B, stages 1 to 4: idle, idle, idle, B1; stashing 4, 3, 2, 0 micro-batches."
+        "GPipe, stages 1 to 4: F5, F4, F3, F2; micro-batches stashed: 5, 4, 3, 2."
+        " 1F1B, stages 1 to 4: idle, idle, idle, B1; micro-batches stashed: 4, 3, 2, 0."
     )
     assert "Under 1F1B the last stage starts the backward passes." in frames.frames[4].description
     assert "Under GPipe the last stage starts the backward passes." in frames.frames[11].description

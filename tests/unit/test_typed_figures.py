@@ -185,6 +185,11 @@ FORMS = [
     ("12 msec", "12 msec"),
     ("4 millisecs", "4 millisecs"),
     ("3 zettabytes", "3 zettabytes"),
+    ("4 stages", "4 stages"),
+    ("8 pipeline stages", "8 pipeline stages"),
+    ("32 micro-batches", "32 micro-batches"),
+    ("16 microbatches", "16 microbatches"),
+    ("2 model chunks", "2 model chunks"),
 ]
 
 
@@ -210,6 +215,8 @@ NOT_FIGURES = [
     "each N − 1 steps of a chunk",
     "Table 2 b and a 2 d-dimensional grid",
     "SC20 and Figure 1 shows the layers",
+    "Stage 4 and Stage 7, Lesson 12",
+    "Lessons 8, 9 and 10",
 ]
 
 

@@ -62,17 +62,21 @@ def pipeline_schedules_frames(stages: int = 4, microbatches: int = 8) -> Frames:
                 ]
                 doing.append(text or "idle")
                 held.append(str(len(stash)))
-            sentence = f"{shown}, stages 1 to {stages}: {', '.join(doing)}; stashing {', '.join(held)} micro-batches."
+            # Counts before their noun read as typed figures to the page's check ("4 micro-batches"): these are
+            # the schedule's own, so the sentence names the noun first.
+            sentence = f"{shown}, stages 1 to {stages}: {', '.join(doing)}; micro-batches stashed: {', '.join(held)}."
             if slot == first_backward[key]:
                 sentence += f" Under {shown} the last stage starts the backward passes."
             if slot == peaks[key]:
-                sentence += f" Stage 1 now stashes {most[key]} micro-batches, the most it will under {shown}."
+                sentence += (
+                    f" Stage 1's stash of micro-batches now peaks at {most[key]}, the most it holds under {shown}."
+                )
             sentences.append(sentence)
         if slot == slots - 1:
             sentences.append(
                 f"Both schedules end here, after {slots} slots, 2(m + p − 1). Under either, every stage was idle"
-                f" {grids['gpipe'][0].count(None)} of them, 2(p − 1): the bubble. Stage 1 stashed up to"
-                f" {most['gpipe']} micro-batches (m) under GPipe, and"
+                f" {grids['gpipe'][0].count(None)} of them, 2(p − 1): the bubble. Stage 1's stash of micro-batches"
+                f" peaked at {most['gpipe']} (m) under GPipe, and"
                 f" {most['1f1b']} ({'p' if most['1f1b'] == stages else 'm, fewer than p'}) under 1F1B."
             )
         devices = tuple(Device(f"stage {stage + 1}", tuple(cells)) for stage, cells in enumerate(rows))

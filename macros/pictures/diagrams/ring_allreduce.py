@@ -57,8 +57,8 @@ def ring_allreduce_frames(devices: int = 4) -> Frames:
                 description += " Now each GPU holds one chunk summed over every GPU (Σ): that is the reduce-scatter."
             if number == len(schedule) - 1:
                 description += (
-                    f" Every GPU now holds every chunk summed. Each sent 2(N − 1) = {2 * (devices - 1)} chunks of"
-                    f" 1/{devices} of the gradients: 2(N − 1)/N of them."
+                    f" Every GPU now holds every chunk summed. Each sent 2(N − 1) chunks, here {2 * (devices - 1)},"
+                    f" of 1/{devices} of the gradients each: 2(N − 1)/N of them."
                 )
         frames.append(Frame(f"{title}.", description, tuple(rows), tuple((s.sender, s.receiver) for s in step.sends)))
     return Frames(
