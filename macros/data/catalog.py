@@ -36,6 +36,7 @@ from .schema import (
     positive_amount,
     positive_count,
     read_text,
+    record_error,
     reference,
     text,
     unknown,
@@ -520,7 +521,9 @@ def _check_id(where: str, entry_id: Any) -> str:
     return entry_id
 
 
-def _memory_provenance(where: str, sources: Mapping[str, Source], clean: dict[str, Any]) -> Provenance | None:
+def _memory_provenance(
+    where: str, data: Any, sources: Mapping[str, Source], clean: dict[str, Any]
+) -> Provenance | None:
     """A GPU entry's `memory_source`, `memory_where` and `memory_quote`, taken out of `clean`.
 
     A GPU's memory is what CUDA reports, from a report of its own; it comes with the capacity the GPU
@@ -528,23 +531,26 @@ def _memory_provenance(where: str, sources: Mapping[str, Source], clean: dict[st
     """
     source, place, quote = (clean.pop(f"memory_{name}") for name in ("source", "where", "quote"))
     if (clean["memory"] is None) != (clean["sold"] is None):
-        raise CatalogError(
-            f"{where}: sold and memory go together: the capacity the GPU is sold with (80 GB) and the memory"
-            " CUDA reports for it (85028896768 B); give both, or neither"
+        message = (
+            "sold and memory go together: the capacity the GPU is sold with (80 GB) and the memory CUDA reports"
+            " for it (85028896768 B); give both, or neither"
         )
+        raise CatalogError(str(record_error(where, data, message)))
     if clean["memory"] is None:
         if source is not None or place is not None or quote is not None:
-            raise CatalogError(f"{where}: memory_source, memory_where and memory_quote describe a memory; give it")
+            message = "memory_source, memory_where and memory_quote describe a memory; give it"
+            raise CatalogError(str(record_error(where, data, message)))
         return None
     if source is None or place is None:
-        raise CatalogError(
-            f"{where}: memory needs memory_source and memory_where: the report of the total CUDA gives programs"
+        message = (
+            "memory needs memory_source and memory_where: the report of the total CUDA gives programs"
             " (deviceQuery's total global memory, PyTorch's total_memory), and the driver it ran under"
         )
+        raise CatalogError(str(record_error(where, data, message)))
     return Provenance(sources[source], place, quote)
 
 
-def _peak_provenance(where: str, sources: Mapping[str, Source], clean: dict[str, Any]) -> Provenance | None:
+def _peak_provenance(where: str, data: Any, sources: Mapping[str, Source], clean: dict[str, Any]) -> Provenance | None:
     """A GPU entry's `peak_source`, `peak_where` and `peak_quote`, taken out of `clean`: where its peaks come from
     when that is not the entry's own source."""
     source, place, quote = (clean.pop(f"peak_{name}") for name in ("source", "where", "quote"))
@@ -552,9 +558,8 @@ def _peak_provenance(where: str, sources: Mapping[str, Source], clean: dict[str,
         return None
     peaks = [name for name in TABLES["gpus"].columns if name.startswith("peak_") and clean.get(name) is not None]
     if source is None or place is None or not peaks:
-        raise CatalogError(
-            f"{where}: peak_source and peak_where go together, and with a peak (peak_bf16_flops, say) they describe"
-        )
+        message = "peak_source and peak_where go together, and with a peak (peak_bf16_flops, say) they describe"
+        raise CatalogError(str(record_error(where, data, message)))
     return Provenance(sources[source], place, quote)
 
 
@@ -610,7 +615,8 @@ def _load(directory: Path) -> Catalog:
         for entry_id, data in _read(directory, name).items():
             where = f"{folder}/{name}.yml: {_check_id(f'{folder}/{name}.yml', entry_id)}"
             if entry_id in records:
-                raise CatalogError(f"{where}: the id is already used in {tables[entry_id]}.yml; ids are catalog-wide")
+                message = f"the id is already used in {tables[entry_id]}.yml; ids are catalog-wide"
+                raise CatalogError(str(record_error(where, data, message)))
             extra = memory_provenance if name == "gpus" else {}
             clean = check_record(where, data, {**columns, **provenance, **extra})
             for column_name, target in table.references.items():
@@ -624,8 +630,8 @@ def _load(directory: Path) -> Catalog:
                         raise CatalogError(str(field_error(where, data, column_name, str(error)))) from None
             origin = Provenance(sources[clean.pop("source")], clean.pop("where"), clean.pop("quote"))
             if extra:
-                clean["memory_provenance"] = _memory_provenance(where, sources, clean)
-                clean["peak_provenance"] = _peak_provenance(where, sources, clean)
+                clean["memory_provenance"] = _memory_provenance(where, data, sources, clean)
+                clean["peak_provenance"] = _peak_provenance(where, data, sources, clean)
             records[entry_id] = table.record(id=entry_id, provenance=origin, **clean)
             tables[entry_id] = name
 

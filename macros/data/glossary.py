@@ -43,6 +43,7 @@ from .schema import (
     load_yaml,
     optional,
     read_text,
+    record_error,
     reference,
     slug,
     text,
@@ -201,7 +202,7 @@ def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = 
             message = str(error) if isinstance(error, SchemaError) else f"{where}: the id {error}"
             raise GlossaryError(message) from None
         if (clean["source"] is None) != (clean["where"] is None):
-            raise GlossaryError(f"{where}: give `source` and `where` together, or neither")
+            raise GlossaryError(str(record_error(where, data, "give `source` and `where` together, or neither")))
         typed = find_in_text(clean["definition"])
         if typed:
             message = (
@@ -228,11 +229,14 @@ def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = 
         for term_name in (entry.term, *entry.aliases):
             key = term_name.casefold()
             if key in names and names[key] != entry.id:
-                raise GlossaryError(f"{name}: {entry.id}: the name {term_name!r} is also {names[key]}'s")
+                field = "term" if term_name == entry.term else "aliases"
+                message = f"the name {term_name!r} is also {names[key]}'s"
+                raise GlossaryError(str(field_error(f"{name}: {entry.id}", raw[entry.id], field, message)))
             names[key] = entry.id
         for related in entry.related:
             if related not in entries:
-                raise GlossaryError(f"{name}: {entry.id}.related: {unknown('entry', related, list(entries))}")
+                message = unknown("entry", related, list(entries))
+                raise GlossaryError(str(field_error(f"{name}: {entry.id}", raw[entry.id], "related", message)))
     return Glossary(entries=entries, names=names)
 
 

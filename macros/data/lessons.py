@@ -27,6 +27,7 @@ from .schema import (
     check_record,
     list_of,
     load_yaml,
+    nested_error,
     optional,
     positive_amount,
     positive_count,
@@ -73,11 +74,12 @@ def search_settings(value: Any) -> Mapping[str, Any]:
         raise ValueError(f"got {value!r}; expected a mapping of {' or '.join(settings)}, like {{boost: 2}}")
     for name, setting in value.items():
         if name not in settings:
-            raise ValueError(f"unknown setting {name!r}; the search plugin takes {' and '.join(settings)}")
+            known = " and ".join(settings)
+            raise nested_error(value, name, f"unknown setting {name!r}; the search plugin takes {known}")
         try:
             settings[name](setting)
         except ValueError as error:
-            raise ValueError(f"{name}: {error}") from None
+            raise nested_error(value, name, f"{name}: {error}") from None
     return value
 
 

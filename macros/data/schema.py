@@ -48,6 +48,20 @@ class SchemaError(ValueError):
         self.field = field
 
 
+class NestedError(ValueError):
+    """A check's refusal of one setting inside a field's mapping (`search: {boost: 0}`), at that setting's line,
+    which `check_record` reports instead of the field's."""
+
+    def __init__(self, message: str, line: int | None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def nested_error(value: Any, key: Any, message: str) -> NestedError:
+    """The error `message` about `key` of the mapping `value`, at `key`'s line when `value` came from a file."""
+    return NestedError(message, value.lines.get(key) if isinstance(value, Located) else None)
+
+
 # ------------------------------------------------------------------ type functions
 
 
@@ -294,6 +308,12 @@ def _at(where: str, line: int | None, detail: str, field: str | None = None) -> 
     return SchemaError(located, field)
 
 
+def record_error(where: str, data: Any, message: str) -> SchemaError:
+    """The error `message` about the record `data` at `where` as a whole (two fields that go together, an id
+    used twice), at the record's first line when `data` came from a data file."""
+    return _at(where, data.line if isinstance(data, Located) else None, f": {message}")
+
+
 def field_error(where: str, data: Any, name: str, message: str) -> SchemaError:
     """The error `message` about field `name` of the record `data` at `where`, at the field's line when `data`
     came from a data file: for a check that `check_record` cannot make alone (an id of another table)."""
@@ -340,7 +360,8 @@ def check_record(where: str, data: Any, fields: Fields, noun: str = "field") -> 
         try:
             clean[name] = field.check(data[name])
         except ValueError as error:
-            raise _at(where, lines.get(name), f".{name}: {error}", name) from None
+            line = (error.line if isinstance(error, NestedError) else None) or lines.get(name)
+            raise _at(where, line, f".{name}: {error}", name) from None
     return clean
 
 

@@ -153,21 +153,22 @@ ENTRY = "  name: x\n  source: zero\n  where: x\n"
         (
             "gpus.yml",
             f"gpt2-1.5b:\n{ENTRY}  memory: 5 GiB\n",
-            r"gpus.yml: gpt2-1.5b: the id is already used in models.yml",
+            r"gpus.yml:\d+: gpt2-1.5b: the id is already used in models.yml",
         ),
         ("gpus.yml", f"bad:\n{ENTRY}  memory: 32_000_000_000\n", r"bad.memory: got 32000000000; expected a capacity"),
-        ("gpus.yml", f"bad:\n{ENTRY}  memory: 5 GiB\n", r"gpus.yml: bad: sold and memory go together"),
+        ("gpus.yml", f"bad:\n{ENTRY}  memory: 5 GiB\n", r"gpus.yml:\d+: bad: sold and memory go together"),
         ("gpus.yml", f"bad:\n{ENTRY}  sold: 80 GiB\n", r"bad.sold: got '80 GiB'; expected the capacity a GPU is sold"),
         (
             "gpus.yml",
             f"bad:\n{ENTRY}  sold: 80 GB\n  memory: 5 GiB\n  memory_source: zero\n",
-            r"gpus.yml: bad: memory needs memory_source and memory_where: the report of the total CUDA gives",
+            r"gpus.yml:\d+: bad: memory needs memory_source and memory_where: the report of the total CUDA gives",
         ),
         (
             "gpus.yml",
             f"bad:\n{ENTRY}  memory_where: x\n",
-            r"gpus.yml: bad: memory_source, memory_where and memory_quote describe a memory; give it",
+            r"gpus.yml:\d+: bad: memory_source, memory_where and memory_quote describe a memory; give it",
         ),
+        ("gpus.yml", f"bad:\n{ENTRY}  peak_where: x\n", r"gpus.yml:\d+: bad: peak_source and peak_where go together"),
         (
             "workloads.yml",
             f"bad:\n{ENTRY}  model: gpt3\n",

@@ -154,18 +154,21 @@ def test_script_in_a_definition_is_refused_at_its_line(tmp_path: Path, written: 
     [
         (
             GOOD + "gradient:\n  term: gradient\n  aliases: [allreduce]\n  definition: d\n  related: []\n",
-            r"gradient: the name 'allreduce' is also all-reduce's",
+            r"terms.yml:\d+: gradient\.aliases: the name 'allreduce' is also all-reduce's",
         ),
         (
             GOOD + "x:\n  term: All-Reduce\n  aliases: []\n  definition: d\n  related: []\n",
-            r"x: the name 'All-Reduce' is also all-reduce's",
+            r"terms.yml:\d+: x\.term: the name 'All-Reduce' is also all-reduce's",
         ),
         (
             GOOD.replace("related: [ring-all-reduce]", "related: [ring]"),
-            r"all-reduce\.related: unknown entry 'ring'",
+            r"terms.yml:\d+: all-reduce\.related: unknown entry 'ring'",
         ),
         (GOOD.replace("source: nccl-tests", "source: nccl"), r"all-reduce\.source: unknown source 'nccl'"),
-        (GOOD.replace("  where: Bus bandwidth\n", ""), "give `source` and `where` together"),
+        (
+            GOOD.replace("  where: Bus bandwidth\n", ""),
+            r"terms.yml:\d+: all-reduce: give `source` and `where` together",
+        ),
         (GOOD.replace("aliases: []", "aliases: []\n  plural: rings"), r"unknown field\(s\) plural"),
         (
             GOOD.replace("  definition: An all-reduce that passes chunks around a ring.\n", ""),

@@ -209,3 +209,11 @@ def test_search_settings_are_materials_two_refused_at_their_line(search: str, me
 def test_search_settings_material_reads_pass() -> None:
     meta = {**_lesson(), "search": {"exclude": False, "boost": 2.5}}
     assert parse_lesson("stage-4/x.md", meta) is not None
+
+
+def test_a_nested_search_setting_is_refused_at_its_own_line() -> None:
+    text = "---\ntitle: T\nlesson: 8\nstage: 4\nprerequisites: []\nmission: 2\n"
+    text += "search:\n  exclude: false\n  boost: 0\n---\n"
+    with pytest.raises(LessonError) as refused:
+        parse_lesson("stage-4/x.md", read_front_matter(text, "stage-4/x.md"))
+    assert str(refused.value).startswith("stage-4/x.md:9: front matter.search: boost: got 0")
