@@ -467,12 +467,7 @@ class Build:
             )
         own = _restored(md, serialized, page.ours, with_built=False)
         markup_line = page.script_lines()
-        typed = _typed_html(md, page.ours | page.code, page.typed_blocks)
-        code = [
-            html
-            for index, html in typed_stash(md, page.ours).items()
-            if md.htmlStash.get_placeholder(index) in page.code
-        ]
+        typed, code = _typed_and_code(md, page.ours, page.code, page.typed_blocks)
         for markup in markup_not_allowed(typed, own, code):
             if markup.name.startswith("<") or markup.name == "style":
                 self.report(
@@ -750,11 +745,20 @@ def typed_stash(md: Markdown, built: set[str]) -> dict[int, str]:
     }
 
 
-def _typed_html(md: Markdown, built: set[str], blocks: Mapping[int, str]) -> list[str]:
-    """The HTML an author typed into a page, piece by piece: the blocks as first stashed (`blocks`, which
-    md_in_html has since emptied where it took one into the tree), then the inline pieces (`typed_stash`).
-    What Markdown made of the page's text is not in it."""
-    return list(blocks.values()) + [html for index, html in typed_stash(md, built).items() if index not in blocks]
+def _typed_and_code(
+    md: Markdown, built: set[str], code: set[str], blocks: Mapping[int, str]
+) -> tuple[list[str], list[str]]:
+    """The HTML an author typed into a page, piece by piece, and apart from it the code pieces (`code`, by
+    placeholder), from one read of the stash: the blocks as first stashed (`blocks`, which md_in_html has since
+    emptied where it took one into the tree), then the inline pieces (`typed_stash`). What Markdown made of the
+    page's text is not in either."""
+    typed, fenced = list(blocks.values()), []
+    for index, html in typed_stash(md, built).items():
+        if md.htmlStash.get_placeholder(index) in code:
+            fenced.append(html)
+        elif index not in blocks:
+            typed.append(html)
+    return typed, fenced
 
 
 def _restored(md: Markdown, html: str, built: set[str], *, with_built: bool) -> str:
