@@ -13,9 +13,12 @@ Here the same comparison is made for GPUs with the quantities the planner (`plan
   traffic hides behind, at a share s of its peak C. The traffic hides behind that compute once its tokens exceed
   `hiding_tokens` = k·(d − 1)/d · C·s / (f·W). An all-reduce of k_g-byte gradients is two passes behind the
   backward pass (f its 4, with attention's share): 2k_g·(d − 1)/d · C·s / (f·W); with the book's 16-bit
-  gradients and d large this is C·s/W, the book's C/W. ZeRO-3's two all-gathers of k_p-byte parameters and
-  reduce-scatter of k_g-byte gradients run behind each micro-batch's forward and backward passes (f their 6, 8
-  with full recomputation, with attention's): (2k_p + k_g)·(d − 1)/d · C·s / (f·W), the tokens one micro-batch's.
+  gradients and d large this is C·s/W, the book's C/W. ZeRO-3 sends, for each micro-batch, an all-gather of
+  k_p-byte parameters behind its forward pass (f_F its 2, with attention's share) and, issued as the backward pass
+  runs, a second all-gather and a reduce-scatter of k_g-byte gradients behind that pass (f_B its 4, 6 with the
+  forward that full recomputation repeats): each pass must hide its own, so the bound is the larger,
+  max(k_p/f_F, (k_p + k_g)/f_B)·(d − 1)/d · C·s / W (`zero3_hiding_tokens`), the tokens one micro-batch's. Pooled
+  over both passes, (2k_p + k_g)/(f_F + f_B), it would be 9/8 too lenient without recomputation.
 - Tensor parallelism: each layer's forward pass waits for two all-reduces of the b·s·h activation (Megatron-LM's
   g operator, `tensor.tensor_allreduces("forward")`), 2(t − 1)/t of 2bsh bytes each in a ring over NVLink, while
   it computes 2/t FLOPs per token per layer parameter. Compute outlasts them while
@@ -69,6 +72,30 @@ def hiding_tokens(
         _check_count(name, value)
     passes = ring_allreduce_factor(devices) if allreduce else ring_allreduce_factor(devices) / 2
     return Fraction(bytes_per_parameter) * passes * Fraction(peak_flops) * share / (flops_per_parameter * bandwidth)
+
+
+def zero3_hiding_tokens(
+    parameter_bytes: int | Fraction,
+    gradient_bytes: int | Fraction,
+    devices: int,
+    forward_flops: int | Fraction,
+    backward_flops: int | Fraction,
+    peak_flops: int | Fraction,
+    share: Fraction,
+    bandwidth: int | Fraction,
+) -> Fraction:
+    """Tokens per GPU a micro-batch must compute for ZeRO-3's traffic to hide, pass by pass: the forward's
+    all-gather behind the forward's `forward_flops` per parameter per token, the backward's all-gather and
+    reduce-scatter behind the backward's `backward_flops`; the larger bound holds.
+
+    >>> zero3_hiding_tokens(2, 4, 2, 2, 4, 100, Fraction(1), 1)  # the backward's 6 bytes over 4 FLOPs
+    Fraction(75, 1)
+    """
+    forward = hiding_tokens(parameter_bytes, devices, forward_flops, peak_flops, share, bandwidth)
+    backward = hiding_tokens(
+        Fraction(parameter_bytes) + Fraction(gradient_bytes), devices, backward_flops, peak_flops, share, bandwidth
+    )
+    return max(forward, backward)
 
 
 def tensor_degree_limit(

@@ -48,7 +48,8 @@ Nothing here is a second formula: each piece calls the module of its topic.
   (`communication.cross_host_bytes_per_port`, `layout.rank_placement`: Megatron-LM's rank order). What the
   compute hides is taken off: the reduction hides behind the last micro-batch's backward pass (4N of 6N), the
   parameters' all-gather behind the next step's first forward pass (2N of 6N), and ZeRO-3's per micro-batch
-  traffic behind that micro-batch's compute.
+  traffic behind that micro-batch's compute, pass by pass: the forward's all-gather behind its forward pass, the
+  backward's all-gather and the reduce-scatter behind its backward pass (and the forward it recomputes).
 - Pipeline: the bubble, (p − 1)/m of the compute and exposed tensor time (`pipeline.bubble_formula`), ÷ v
   interleaved (`pipeline.interleaved_bubble`); and each micro-batch's b·s·h values across each boundary, both
   ways, ÷ t with the scatter/gather optimisation (`pipeline.boundary_bytes`), all on the critical path.
@@ -583,8 +584,16 @@ def step_time(shape: TransformerShape, count: ParameterCount, hardware: Hardware
         per_microbatch = compute / m
         total_flops = FLOPS_PER_PARAMETER["none"]
         if lay.zero == 3:
-            sent = one_pass * (2 * params + grads)
-            data = m * max(Fraction(0), seconds(sent) - per_microbatch)
+            # Each pass hides only its own traffic: the forward's gather behind the forward's compute, the
+            # backward's gather and the gradients' reduce-scatter, issued as the backward runs, behind the
+            # backward's (with the recomputed forward under full recomputation).
+            kind = "full" if lay.recompute == "full" else "none"
+            forward = per_microbatch * Fraction(FORWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER[kind])
+            backward = per_microbatch - forward
+            data = m * (
+                max(Fraction(0), seconds(one_pass * params) - forward)
+                + max(Fraction(0), seconds(one_pass * (params + grads)) - backward)
+            )
         else:
             backward = per_microbatch * Fraction(BACKWARD_FLOPS_PER_PARAMETER, total_flops)
             forward = per_microbatch * Fraction(FORWARD_FLOPS_PER_PARAMETER, total_flops)

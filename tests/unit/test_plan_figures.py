@@ -16,6 +16,7 @@ from macros.figures.kinds import KINDS, FigureKindError
 from macros.figures.kinds.planner import fixed_fields
 from macros.model import conditions, planner
 from macros.model.shape import parameter_count
+from macros.model.sharding import role_bytes_per_parameter
 from tests.conftest import catalog
 
 WORKLOAD = "llama3-8b-h100-2-nodes"
@@ -134,6 +135,34 @@ def test_on_either_side_of_the_zero3_bound_the_planner_hides_or_exposes_its_traf
     plan = planner.evaluate(shape, slow_port, run, planner.Layout(**fixed_fields(layout)))  # type: ignore[arg-type]
     assert isinstance(plan, planner.Plan) and plan.time.data > 0
     assert below * 20 > 8192  # the bound on the slow port is above the micro-batch's tokens
+
+
+@pytest.mark.parametrize("recompute", ["none", "full"])
+def test_zero3s_backward_traffic_hides_only_behind_the_backward_pass(recompute: str) -> None:
+    # ZeRO-3 over 16 GPUs on two nodes, through ports slowed until the backward pass's gather and reduce-scatter
+    # take `scale` times the backward's compute (by hand: (d − 1)/d of k_p + k_g bytes per parameter, each GPU's
+    # share of its node's eight ports). Just past it, traffic shows, though without recomputation the two passes'
+    # compute pooled would still outlast both passes' traffic; just short of it, none shows. The bound turns
+    # over where the planner does.
+    layout = f"tp1-pp1-dp16-z3-mb1-{recompute}"
+    hardware, run = _by_hand(WORKLOAD)
+    shape = transformer_shape(catalog().model("llama-3-8b"))
+    fixed = planner.Layout(**fixed_fields(layout))  # type: ignore[arg-type]
+    plan = planner.evaluate(shape, hardware, run, fixed)
+    assert isinstance(plan, planner.Plan)
+    microbatches = run.global_batch // run.sequence // 16
+    forward_share = Fraction(2, 8 if recompute == "full" else 6)
+    backward = plan.time.compute / microbatches * (1 - forward_share)
+    roles = role_bytes_per_parameter(run.recipe)
+    sent = Fraction(15, 16) * (roles["parameters"] + roles["gradients"]) * parameter_count(shape).total
+    margin = Fraction(KINDS["hiding_margin"].figure(catalog(), WORKLOAD, layout, "zero3").value)
+    for scale, exposed in ((Fraction(105, 100), True), (Fraction(95, 100), False)):
+        port = sent / 8 / (scale * backward)
+        slowed = planner.Hardware(**{**hardware.__dict__, "network_bandwidth": port})
+        slow = planner.evaluate(shape, slowed, run, fixed)
+        assert isinstance(slow, planner.Plan) and (slow.time.data > 0) is exposed, (scale, slow.time.data)
+        # The bound scales as 1/W: on this port the micro-batch holds 1/scale of it.
+        assert abs(margin * port / hardware.network_bandwidth - 1 / scale) < Fraction(1, 10**6)
 
 
 def test_the_hiding_margin_is_the_micro_batchs_tokens_over_the_unrounded_bound() -> None:

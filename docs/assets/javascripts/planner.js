@@ -209,7 +209,14 @@
       const perMicro = compute / m;
       const total = c.flops_per_parameter.none;
       if (lay.zero === 3) {
-        data = m * Math.max(0, seconds(onePass * (2 * params + grads)) - perMicro);
+        // Each pass hides only its own traffic: the forward's gather, then the backward's gather and reduce-scatter.
+        const forward =
+          (perMicro * c.forward_flops_per_parameter) /
+          c.flops_per_parameter[lay.recompute === "full" ? "full" : "none"];
+        data =
+          m *
+          (Math.max(0, seconds(onePass * params) - forward) +
+            Math.max(0, seconds(onePass * (params + grads)) - (perMicro - forward)));
       } else {
         const backward = (perMicro * c.backward_flops_per_parameter) / total;
         const forward = (perMicro * c.forward_flops_per_parameter) / total;

@@ -8,7 +8,7 @@ from fractions import Fraction
 from ...data.catalog import Catalog, Quantity
 from ...data.quantities import format_quantity
 from ...model import conditions, planner
-from ...model.compute import BACKWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER
+from ...model.compute import BACKWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER, FORWARD_FLOPS_PER_PARAMETER
 from ...model.layout import rank_placement
 from ...model.shape import parameter_count
 from ...model.sharding import role_bytes_per_parameter
@@ -17,8 +17,8 @@ from .planner import DEFAULT_SHARE, layout_words, plan_of, setting
 from .registry import figure_kind
 
 #: The data-parallel traffic a condition may weigh: ZeRO-0's all-reduce of the gradients behind the backward pass,
-#: or ZeRO-3's all-gathers of the parameters (forward and backward) and reduce-scatter of the gradients behind each
-#: micro-batch's forward and backward passes.
+#: or ZeRO-3's all-gathers of the parameters and reduce-scatter of the gradients, each behind the pass it is issued
+#: in: the forward's gather behind the forward pass, the backward's gather and the reduce-scatter behind the backward.
 TRAFFIC = ("allreduce", "zero3")
 
 
@@ -44,25 +44,37 @@ def _hiding_bound(
     # traffic is k bytes per parameter of the whole model, whatever share of them a GPU holds.
     per_token = planner.flops_per_token(found.shape, count, run.sequence, "full" if lay.recompute == "full" else "none")
     per_parameter = Fraction(per_token, count.total)
+    at = (
+        f"d = {lay.dp}, over {link}, at {format_quantity(run.share, '1', percent=True)} of"
+        f" {format_quantity(hardware.peak_flops, 'FLOP/s')} ({layout_words(plan)})"
+    )
     if traffic == "allreduce":
         # Behind the backward pass: its 4 of the 6 FLOPs per parameter, as the planner hides it.
-        sent, allreduce = roles["gradients"], True
+        sent = roles["gradients"]
         flops = per_parameter * Fraction(BACKWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER["none"])
-        what = f"an all-reduce of {sent}-byte gradients behind the backward pass"
-    else:
-        sent, flops, allreduce = 2 * roles["parameters"] + roles["gradients"], per_parameter, False
-        what = (
-            f"two all-gathers of {roles['parameters']}-byte parameters and a reduce-scatter of"
-            f" {roles['gradients']}-byte gradients behind each micro-batch's forward and backward passes"
+        bound = conditions.hiding_tokens(sent, lay.dp, flops, hardware.peak_flops, run.share, bandwidth, True)
+        words = (
+            f"an all-reduce of {sent}-byte gradients behind the backward pass, k = {sent} bytes per parameter of"
+            f" the model, at {format_quantity(flops, '1', digits=3)} FLOPs per parameter per token, {at}"
         )
-    bound = conditions.hiding_tokens(sent, lay.dp, flops, hardware.peak_flops, run.share, bandwidth, allreduce)
-    words = (
-        f"{what}, k = {sent} bytes per parameter of the model, at {format_quantity(flops, '1', digits=3)} FLOPs"
-        f" per parameter per token, d = {lay.dp}, over {link}, at"
-        f" {format_quantity(run.share, '1', percent=True)} of {format_quantity(hardware.peak_flops, 'FLOP/s')}"
-        f" ({layout_words(plan)})"
-    )
-    formula = "k·(d − 1)/d × C·s ÷ (f·W)" if not allreduce else "2k·(d − 1)/d × C·s ÷ (f·W)"
+        formula = "2k·(d − 1)/d × C·s ÷ (f·W)"
+    else:
+        # Pass by pass, as the planner hides it: the forward's share of the FLOPs is 2 of 6, or 2 of 8 with the
+        # recomputed forward in the backward pass.
+        kind = "full" if lay.recompute == "full" else "none"
+        forward = per_parameter * Fraction(FORWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER[kind])
+        backward = per_parameter - forward
+        k_p, k_g = roles["parameters"], roles["gradients"]
+        bound = conditions.zero3_hiding_tokens(
+            k_p, k_g, lay.dp, forward, backward, hardware.peak_flops, run.share, bandwidth
+        )
+        words = (
+            f"an all-gather of {k_p}-byte parameters behind each micro-batch's forward pass"
+            f" ({format_quantity(forward, '1', digits=3)} FLOPs per parameter per token) and a second one with a"
+            f" reduce-scatter of {k_g}-byte gradients behind its backward pass"
+            f" ({format_quantity(backward, '1', digits=3)}), {at}"
+        )
+        formula = "max(k_p ÷ f_F, (k_p + k_g) ÷ f_B) × (d − 1)/d × C·s ÷ W"
     return bound, words, formula, lay.micro_batch * run.sequence, tuple(found.inputs)
 
 
@@ -70,9 +82,10 @@ def _hiding_bound(
 def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, share: int = DEFAULT_SHARE) -> Computed:
     """Tokens a replica's micro-batch must hold for its data-parallel traffic to hide behind its compute.
 
-    On the layout's links: k·(d − 1)/d·C·s/(f·W) for passes of a ring (ZeRO-3's gathers and reduce-scatter, k their
-    bytes per parameter summed, f the forward and backward FLOPs), 2k·(d − 1)/d·C·s/(f·W) for an all-reduce of
-    k-byte gradients behind the backward pass (f its FLOPs): the scaling book's B/X > C/W for GPUs."""
+    On the layout's links: max(k_p/f_F, (k_p + k_g)/f_B)·(d − 1)/d·C·s/W for ZeRO-3 (the forward's gather behind
+    the forward's FLOPs, the backward's gather and reduce-scatter behind the backward's), 2k·(d − 1)/d·C·s/(f·W)
+    for an all-reduce of k-byte gradients behind the backward pass (f its FLOPs): the scaling book's B/X > C/W for
+    GPUs."""
     bound, words, formula, _, inputs = _hiding_bound(catalog, workload, layout, traffic, share)
     # Whole tokens, the least that hide it, every digit shown.
     return Computed(math.ceil(bound), "1", formula, f"tokens per micro-batch above which {words} hide", inputs)
