@@ -637,6 +637,25 @@ def test_a_source_address_that_is_not_http_stops_the_build(
     assert not built.ok and any(message in m for m in built.messages), built.output
 
 
+def test_a_navigation_entry_the_theme_would_write_as_markup_stops_the_build_at_its_line(
+    course_copy: Path, edit: Edit
+) -> None:
+    # Material writes navigation titles unescaped and entries' addresses as links, on every page.
+    entries = {
+        "  - Scratch <img src=x onerror=alert(1)>: index.md": "holds '<', '>'",
+        '  - "Help": "javascript:alert(document.domain)"': "leads to an address the course does not link to",
+        '  - "Data": "data:text/html,<script>alert(1)</script>"': "leads to an address the course does not link to",
+        "  - The 24 GB guide: glossary.md": "types '24 GB'",
+    }
+    edit(course_copy / "mkdocs.yml", "  - Glossary: glossary.md", "  - Glossary: glossary.md\n" + "\n".join(entries))
+    built = build_copy(course_copy)
+    assert not built.ok
+    said = [line for message in built.messages for line in message.splitlines()]  # one problem a line
+    for entry, message in entries.items():
+        line = line_of(course_copy / "mkdocs.yml", entry.strip())
+        assert sum(s.startswith(f"mkdocs.yml:{line}: ") and message in s for s in said) == 1, built.output
+
+
 def test_a_glossary_definition_with_a_link_stops_the_build(course_copy: Path, edit: Edit) -> None:
     edit(
         course_copy / "glossary/terms.yml",
