@@ -260,6 +260,10 @@ AUTHORED_MARKUP = [
     ("```{#sbn-figures data-json=x}\nx = 1\n```", "```{#sbn-figures", "holds an id='sbn-figures'"),
     ("```{#listing data-json=x}\ny = 1\n```", "```{#listing", "holds a data-json attribute on a <div>"),
     ("#### Sbn figures", None, "holds an id='sbn-figures'"),
+    # An id is a global of its name where none is set: these stand in for the course's scripts' own.
+    ('<span id="sbnFrames"></span> here.', None, "holds an id='sbnFrames'"),
+    ("Calculated.\n{: #sbnCalculator }", "{: #sbnCalculator", "holds an id='sbnCalculator'"),
+    ('<p id="sbnAnswers">x</p>', None, "holds an id='sbnAnswers'"),
     ('Some *words*{: data-md-component="tabs" } here.', None, "holds a data-md-component attribute on a <em>"),
     ('It needs <span aria-description="24 GB">this</span>.', None, "holds an aria-description attribute on a <span>"),
 ]
