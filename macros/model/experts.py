@@ -127,3 +127,15 @@ def expert_data_parallel(world: int, expert: int, pipeline: int, expert_tensor: 
     if world % grid:
         raise ValueError(f"{world} devices do not divide into groups of {grid} (ETP × EP × PP)")
     return world // grid
+
+
+def balanced_routing(devices: int) -> tuple[tuple[int, ...], ...]:
+    """A routing as even as a router can make it, one expert per device and `devices` tokens per device, top-1:
+    token j of device d goes to the expert on device (d + j) mod devices. Each device keeps one token and sends
+    one to every other device, (e − 1)/e of its tokens, the share `alltoall_bytes` counts.
+
+    >>> balanced_routing(3)
+    ((0, 1, 2), (1, 2, 0), (2, 0, 1))
+    """
+    _check_count("devices", devices)
+    return tuple(tuple((d + j) % devices for j in range(devices)) for d in range(devices))

@@ -162,24 +162,38 @@ def expert_device_states(catalog: Catalog, entry: str, degree: int, recipe: str 
 @figure_kind("routed-expert-parameters")
 def routed_expert_parameters(catalog: Catalog, entry: str, part: str = "total") -> Computed:
     """The routed experts' matrices of a model whose whole shape the course does not count (DeepSeek-V3's):
-    (layers − dense layers) × experts (or k of them, `active`) × 3 × h × f, the gated MLP as `shape` counts it."""
+    (layers − dense layers) × experts (or k of them, `active`) × 3 × h × f, the gated MLP as `shape` counts it;
+    `implied-active`: the source's total less every routed expert plus a token's k of them."""
     record = catalog.model(entry)
     fields = ("layers", "dense_layers", "hidden", "expert_ffn", "experts", "experts_per_token")
     missing = [name for name in fields if getattr(record, name) is None]
     if missing:
         raise ValueError(f"{entry!r} has no {', '.join(missing)} in models.yml")
+    if part not in ("total", "active", "implied-active"):
+        raise KeyError(f"unknown part {part!r}; known: total, active, implied-active")
     q = {name: catalog.quantity(entry, name) for name in fields}
     moe_layers = q["layers"].count - q["dense_layers"].count
-    if part not in ("total", "active"):
-        raise KeyError(f"unknown part {part!r}; known: total, active")
-    e = q["experts"] if part == "total" else q["experts_per_token"]
-    value = experts.routed_expert_parameters(moe_layers, e.count, q["hidden"].count, q["expert_ffn"].count)
     matrices = MLP_MATRICES["gated"]
+
+    def routed(e: Quantity) -> tuple[int, str]:
+        value = experts.routed_expert_parameters(moe_layers, e.count, q["hidden"].count, q["expert_ffn"].count)
+        words = (
+            f"({shown(q['layers'])} − {shown(q['dense_layers'])} dense) layers × {shown(e)} routed experts ×"
+            f" {matrices} × hidden {shown(q['hidden'])} × expert width {shown(q['expert_ffn'])}"
+        )
+        return value, words
+
+    if part != "implied-active":
+        value, words = routed(q["experts"] if part == "total" else q["experts_per_token"])
+        return Computed(value, "param", f"(L − L_dense) × E × {matrices}·h·f", words, tuple(q.values()))
+    total = catalog.quantity(entry, "parameters")
+    every, _ = routed(q["experts"])
+    used, _ = routed(q["experts_per_token"])
     words = (
-        f"({shown(q['layers'])} − {shown(q['dense_layers'])} dense) layers × {shown(e)} routed experts ×"
-        f" {matrices} × hidden {shown(q['hidden'])} × expert width {shown(q['expert_ffn'])}"
+        f"{shown(total)} (the source's total) − {format_quantity(every, 'param')} of routed experts +"
+        f" {format_quantity(used, 'param')} for the {shown(q['experts_per_token'])} a token uses"
     )
-    return Computed(value, "param", f"(L − L_dense) × E × {matrices}·h·f", words, tuple(q.values()))
+    return Computed(total.count - every + used, "param", "N − N_routed + N_routed·k/E", words, (total, *q.values()))
 
 
 @figure_kind("expert-data-parallel")
