@@ -130,6 +130,10 @@ def test_balanced_routing_sends_each_device_one_token_of_every_other() -> None:
 
 def test_the_alltoall_diagram_returns_every_token_home() -> None:
     frames = DIAGRAMS["alltoall_dispatch"](devices=4).frames
-    assert [frame.title for frame in frames][1:] == ["Dispatch all-to-all.", "The experts compute.", "Combine all-to-all."]
+    assert [frame.title for frame in frames][1:] == [
+        "Dispatch all-to-all.",
+        "The experts compute.",
+        "Combine all-to-all.",
+    ]
     last = frames[-1].devices
-    assert [[cell.text for cell in device.cells] for device in last][0] == ["a₀′", "a₁′", "a₂′", "a₃′"]
+    assert [cell.text for cell in last[0].cells] == ["a₀′", "a₁′", "a₂′", "a₃′"]

@@ -65,6 +65,7 @@ def moe_flops_per_token(catalog: Catalog, entry: str, count: str = "active") -> 
     per = model.FLOPS_PER_PARAMETER["none"]
     if count not in ("active", "total"):
         raise KeyError(f"unknown count {count!r}; known: active, total")
+    inputs: tuple[Quantity, ...]
     if record.active is not None:
         # A shape the course cannot count (DeepSeek-V3's): the parameters as the source states them.
         parameters = catalog.quantity(entry, "active" if count == "active" else "parameters")

@@ -37,7 +37,10 @@ def alltoall_dispatch_frames(devices: int = 4) -> Frames:
     start = tuple(
         Device(
             name[d],
-            tuple(Cell(f"{token(d, j)}→{routing[d][j]}", "own" if routing[d][j] == d else "forward") for j in range(devices)),
+            tuple(
+                Cell(f"{token(d, j)}→{routing[d][j]}", "own" if routing[d][j] == d else "forward")
+                for j in range(devices)
+            ),
         )
         for d in range(devices)
     )
@@ -51,7 +54,10 @@ def alltoall_dispatch_frames(devices: int = 4) -> Frames:
     combined = tuple(
         Device(
             name[d],
-            tuple(Cell(token(d, j, True), "complete" if routing[d][j] == d else "complete received") for j in range(devices)),
+            tuple(
+                Cell(token(d, j, True), "complete" if routing[d][j] == d else "complete received")
+                for j in range(devices)
+            ),
         )
         for d in range(devices)
     )
