@@ -25,7 +25,7 @@ reads `model.model_state_bytes(...)` whichever module holds it.
 
 from __future__ import annotations
 
-from . import conditions, layout, parallel_activations, pipeline, planner, tensor
+from . import conditions, experts, layout, parallel_activations, pipeline, planner, tensor
 from .activations import (
     ACTIVATION_COUNTS,
     ATTENTION_SCORE_BYTES,
@@ -196,6 +196,7 @@ __all__ = [
     "device_bytes_by_role",
     "device_state_bytes",
     "embedding_parameters",
+    "experts",
     "format_quantity_value",
     "fsdp_held_states",
     "fsdp_largest_micro_batch",

@@ -399,7 +399,7 @@ MALFORMED_LESSONS = [
         "**Mission link:**",
         "must quote bullet 4 word for word",
     ),
-    (6, "mission: 2", "mission: 9", None, "mission bullet 9 does not exist; there are 5"),
+    (6, "mission: 2", "mission: 9", None, "mission bullet 9 does not exist; there are 6"),
 ]
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from .alltoall_dispatch import alltoall_dispatch_frames
 from .frames import Frames
 from .fsdp_unit import fsdp_unit_frames
 from .mixed_precision import mixed_precision_frames
@@ -27,4 +28,5 @@ DIAGRAMS: Mapping[str, Callable[..., Frames]] = {
     "fsdp_unit": fsdp_unit_frames,
     "pipeline_schedules": pipeline_schedules_frames,
     "mixed_precision": mixed_precision_frames,
+    "alltoall_dispatch": alltoall_dispatch_frames,
 }
