@@ -159,6 +159,10 @@ def test_mixtral_counts_every_expert_and_the_two_a_token_uses() -> None:
         (json.dumps({**GPT2_XL, "n_layer": 10_000_000}), "too large to be a real model"),
         (json.dumps({**LLAMA3_8B, "num_key_value_heads": 5}), "do not make whole groups"),
         (json.dumps({**LLAMA3_8B, "tie_word_embeddings": "no"}), "expected true or false"),
+        # Python's own limits, and a file far larger than any config.json.
+        ('{"model_type": "llama", "hidden_size": ' + "9" * 5001 + "}", "not a config.json the planner reads"),
+        ("[" * 200_000 + "]" * 200_000, "not a config.json the planner reads"),
+        (json.dumps({**LLAMA3_8B, "padding": "x" * 1_000_001}), "more than the 1,000,000 of any model's config.json"),
     ],
 )
 def test_a_config_the_planner_cannot_read_is_one_line_naming_the_file(text: str, message: str) -> None:
