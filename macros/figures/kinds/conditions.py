@@ -55,7 +55,8 @@ def _hiding_bound(
             f"two all-gathers of {roles['parameters']}-byte parameters and a reduce-scatter of"
             f" {roles['gradients']}-byte gradients behind each micro-batch's forward and backward passes"
         )
-    bound = conditions.hiding_tokens(sent, lay.dp, flops, hardware.peak_flops, run.share, bandwidth, allreduce)
+    # The bound itself is the planner's, which tools.plan prints for every layout.
+    bound = planner.hiding_bound(found.shape, count, hardware, run, lay, traffic)
     words = (
         f"{what}, k = {sent} bytes per parameter of the model, at {format_quantity(flops, '1', digits=3)} FLOPs"
         f" per parameter per token, d = {lay.dp}, over {link}, at"
