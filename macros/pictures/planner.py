@@ -10,8 +10,10 @@ from `macros.model` and the catalog, so nothing is typed twice; `evaluate` is th
 the same rules for the reader's input (`read`), and the browser tests hold the two to each other, layout by
 layout (`layout_result`) and plan by plan. Nothing here imports MkDocs.
 
-A typed shape is a Llama-style decoder (`CUSTOM_SHAPE`: RMSNorm, rotary positions, no biases), with a gated
-or plain MLP and tied or untied embeddings; a model of the catalog keeps its own shape
+A typed shape is a Llama-style decoder (`CUSTOM_SHAPE`: RMSNorm, rotary positions), with a gated or plain
+MLP, tied or untied embeddings, biases on its queries, keys and values or none (`BIAS_CHOICES`: Qwen2's or
+Llama's) and a head dimension of its own or the hidden size over the heads; a bandwidth typed for NVLink (GB/s)
+or the network port (Gbit/s), decimal and each way, replaces the GPU's; a model of the catalog keeps its own shape
 (`data.catalog.transformer_shape`). No price is assumed: the catalog has no sourced one, so the cost is
 shown only when the reader gives a price.
 """
