@@ -83,7 +83,12 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str, str, str], ...]], ...] = (
             ("recipe", "Training recipe", "select", ""),
             ("tp", "Tensor-parallel degree (optional)", "number", "empty: every degree is tried"),
             ("pp", "Pipeline-parallel degree (optional)", "number", "empty: every degree is tried"),
-            ("training_tokens", "Training tokens (optional)", "number", "such as 1e12, for GPU-hours"),
+            (
+                "training_tokens",
+                "Training tokens (optional)",
+                "number",
+                "such as 1e12, for the steps, days and GPU-hours",
+            ),
             ("price", "Price per GPU-hour, in dollars (optional)", "number", "for the cost: none is assumed"),
         ),
     ),
