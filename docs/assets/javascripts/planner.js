@@ -735,7 +735,7 @@
     ["fits", "within what CUDA gives programs"],
     ["step s", "seconds a step"],
     ["tokens/s", "tokens a second"],
-    ["MFU", "model FLOPs over the peak"],
+    ["MFU", "model FLOPs (6N over the parameters that multiply, plus attention) over the peak"],
   ];
 
   // Wrapped as Material wraps a page's tables, so that it scrolls in its own box with the course's shadows and
