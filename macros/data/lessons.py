@@ -208,7 +208,7 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any]) -> Lesson | None:
     if questions and not QUESTION_PREFIX.fullmatch(questions):
         raise LessonError(
             f"{src_path}: `questions: {questions}` is no prefix of question ids; write lower-case letters and digits"
-            " starting with a letter, like `questions: cp` (CONTRIBUTING.md, \"Add a quiz question\")"
+            ' starting with a letter, like `questions: cp` (CONTRIBUTING.md, "Add a quiz question")'
         )
     heading = markdown_in(clean["title"])
     if heading is not None:
@@ -283,7 +283,7 @@ def index_lessons(docs_dir: Path) -> LessonIndex:
                 lesson.questions_line,
                 f"the question ids' prefix {lesson.prefix!r} is already docs/{taken.src_path}'s; give this lesson"
                 " `questions:` with a prefix no lesson has used, like its topic's short name (CONTRIBUTING.md,"
-                " \"Add a quiz question\")",
+                ' "Add a quiz question")',
             )
         lessons[lesson.number] = lesson
     for lesson in lessons.values():
