@@ -22,8 +22,9 @@ Hiding. One step computes, for its s/c queries against a block of s/c keys, QK�
 V: 2 × 2(s/c)²bh FLOPs in the forward pass, all of them without a causal mask. The block's transfer
 hides behind that when 4(s/c)²bh/F ≥ 2e(s/c)b·h_kv/W, that is when each device holds at least
 s/c ≥ e·h_kv·F/(2h·W) tokens (e bytes per value, F the FLOP/s, W the link's bytes per second each
-way): with e = 2 and h_kv = h, Liu et al.'s block size of at least F/W. A causal mask computes half
-the scores on average (once the split is balanced), so it needs twice the tokens.
+way): with e = 2 and h_kv = h, at least F/W. The bound is the course's own count of the overlap Liu et
+al. rest ring attention on. A causal mask computes half the scores on average (once the split is
+balanced), so it needs twice the tokens.
 """
 
 from __future__ import annotations
@@ -164,3 +165,10 @@ def ulysses_degree_fits(degree: int, heads: int, kv_heads: int) -> bool:
     for name, value in (("degree", degree), ("heads", heads), ("kv_heads", kv_heads)):
         _check_count(name, value)
     return heads % degree == 0 and kv_heads % degree == 0
+
+
+def ring_schedule(context: int) -> tuple[tuple[int, ...], ...]:
+    """Which device's block of keys and values each device holds at each step of the ring: at step k, device
+    i holds block (i − k) mod c, received from device i − 1 (Liu et al.'s ring; step 0 is each device's own)."""
+    _check_count("context", context)
+    return tuple(tuple((device - step) % context for device in range(context)) for step in range(context))

@@ -53,8 +53,8 @@ def test_the_ring_sends_c_minus_1_blocks_forward_and_twice_that_backward() -> No
     assert context.ring_bytes_per_layer(131072, 1, 16384, 128, 8, 1) == 0
 
 
-def test_the_hiding_condition_is_liu_et_als_f_over_w_for_multi_head_attention() -> None:
-    # e = 2, h_kv = h: s/c ≥ F/W, the block size of Ring Attention §3.
+def test_the_hiding_condition_is_f_over_w_for_multi_head_attention() -> None:
+    # e = 2, h_kv = h: s/c ≥ F/W.
     assert context.hiding_tokens(12288, 96, 96, 989 * 10**12, 450 * 10**9) == Fraction(989 * 10**12, 450 * 10**9)
     # Grouped-query attention divides it by heads/kv_heads; a causal mask doubles it.
     assert context.hiding_tokens(8192, 64, 8, 989 * 10**12, 450 * 10**9, "causal") == Fraction(2, 8) * Fraction(
@@ -113,3 +113,11 @@ def test_a_workloads_figures_take_its_own_sequence_and_degree() -> None:
     assert kinds.ring_kv_bytes(CATALOG, "llama3-405b-long-context").value == 15 * 2 * 8192 * 1024 * 2
     with pytest.raises(KeyError, match="has its own sequence"):
         kinds.ring_kv_bytes(CATALOG, "llama3-405b-long-context", 8192, 2)
+
+
+def test_the_ring_gives_every_device_every_block_once() -> None:
+    schedule = context.ring_schedule(4)
+    assert schedule[0] == (0, 1, 2, 3)  # each device's own block first
+    assert schedule[1] == (3, 0, 1, 2)  # then the block of the device before it
+    for device in range(4):
+        assert sorted(step[device] for step in schedule) == [0, 1, 2, 3]
