@@ -112,7 +112,7 @@ def test_the_hiding_tokens_of_the_catalogs_h100_round_up() -> None:
 def test_a_workloads_figures_take_its_own_sequence_and_degree() -> None:
     assert kinds.ring_kv_bytes(CATALOG, "llama3-405b-long-context").value == 15 * 2 * 8192 * 1024 * 2
     with pytest.raises(KeyError, match="has its own sequence"):
-        kinds.ring_kv_bytes(CATALOG, "llama3-405b-long-context", 8192, 2)
+        kinds.ring_kv_bytes(CATALOG, "llama3-405b-long-context", "forward", 8192, 2)
 
 
 def test_the_ring_gives_every_device_every_block_once() -> None:

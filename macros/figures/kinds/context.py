@@ -54,7 +54,7 @@ def cp_activations(
 
 @figure_kind("ring-kv-bytes")
 def ring_kv_bytes(
-    catalog: Catalog, entry: str, sequence: int | None = None, degree: int | None = None, ring_pass: str = "forward"
+    catalog: Catalog, entry: str, ring_pass: str = "forward", sequence: int | None = None, degree: int | None = None
 ) -> Computed:
     """Bytes each device sends per layer for ring attention over `degree` devices, one sequence, 16-bit keys and
     values: one block (2 × (s/c) × h_kv values), c − 1 of them forward, twice that backward."""
