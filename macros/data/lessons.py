@@ -281,9 +281,9 @@ def index_lessons(docs_dir: Path) -> LessonIndex:
             raise _at(
                 f"docs/{src_path}",
                 lesson.questions_line,
-                f"the question ids' prefix {lesson.prefix!r} is already docs/{taken.src_path}'s; give this lesson"
-                " `questions:` with a prefix no lesson has used, like its topic's short name (CONTRIBUTING.md,"
-                ' "Add a quiz question")',
+                f"the question ids' prefix {lesson.prefix!r} is already docs/{taken.src_path}'s: the lesson first"
+                " published under it keeps it, and the other takes `questions:` with a prefix no lesson has used,"
+                ' like its topic\'s short name (CONTRIBUTING.md, "Add a quiz question")',
             )
         lessons[lesson.number] = lesson
     for lesson in lessons.values():
