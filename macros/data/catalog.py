@@ -265,6 +265,8 @@ class Workload:
     microbatch: int | None = column(positive_count, "1")
     tensor: int | None = column(positive_count, "1")
     pipeline: int | None = column(positive_count, "1")
+    #: Context-parallel degree: devices a sequence is split across (Lesson 13).
+    context: int | None = column(positive_count, "1")
     gpu: Gpu | None = column(text, refers="gpus")
     network: Interconnect | None = column(text, refers="interconnects")
     tokens: int | None = column(positive_count, "1", display={"words": True})

@@ -25,7 +25,7 @@ reads `model.model_state_bytes(...)` whichever module holds it.
 
 from __future__ import annotations
 
-from . import conditions, experts, layout, parallel_activations, pipeline, planner, tensor
+from . import conditions, context, experts, layout, parallel_activations, pipeline, planner, tensor
 from .activations import (
     ACTIVATION_COUNTS,
     ATTENTION_SCORE_BYTES,
@@ -190,6 +190,7 @@ __all__ = [
     "checkpointed_share",
     "compute_optimal_parameters",
     "conditions",
+    "context",
     "copy_bytes",
     "cross_host_traffic",
     "cross_host_traffic_per_port",

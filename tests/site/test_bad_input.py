@@ -400,6 +400,13 @@ MALFORMED_LESSONS = [
         "must quote bullet 4 word for word",
     ),
     (6, "mission: 2", "mission: 9", None, "mission bullet 9 does not exist; there are 6"),
+    (
+        7,
+        "id: l7-practice-1\n",
+        "id: cp-practice-1\n",
+        None,
+        "the question id 'cp-practice-1' does not start with this lesson's prefix 'l7-'",
+    ),
 ]
 
 

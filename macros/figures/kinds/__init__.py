@@ -16,6 +16,7 @@ from . import (  # noqa: F401 (importing a module registers its kinds)
     communication,
     compute,
     conditions,
+    context,
     experts,
     formats,
     fsdp,
