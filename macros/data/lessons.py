@@ -69,7 +69,7 @@ def search_settings(value: Any) -> Mapping[str, Any]:
     >>> search_settings({"boost": float("nan")})
     Traceback (most recent call last):
     ...
-    ValueError: boost: got nan; expected a finite number above zero
+    macros.data.schema.NestedError: boost: got nan; expected a finite number above zero
     """
     settings: Mapping[str, Check[Any]] = {"exclude": boolean, "boost": positive_amount}
     if not isinstance(value, Mapping):
