@@ -313,9 +313,13 @@ def typed_figures(html: str, *, figures: bool = True, reported: Collection[str] 
 
 # ------------------------------------------------------------------ where it was typed
 
-#: What may stand between the characters of a typed figure in a page's Markdown and leave it as readers read
-#: it: spaces and line breaks, a tag, a character reference, Markdown's emphasis and escape characters.
-_GAP = r"(?:\s|<[^<>]*>|&#?\w+;|[*_`~^\\])*"
+#: What may stand between two characters of a typed figure in a page's Markdown and leave it as readers read
+#: it: a tag, a character reference, Markdown's emphasis and escape characters. A space is not among them:
+#: "24GB" and "24 GB" are two spellings, each found at its own line.
+_BETWEEN = r"<[^<>]*>|&#?\w+;|[*_`~^\\]"
+_GAP = rf"(?:{_BETWEEN})*"
+#: What stands where the figure has a space: at least one space or line break, among the same.
+_SPACE = rf"{_GAP}\s(?:\s|{_BETWEEN})*"
 #: A macro call, whose arguments are not the page's text (its output is checked at its line).
 _CALL = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 
@@ -323,12 +327,13 @@ _CALL = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 def lines_of(source: str, text: str, first_line: int = 1) -> list[int]:
     """The lines of a page's Markdown `source` (its first line numbered `first_line`) on which the typed
     figure `text` (as `find_in_text` gives it) starts, in order: read as the source is read, normalized,
-    with spaces, line breaks, markup or character references between its characters, and outside macro calls.
+    with markup or character references between its characters, spaces and line breaks only where `text` has a
+    space, and outside macro calls.
 
     >>> lines_of("a\\n24 **GB** and 3 da<i>ys</i>\\n24&nbsp;GB\\n{{ x(caption='24 GB') }}", "24 GB")
     [2, 3]
     """
     readable = _CALL.sub(lambda call: re.sub(r"[^\n]", " ", call.group(0)), source)
     readable = "\n".join(normalized(html_module.unescape(line)) for line in readable.split("\n"))
-    pattern = _GAP.join(re.escape(character) for character in text.replace(" ", ""))
+    pattern = _SPACE.join(_GAP.join(map(re.escape, word)) for word in text.split())
     return [first_line + readable.count("\n", 0, match.start()) for match in re.finditer(pattern, readable)]

@@ -282,3 +282,10 @@ def test_the_line_of_a_typed_figure_is_where_a_reader_reads_it() -> None:
     assert lines_of(source, "3 days") == [3]
     assert lines_of(source, "31 GB") == [4]
     assert lines_of(source, "10^9 bytes") == [5]
+
+
+def test_each_spelling_of_a_typed_figure_is_found_on_its_own_line() -> None:
+    # "24GB" is not "24 GB": a space is found only where the figure has one (issue 25, round 5).
+    source = "Intro\n\nFirst: 24 GB here.\n\nSecond: 24GB there, 24**GB** and 24<b>GB</b>."
+    assert lines_of(source, "24 GB") == [3]
+    assert lines_of(source, "24GB") == [5, 5, 5]
