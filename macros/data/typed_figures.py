@@ -113,20 +113,24 @@ _PRICE = rf"(?<![\w$])[$€£¥₹]\s?{_NUMBER}(?:[KMBT](?![\w])|\s*{_SCALE}(?![
 #: A number word. The course writes small counts in words ("four stages", "eight GPUs"), which stay words.
 _NUMBER_WORD = (
     r"(?i:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
-    r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)"
+    r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
 )
 #: A number in words that is a figure: with a scale word ("seven billion", "ten thousand") or a unit of size,
 #: memory, time or rate ("sixteen bytes", "one hundred GB", "twenty-four hours"). A small count of plain FLOPs
 #: is a formula's constant, which the course writes in words as it writes other small counts ("six FLOPs per
 #: parameter per token", Lesson 2's title); a prefix or "/s" makes them a machine's rate ("two TFLOPS").
+#: A "hundred" counts only after a number word: "a couple of hundred MiB" says how much it varies, no figure. A
+#: singular "second" after one is an ordinal ("six second-generation NVSwitches").
 _IN_WORDS = (
-    rf"(?<![\w\-]){_NUMBER_WORD}(?:[\s\-]+{_NUMBER_WORD})*"
-    rf"(?:\s+{_SCALE}|[\s\-]+(?!(?i:flops?)(?![\w/]))(?:{_SIZE}|{_RATE}|{_TIME}))(?![\w])"
+    rf"(?<![\w\-]){_NUMBER_WORD}(?:[\s\-]+(?:{_NUMBER_WORD}|(?i:hundred)))*"
+    rf"(?:\s+{_SCALE}|[\s\-]+(?!(?i:flops?|second)(?![\w/]))(?:{_SIZE}|{_RATE}|{_TIME}))(?![\w])"
 )
 #: A typed figure, in any of its forms.
 TYPED_FIGURE = re.compile(rf"{_PRICE}|{_IN_WORDS}|{_IN_DIGITS}")
 
-_FORMAT_NAME = re.compile(r"\d+-bits?")
+#: A number format's name and width: "16-bit", as fp16 names it, and its bytes in words ("two bytes", "a four-byte
+#: value"), as the course writes the width of fp32, fp16 and fp8, a format's definition and not a figure.
+_FORMAT_NAME = re.compile(r"\d+-bits?|(?i:one|two|four|eight)[\s\-]bytes?")
 #: What every typed figure holds: a digit, a currency's sign or a number word; most text holds none.
 _NUMERAL = re.compile(rf"\d|[$€£¥₹]|{_NUMBER_WORD}")
 #: A percentage: what a quiz's hint states of its tolerance.

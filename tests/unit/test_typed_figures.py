@@ -261,6 +261,9 @@ NOT_FIGURES = [
     "one of them, in two steps",
     "a $ sign alone",
     "six FLOPs per parameter per token",
+    "fp32 takes four bytes, a two-byte fp16 and one byte of fp8",
+    "by as much as a couple of hundred MiB",
+    "eight A100 GPUs, and six second generation NVSwitches",
 ]
 
 
