@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
@@ -43,6 +44,9 @@ LIMITS: Mapping[str, int] = {
     "micro_batch": 1_000_000,
 }
 GIB = 2**30
+#: Network ports are rated in gigabits a second, NVLink in gigabytes: both decimal (10⁹), each way.
+GIGABIT = 10**9 // 8
+GIGABYTE = 10**9
 
 
 class InputError(Exception):
@@ -55,12 +59,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
 
+#: Decimal multipliers a count may end with: 4M is 4,000,000 (not 4 × 2²⁰), as a batch or a token budget is said.
+SUFFIXES: Mapping[str, int] = {"k": 10**3, "M": 10**6, "B": 10**9, "T": 10**12}
+
+
 def _count(flag: str, limit: str | None = None) -> Any:
     def read(text: str) -> int:
+        body, scale = text.strip().replace("_", "").replace(",", ""), 1
+        if body[-1:] in SUFFIXES:
+            body, scale = body[:-1], SUFFIXES[body[-1]]
         try:
-            value = Fraction(text.replace("_", "").replace(",", ""))
+            value = Fraction(body) * scale
         except (ValueError, ZeroDivisionError):
-            raise argparse.ArgumentTypeError(f"{flag} {text!r}: expected a whole number, such as 16") from None
+            raise argparse.ArgumentTypeError(
+                f"{flag} {text!r}: expected a whole number, such as 16, 4194304, 4.2M or 1e12"
+            ) from None
         if value.denominator != 1 or value < 1:
             raise argparse.ArgumentTypeError(f"{flag} {text!r}: expected a whole number of at least 1")
         if limit and value > LIMITS[limit]:
@@ -90,6 +103,19 @@ def _share(flag: str, allow_zero: bool) -> Any:
     return read
 
 
+def _rate(flag: str) -> Any:
+    def read(text: str) -> Fraction:
+        try:
+            value = Fraction(text.strip().replace(",", ""))
+        except (ValueError, ZeroDivisionError):
+            raise argparse.ArgumentTypeError(f"{flag} {text!r}: expected a bandwidth, such as 400 or 37.5") from None
+        if not 0 < value <= 100_000:
+            raise argparse.ArgumentTypeError(f"{flag} {text}: expected a bandwidth above 0 and at most 100,000")
+        return value
+
+    return read
+
+
 def _money(text: str) -> Fraction:
     try:
         value = Fraction(text.strip().removeprefix("$"))
@@ -111,18 +137,51 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--gpus-per-node", type=_count("--gpus-per-node", "gpus_per_node"), default=8)
     p.add_argument("--sequence", type=_count("--sequence", "sequence"), required=True, help="tokens per sequence")
     p.add_argument(
-        "--global-batch", type=_count("--global-batch", "global_batch"), required=True, help="tokens per step"
+        "--global-batch",
+        type=_count("--global-batch", "global_batch"),
+        required=True,
+        help="tokens per step, a multiple of --sequence; counts take k, M, B, T (decimal: 4M is 4,000,000)",
     )
     p.add_argument("--recipe", default=planner.PLANNER_RECIPE, help=f"one of {', '.join(RECIPES)}")
-    p.add_argument("--share", type=_share("--share", False), default=Fraction(1, 2), help="of peak (default 50%%)")
+    p.add_argument(
+        "--share",
+        type=_share("--share", False),
+        default=Fraction(1, 2),
+        help="of the dense bf16 peak the GEMMs reach (default 50%%), counting the FLOPs per token the header prints"
+        " (6N over the parameters that multiply, plus attention's): an MFU measured against 6N alone is a smaller"
+        " share of the same speed",
+    )
     p.add_argument(
         "--reserve", type=_share("--reserve", True), default=Fraction(1, 10), help="of memory held back (10%%)"
     )
-    p.add_argument("--training-tokens", type=_count("--training-tokens", "training_tokens"), help="such as 1e12")
+    p.add_argument(
+        "--training-tokens",
+        type=_count("--training-tokens", "training_tokens"),
+        help="such as 1e12 or 1T (decimal), for the steps, days, GPU-hours and cost",
+    )
     p.add_argument("--price", type=_money, help="dollars per GPU-hour")
     p.add_argument("--attention", choices=planner.ATTENTION_KERNELS, default="fused")
     p.add_argument("--nvlink", metavar="ID", help="an interconnect of the catalog, within a node")
     p.add_argument("--network", metavar="ID", help="an interconnect of the catalog, each GPU's port between nodes")
+    p.add_argument(
+        "--network-gbit-s",
+        type=_rate("--network-gbit-s"),
+        metavar="GBIT/S",
+        help="each network port's bandwidth in gigabits (10^9 bits) a second, each way: its line rate (400 for"
+        " a 400G port) or what you measured; replaces --network's",
+    )
+    p.add_argument(
+        "--ports-per-node",
+        type=_count("--ports-per-node", "gpus_per_node"),
+        help="network ports per node, shared by its GPUs (default: one per GPU, as DGX H100, H200 and B200 have)",
+    )
+    p.add_argument(
+        "--nvlink-gbyte-s",
+        type=_rate("--nvlink-gbyte-s"),
+        metavar="GB/S",
+        help="each GPU's NVLink bandwidth in gigabytes (10^9 bytes) a second, each way (450 for an H100: NVIDIA's"
+        " 900 GB/s counts both ways); replaces --nvlink's",
+    )
     p.add_argument("--tp", type=_count("--tp", "gpus"))
     p.add_argument("--pp", type=_count("--pp", "gpus"))
     p.add_argument("--dp", type=_count("--dp", "gpus"))
@@ -159,7 +218,7 @@ def _model(args: argparse.Namespace, catalog: Catalog) -> tuple[TransformerShape
         raise InputError(f"--model {args.model}: {error}; give its config.json with --config") from None
 
 
-def _gpu(args: argparse.Namespace, catalog: Catalog) -> tuple[Gpu, planner.Hardware]:
+def _gpu(args: argparse.Namespace, catalog: Catalog) -> tuple[Gpu, planner.Hardware, str]:
     try:
         gpu = catalog.gpu(args.gpu)
     except KeyError as error:
@@ -168,7 +227,8 @@ def _gpu(args: argparse.Namespace, catalog: Catalog) -> tuple[Gpu, planner.Hardw
         missing = "memory as CUDA gives it" if gpu.memory is None else "dense bf16 peak"
         usable = [g.id for g in catalog.records.values() if isinstance(g, Gpu) and g.memory and g.peak_bf16_flops]
         raise InputError(f"--gpu {args.gpu}: the catalog has no {missing} for it; pick one of {', '.join(usable)}")
-    links = {}
+    links: dict[str, Fraction] = {}
+    names: dict[str, str] = {}
     for flag, attribute in (("--nvlink", "nvlink"), ("--network", "network")):
         chosen = getattr(args, attribute)
         link = getattr(gpu, attribute)
@@ -182,31 +242,61 @@ def _gpu(args: argparse.Namespace, catalog: Catalog) -> tuple[Gpu, planner.Hardw
             raise InputError(
                 f"{flag}: the catalog gives {args.gpu} no {attribute}; name one, such as {flag} nvlink-h100"
             )
-        links[attribute] = link.bandwidth_per_direction
+        links[attribute], names[attribute] = Fraction(link.bandwidth_per_direction), link.id
+    # A bandwidth given in its own units replaces the catalog's line rate: a measured one, or another port's.
+    if args.nvlink_gbyte_s is not None:
+        links["nvlink"], names["nvlink"] = args.nvlink_gbyte_s * GIGABYTE, "as given (--nvlink-gbyte-s)"
+    if args.network_gbit_s is not None:
+        links["network"], names["network"] = args.network_gbit_s * GIGABIT, "as given (--network-gbit-s)"
     if args.gpus > args.gpus_per_node and args.gpus % args.gpus_per_node:
         raise InputError(
             f"--gpus {args.gpus} is not whole nodes of --gpus-per-node {args.gpus_per_node}: give a multiple of it"
         )
     per_node = min(args.gpus, args.gpus_per_node)
+    ports = args.ports_per_node or per_node
+    port = links["network"]
     hardware = planner.Hardware(
         peak_flops=gpu.peak_bf16_flops,  # type: ignore[arg-type]
         memory=gpu.memory,
         nvlink_bandwidth=links["nvlink"],
-        network_bandwidth=links["network"],
+        # The planner counts each GPU's share of the network: a node's ports shared by its GPUs.
+        network_bandwidth=port * ports / per_node,
         per_node=per_node,
         nodes=args.gpus // per_node,
     )
-    return gpu, hardware
+    one = "one per GPU" if ports == per_node else f"shared by its {per_node} GPUs"
+    words = (
+        f"links (decimal, each way): NVLink {names['nvlink']}, {_gbyte(links['nvlink'])} per GPU;"
+        f" network {names['network']}, {_gbit(port)} ({_gbyte(port)}) per port, {ports} port{'s' if ports > 1 else ''}"
+        f" per node ({one}): {_gbyte(hardware.network_bandwidth)} per GPU"
+    )
+    if hardware.nodes == 1:
+        words += ", unused on one node"
+    return gpu, hardware, words
 
 
-def _fixed(args: argparse.Namespace, gpus: int) -> dict[str, planner.Fixed]:
+def _gbyte(rate: Fraction | int) -> str:
+    """Bytes a second in decimal gigabytes, as NVLink is rated."""
+    return f"{float(rate) / GIGABYTE:,.4g} GB/s"
+
+
+def _gbit(rate: Fraction | int) -> str:
+    """Bytes a second in decimal gigabits, as a network port is rated."""
+    return f"{float(rate) / GIGABIT:,.4g} Gbit/s"
+
+
+def _fixed(args: argparse.Namespace, hardware: planner.Hardware) -> dict[str, planner.Fixed]:
     fixed: dict[str, planner.Fixed] = {}
+    gpus = hardware.gpus
     for name in ("tp", "pp", "dp"):
         value = getattr(args, name)
         if value is not None:
-            if gpus % value:
-                divisors = ", ".join(str(k) for k in range(1, gpus + 1) if gpus % k == 0)
-                raise InputError(f"--{name} {value} does not divide the {gpus} GPUs: give one of {divisors}")
+            # A tensor-parallel group stays within a node (rule "tp-node"): offer only degrees that keep it.
+            within = math.gcd(gpus, hardware.per_node) if name == "tp" else gpus
+            if gpus % value or within % value:
+                divisors = ", ".join(str(k) for k in planner.divisors(within))
+                where = f"divide the {gpus} GPUs" if gpus % value else f"divide a node of {hardware.per_node} GPUs"
+                raise InputError(f"--{name} {value} does not {where}: give one of {divisors}")
             fixed[name] = value
     degrees = [int(fixed[name]) for name in ("tp", "pp", "dp") if name in fixed]
     product = 1
@@ -259,6 +349,12 @@ def _layout(plan: planner.Plan) -> dict[str, Any]:
         "share_of_peak": float(plan.share_of_peak),
         "gpu_hours": _number(plan.gpu_hours),
         "cost": _number(plan.cost),
+        "days": _number(plan.days),
+        # The tokens per micro-batch above which the binding data-parallel traffic hides, and the micro-batch's
+        # tokens over them (None without data parallelism).
+        "hiding_traffic": plan.hiding.traffic if plan.hiding else None,
+        "hiding_tokens": _number(plan.hiding.tokens) if plan.hiding else None,
+        "hiding_margin": _number(plan.hiding.margin) if plan.hiding else None,
         "reason": reason_words(plan),
     }
 
@@ -291,23 +387,43 @@ def _invalid(item: planner.Invalid) -> dict[str, Any]:
     }
 
 
+def _nodes(args: argparse.Namespace, hardware: planner.Hardware) -> str:
+    """The cluster as planned, and why when fewer GPUs than a node were asked for."""
+    nodes = f"{hardware.nodes} node{'s' if hardware.nodes > 1 else ''} of {hardware.per_node}"
+    if args.gpus < args.gpus_per_node:
+        nodes += f" GPUs: --gpus {args.gpus} is fewer than --gpus-per-node {args.gpus_per_node}, so one node of them"
+    return nodes
+
+
+def flops_words(count: ParameterCount, flops: planner.ModelFlops) -> tuple[str, str]:
+    """The FLOPs per token a plan counts, and what --share and the MFU column mean by them."""
+    per = flops.total / count.total
+    six_n = 6 * count.total
+    first = (
+        f"FLOPs per token: {flops.total:,}, {per:.3g} per parameter: 6N over the {count.matmul:,} parameters that"
+        f" multiply ({flops.matmul:,}; the embedding's lookup left out) + attention's 12·L·w·s ({flops.attention:,})"
+    )
+    second = (
+        f"--share and the MFU column count these; 6N alone, as Lesson 3 counts, is {six_n:,} ({six_n / flops.total:.3g}"
+        f" of them): an MFU measured against 6N is given as --share times {flops.total / six_n:.2f}"
+    )
+    return first, second
+
+
 def _table(
-    name: str, gpu: Gpu, hardware: planner.Hardware, run: planner.Run, planned: planner.Planned, top: int
+    name: str,
+    header: Sequence[str],
+    hardware: planner.Hardware,
+    run: planner.Run,
+    planned: planner.Planned,
+    top: int,
 ) -> str:
     count = planned.parameters
     active = f", {count.active:,} active per token" if count.active != count.total else ""
-    lines = [
-        f"{name}: {count.total:,} parameters{active}",
-        f"{hardware.gpus} × {gpu.name} ({hardware.nodes} node{'s' if hardware.nodes > 1 else ''} of"
-        f" {hardware.per_node}), {hardware.memory / GIB:.1f} GiB each to programs;"
-        f" {run.sequence:,}-token sequences, {run.global_batch:,} tokens a step",
-        f"assumed: {float(run.share):.0%} of the {float(hardware.peak_flops) / 1e12:,.0f} TFLOP/s dense bf16 peak,"
-        f" recipe {run.recipe}, {float(run.reserve):.0%} of memory held back, {run.attention} attention",
-        "",
-    ]
-    header = ("#", "tp", "pp", "dp", "ZeRO", "SP", "mb", "recompute", "GiB", "fits", "step s", "tokens/s", "MFU")
-    extra = ("GPU-hours", "cost") if run.training_tokens else ()
-    rows: list[Sequence[str]] = [(*header, *extra, "why")]
+    lines = [f"{name}: {count.total:,} parameters{active}", *header, ""]
+    header_cells = ("#", "tp", "pp", "dp", "ZeRO", "SP", "mb", "recompute", "GiB", "fits", "step s", "tokens/s", "MFU")
+    extra = ("days", "GPU-hours", "cost") if run.training_tokens else ()
+    rows: list[Sequence[str]] = [(*header_cells, *extra, "why")]
     for rank, p in enumerate(planned.plans[:top], 1):
         lay = p.layout
         cells = [
@@ -326,6 +442,7 @@ def _table(
             f"{float(p.share_of_peak):.1%}",
         ]
         if run.training_tokens:
+            cells.append(f"{float(p.days or 0):,.1f}")
             cells.append(f"{float(p.gpu_hours or 0):,.0f}")
             cells.append(f"${float(p.cost):,.0f}" if p.cost is not None else "")
         cells.append(reason_words(p))
@@ -337,7 +454,27 @@ def _table(
     broken = sum(item.count for item in planned.invalid)
     lines.append("")
     lines.append(f"{len(planned.plans):,} valid layouts, {fitting:,} of them fit; {broken:,} break a rule.")
+    if planned.batch is not None:
+        lines.append(f"The batch: {planner.batch_hint_words(planned.batch, run.sequence)}.")
+    best = planned.plans[0]
+    if best.hiding is not None:
+        hide = best.hiding
+        lines.append(
+            f"#1's data-parallel traffic ({HIDING_WORDS[hide.traffic]}) hides behind the compute above"
+            f" {math.ceil(hide.tokens):,} tokens per micro-batch by the bound; its micro-batch holds"
+            f" {best.layout.micro_batch * run.sequence:,}, {float(hide.margin):.3g} times that"
+            " (JSON: hiding_tokens, hiding_margin for every layout)."
+        )
     return "\n".join(lines)
+
+
+#: The traffic of a hiding bound in words (`planner.HIDING_TRAFFIC`).
+HIDING_WORDS: Mapping[str, str] = {
+    "allreduce": "the gradients' all-reduce",
+    "reduce-scatter": "the gradients' reduce-scatter",
+    "all-gather": "the parameters' all-gather",
+    "zero3": "ZeRO-3's gathers and reduce-scatter, each behind its pass",
+}
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -348,15 +485,17 @@ def run(argv: Sequence[str] | None = None) -> int:
     except CatalogError as error:
         raise InputError(f"the catalog: {error}") from None
     shape, name = _model(args, catalog)
-    gpu, hardware = _gpu(args, catalog)
+    gpu, hardware, links = _gpu(args, catalog)
     if args.global_batch % args.sequence:
+        below = args.global_batch // args.sequence * args.sequence
+        nearest = f"{below:,} or {below + args.sequence:,}" if below else f"{args.sequence:,}"
         raise InputError(
-            f"--global-batch {args.global_batch} is not whole sequences of --sequence {args.sequence} tokens:"
-            f" give a multiple of {args.sequence}"
+            f"--global-batch {args.global_batch:,} is not whole sequences of --sequence {args.sequence:,} tokens:"
+            f" give a multiple of {args.sequence:,}, such as {nearest}"
         )
     if args.recipe not in RECIPES:
         raise InputError(f"--recipe {args.recipe!r} is not a recipe of the course; known: {', '.join(RECIPES)}")
-    fixed = _fixed(args, hardware.gpus)
+    fixed = _fixed(args, hardware)
     chunks = args.chunks or 1
     plan_run = planner.Run(
         sequence=args.sequence,
@@ -373,7 +512,25 @@ def run(argv: Sequence[str] | None = None) -> int:
     if not planned.plans:
         first = planned.invalid[0].rule.message if planned.invalid else "no layout to consider"
         given = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in fixed.items())
-        raise InputError(f"no layout keeps the rules{' with ' + given if given else ''}: {first}")
+        hint = f"; {planner.batch_hint_words(planned.batch, plan_run.sequence)}" if planned.batch else ""
+        raise InputError(f"no layout keeps the rules{' with ' + given if given else ''}: {first}{hint}")
+    flops = planner.model_flops(shape, planned.parameters, plan_run.sequence)
+    steps = planner.training_steps(plan_run)
+    header = [
+        f"{hardware.gpus} × {gpu.name} ({_nodes(args, hardware)}), {hardware.memory / GIB:.1f} GiB each to programs;"
+        f" {plan_run.sequence:,}-token sequences, {plan_run.global_batch:,} tokens"
+        f" ({plan_run.global_batch // plan_run.sequence:,} sequences) a step",
+        links,
+        f"assumed: {float(plan_run.share):.0%} of the {float(hardware.peak_flops) / 1e12:,.0f} TFLOP/s dense bf16"
+        f" peak, recipe {plan_run.recipe}, {float(plan_run.reserve):.0%} of memory held back,"
+        f" {plan_run.attention} attention",
+        *flops_words(planned.parameters, flops),
+    ]
+    if steps is not None:
+        header.append(
+            f"training: {plan_run.training_tokens:,} tokens are {steps:,} steps of {plan_run.global_batch:,}"
+            " (the last one whole); days are those steps at each layout's step time"
+        )
     if args.json:
         document = {
             "model": name,
@@ -384,7 +541,24 @@ def run(argv: Sequence[str] | None = None) -> int:
                 "memory": hardware.memory,
                 "peak_flops": float(hardware.peak_flops),
             },
-            "cluster": {"gpus": hardware.gpus, "per_node": hardware.per_node, "nodes": hardware.nodes},
+            "cluster": {
+                "gpus": hardware.gpus,
+                "per_node": hardware.per_node,
+                "nodes": hardware.nodes,
+                # Bytes a second each way: a GPU's NVLink, and its share of the node's network ports.
+                "nvlink_bandwidth": float(hardware.nvlink_bandwidth),
+                "network_bandwidth_per_gpu": float(hardware.network_bandwidth),
+                "links": links,
+            },
+            "flops_per_token": {
+                "total": flops.total,
+                "matmul": flops.matmul,
+                "attention": flops.attention,
+                "six_n": 6 * planned.parameters.total,
+                "convention": "share_of_peak and assumptions.share_of_peak count total (6N over the parameters that"
+                " multiply, plus attention); 6N alone is six_n",
+            },
+            "steps": steps,
             "assumptions": {
                 "sequence": plan_run.sequence,
                 "global_batch": plan_run.global_batch,
@@ -397,10 +571,11 @@ def run(argv: Sequence[str] | None = None) -> int:
             },
             "layouts": [_layout(p) for p in (planned.plans[: args.top] if "top" in _given(argv) else planned.plans)],
             "invalid": [_invalid(item) for item in planned.invalid],
+            "batch_hint": planner.batch_hint_words(planned.batch, plan_run.sequence) if planned.batch else None,
         }
         print(json.dumps(document, indent=1))
     else:
-        print(_table(name, gpu, hardware, plan_run, planned, args.top))
+        print(_table(name, header, hardware, plan_run, planned, args.top))
     return 0
 
 

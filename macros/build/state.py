@@ -630,8 +630,17 @@ class Build:
 
     def add_question(self, question_id: str) -> None:
         """Note that the current page asks question (or rep) `question_id`."""
-        if self.page is not None:
-            self.question_pages.setdefault(question_id, []).append(self.page.src_path)
+        if self.page is None:
+            return
+        self.question_pages.setdefault(question_id, []).append(self.page.src_path)
+        lesson = self.page.lesson
+        if lesson is not None and not question_id.startswith(lesson.prefix):
+            self.report(
+                f"the question id {question_id!r} does not start with this lesson's prefix {lesson.prefix!r}: a"
+                f" lesson's ids carry the prefix it was first published under, so write {lesson.prefix}… (or set"
+                " `questions:` in the front matter of a lesson that has never been published; CONTRIBUTING.md,"
+                ' "Add a quiz question")'
+            )
 
     # ------------------------------------------------------- after the conversion
 

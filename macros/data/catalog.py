@@ -153,6 +153,14 @@ class Model:
     norm: str | None = column(one_of("layernorm", "rmsnorm"))
     biases: bool | None = column(boolean)
     rotary: bool | None = column(boolean)
+    #: A mixture of experts: routed experts per MoE layer, how many a token goes to, and each one's MLP width.
+    experts: int | None = column(positive_count, "1")
+    experts_per_token: int | None = column(positive_count, "1")
+    expert_ffn: int | None = column(positive_count, "1")
+    #: Layers whose MLP is dense, where the others are mixtures of experts (DeepSeek-V3's first three).
+    dense_layers: int | None = column(positive_count, "1")
+    #: The parameters one token uses, as the source states them, where the course cannot count the shape.
+    active: int | None = column(positive_count, "param")
 
 
 def transformer_shape(record: Model) -> TransformerShape:
@@ -166,6 +174,9 @@ def transformer_shape(record: Model) -> TransformerShape:
         ValueError: a field the shape needs is missing; the message names them.
     """
     missing = [name for name in ("layers", "hidden", "heads", "vocabulary") if getattr(record, name) is None]
+    if record.dense_layers is not None:
+        # Dense layers among mixtures of experts (DeepSeek-V3) are a shape `TransformerShape` does not count.
+        missing.append("a count of dense layers among expert layers")
     if missing:
         raise ValueError(f"the catalog's {record.id} has no {', '.join(missing)}: the planner needs its whole shape")
     assert record.layers and record.hidden and record.heads and record.vocabulary
@@ -185,6 +196,9 @@ def transformer_shape(record: Model) -> TransformerShape:
         output_bias=biases,
         mlp_bias=biases,
         positions=0 if rotary else (record.context or 0),
+        experts=record.experts or 0,
+        experts_per_token=record.experts_per_token or 0,
+        expert_ffn=record.expert_ffn or 0,
     )
 
 
@@ -251,6 +265,8 @@ class Workload:
     microbatch: int | None = column(positive_count, "1")
     tensor: int | None = column(positive_count, "1")
     pipeline: int | None = column(positive_count, "1")
+    #: Context-parallel degree: devices a sequence is split across (Lesson 13).
+    context: int | None = column(positive_count, "1")
     gpu: Gpu | None = column(text, refers="gpus")
     network: Interconnect | None = column(text, refers="interconnects")
     tokens: int | None = column(positive_count, "1", display={"words": True})

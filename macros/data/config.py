@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .schema import SchemaError, check_record, optional, text, web_url
+from .markup import markup_in
+from .navigation import nav_problems
+from .schema import SchemaError, check_record, optional, read_text, text, web_url
 
 
 class ConfigError(ValueError):
@@ -57,9 +59,22 @@ def course_config(config: Mapping[str, Any]) -> CourseConfig:
     """The course's configuration from a loaded MkDocs configuration (`MkDocsConfig` or any mapping like it).
 
     Raises:
-        ConfigError: `repo_url` or `site_url` is missing or not https, or `extra.course` is malformed.
+        ConfigError: `repo_url` or `site_url` is missing or not https, `extra.course` is malformed, or the
+            navigation, the site's name or its description holds what the theme would write as markup
+            (`navigation.nav_problems`).
     """
     project_dir = Path(config["config_file_path"]).resolve().parent
+    problems = nav_problems(config.get("nav"), read_text(Path(config["config_file_path"]), "mkdocs.yml"))
+    for key in ("site_name", "site_description"):
+        value = config.get(key)
+        if isinstance(value, str) and markup_in(value):
+            found = ", ".join(map(repr, markup_in(value)))
+            problems.append(
+                f"mkdocs.yml: {key} holds {found}; the theme writes it unescaped into every page: write it"
+                " without <, > or double quotes, and without character references such as &lt;"
+            )
+    if problems:
+        raise ConfigError("\n".join(problems))
     extra = (config.get("extra") or {}).get("course") or {}
     try:
         course = check_record("mkdocs.yml: extra.course", extra, _COURSE_FIELDS, noun="key")

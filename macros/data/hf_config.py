@@ -67,16 +67,29 @@ def _flag(where: str, config: Mapping[str, Any], key: str, default: bool) -> boo
     return value
 
 
+#: The longest config.json read: Hugging Face's are a few thousand characters; this leaves room for long lists
+#: (a model's per-layer settings) and refuses a file of weights passed by mistake before it is parsed.
+MAX_CONFIG_CHARACTERS = 1_000_000
+
+
 def parse_config(text: str, where: str) -> tuple[TransformerShape, str]:
     """The shape a config.json's `text` describes, and its `model_type`; `where` names the file in messages.
 
     Raises:
         ConfigError: the text is not a config the planner reads (see the module's docstring).
     """
+    if len(text) > MAX_CONFIG_CHARACTERS:
+        raise ConfigError(
+            f"{where}: {len(text):,} characters, more than the {MAX_CONFIG_CHARACTERS:,} of any model's config.json"
+            " (a few thousand): give the model's config.json, not its weights or index"
+        )
     try:
         config = json.loads(text)
     except json.JSONDecodeError as error:
         raise ConfigError(f"{where}: not JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    except (ValueError, RecursionError) as error:
+        # Python's own limits: an integer of more than 4,300 digits, arrays nested past the recursion limit.
+        raise ConfigError(f"{where}: not a config.json the planner reads ({error})") from None
     if not isinstance(config, dict):
         raise ConfigError(f"{where}: expected a JSON object of a model's fields, as a Hugging Face config.json is")
     kind = config.get("model_type")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?\n)(?:---|\.\.\.)\s*\n", re.DOTALL)
 #: The folder a stage's lessons live in: `stage-4/`.
 STAGE_FOLDER = re.compile(r"^stage-(\d+)/")
+#: A prefix of question ids that `questions:` may set: lower-case letters and digits, a letter first.
+QUESTION_PREFIX = re.compile(r"[a-z][a-z0-9]*")
 
 
 def search_settings(value: Any) -> Mapping[str, Any]:
@@ -90,6 +92,9 @@ _FIELDS: Fields = {
     "prerequisites": list_of(positive_count),
     "mission": positive_count,
     "also_serves": optional(list_of(positive_count), ()),
+    # The prefix of the lesson's question and rep ids: the one it was first published under (ARCHITECTURE.md,
+    # "Quizzes": ids never change, so a lesson that changes its number keeps its prefix).
+    "questions": optional(text),
     "description": optional(text),
     # Material's own page settings, which it reads from the same front matter.
     "hide": optional(list_of(text)),
@@ -128,6 +133,15 @@ class Lesson:
     mission: int
     also_serves: tuple[int, ...] = ()
     description: str | None = None
+    #: The prefix of its question and rep ids, without the hyphen: `questions:` in the front matter, else l{number}.
+    questions: str = ""
+    #: The front matter's line that sets the prefix (`questions:`, else `lesson:`), for messages.
+    questions_line: int | None = None
+
+    @property
+    def prefix(self) -> str:
+        """The prefix every question and rep id of this lesson starts with, hyphen included: `l8-`, `cp-`."""
+        return f"{self.questions or f'l{self.number}'}-"
 
 
 def read_front_matter(text: str, src_path: str = "") -> dict[str, Any]:
@@ -192,6 +206,12 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any]) -> Lesson | None:
             raise LessonError(
                 f"{src_path}: the front matter's {name} holds {', '.join(map(repr, markup))}; {PLAIN_FIELDS}"
             )
+    questions = clean["questions"] or ""
+    if questions and not QUESTION_PREFIX.fullmatch(questions):
+        raise LessonError(
+            f"{src_path}: `questions: {questions}` is no prefix of question ids; write lower-case letters and digits"
+            ' starting with a letter, like `questions: cp` (CONTRIBUTING.md, "Add a quiz question")'
+        )
     heading = markdown_in(clean["title"])
     if heading is not None:
         raise LessonError(
@@ -206,6 +226,7 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any]) -> Lesson | None:
         mission=clean["mission"],
         also_serves=clean["also_serves"],
         description=clean["description"],
+        questions=questions,
     )
 
 
@@ -254,8 +275,18 @@ def index_lessons(docs_dir: Path) -> LessonIndex:
         lesson = parse_lesson(src_path, read_front_matter(source, src_path))
         if lesson is None:
             continue
+        lesson = replace(lesson, questions_line=_key_line(source, "questions" if lesson.questions else "lesson"))
         if lesson.number in lessons:
             raise LessonError(f"{src_path}: Lesson {lesson.number} is already {lessons[lesson.number].src_path}")
+        taken = next((other for other in lessons.values() if other.prefix == lesson.prefix), None)
+        if taken is not None:
+            raise _at(
+                f"docs/{src_path}",
+                lesson.questions_line,
+                f"the question ids' prefix {lesson.prefix!r} is already docs/{taken.src_path}'s: the lesson first"
+                " published under it keeps it, and the other takes `questions:` with a prefix no lesson has used,"
+                ' like its topic\'s short name (CONTRIBUTING.md, "Add a quiz question")',
+            )
         lessons[lesson.number] = lesson
     for lesson in lessons.values():
         for number in lesson.prerequisites:
@@ -265,6 +296,14 @@ def index_lessons(docs_dir: Path) -> LessonIndex:
                 )
     _check_acyclic(lessons)
     return LessonIndex(lessons)
+
+
+def _key_line(source: str, key: str) -> int | None:
+    """The line of the file `source` where its front matter sets `key`, or None."""
+    for number, line in enumerate(source.splitlines()[: front_matter_lines(source)], start=1):
+        if line.startswith(f"{key}:"):
+            return number
+    return None
 
 
 def _check_acyclic(lessons: Mapping[int, Lesson]) -> None:

@@ -70,8 +70,10 @@ AUTHOR_CLASSES = frozenset({"md-typeset__scrollwrap", "md-typeset__table", "grid
 #: The classes the highlighter gives fenced code's wrapper.
 _CODE_CLASS = re.compile(r"highlight|language-[\w+#.-]+")
 #: Ids the theme's scripts look up (`__config`, which holds its whole configuration: the first element of that
-#: id wins, and a page's content comes before the theme's own) and the course's (`sbn-figures`).
-_RESERVED_ID = re.compile(r"__|sbn-", re.IGNORECASE)
+#: id wins, and a page's content comes before the theme's own) and the course's (`sbn-figures`), and the names of
+#: the course's globals (`window.sbnAnswers`, `sbnFrames`, ...): a browser makes an element's id a global of that
+#: name where none is set yet, so an element `id="sbnAnswers"` would stand in for the script that sets it.
+_RESERVED_ID = re.compile(r"__|sbn", re.IGNORECASE)
 #: What in a `style` attribute loads from elsewhere or runs: an address, an import, IE's expression().
 _STYLE_LOADS = re.compile(r"(?:url|image-set|expression)(?=\s*\()|@import", re.IGNORECASE)
 #: CSS's escapes (`\75` or `\u` for "u") and comments, which a browser reads before any name.

@@ -25,7 +25,7 @@ reads `model.model_state_bytes(...)` whichever module holds it.
 
 from __future__ import annotations
 
-from . import conditions, layout, parallel_activations, pipeline, planner, tensor
+from . import conditions, context, experts, layout, parallel_activations, pipeline, planner, tensor
 from .activations import (
     ACTIVATION_COUNTS,
     ATTENTION_SCORE_BYTES,
@@ -190,12 +190,14 @@ __all__ = [
     "checkpointed_share",
     "compute_optimal_parameters",
     "conditions",
+    "context",
     "copy_bytes",
     "cross_host_traffic",
     "cross_host_traffic_per_port",
     "device_bytes_by_role",
     "device_state_bytes",
     "embedding_parameters",
+    "experts",
     "format_quantity_value",
     "fsdp_held_states",
     "fsdp_largest_micro_batch",

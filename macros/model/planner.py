@@ -100,6 +100,7 @@ from .compute import (
     seconds_at_utilization,
     training_flops,
 )
+from .conditions import hiding_tokens, zero3_hiding_tokens
 from .layout import rank_placement
 from .memory import BYTES_PER_VALUE, recipe
 from .parallel_activations import shape_layer_activation_bytes
@@ -296,6 +297,10 @@ class Plan:
     gpu_hours: Fraction | None
     cost: Fraction | None
     reason: Reason = field(default_factory=lambda: Reason("fastest"))
+    #: Wall-clock days of the run's steps (`training_steps`) at this layout's step time, when the tokens are given.
+    days: Fraction | None = None
+    #: The binding data-parallel traffic's hiding bound and margin (`hiding`), None without data parallelism.
+    hiding: Hiding | None = None
 
     @property
     def fits(self) -> bool:
@@ -319,12 +324,26 @@ class Invalid:
 
 
 @dataclass(frozen=True)
+class BatchHint:
+    """When the global batch rules out data-parallel degrees (rule "batch-dp"): which, how many layouts, and the
+    nearest batches, in sequences, that every degree tried divides (`lower` is 0 when none is below)."""
+
+    sequences: int
+    ruled_out: tuple[int, ...]
+    layouts: int
+    lower: int
+    upper: int
+
+
+@dataclass(frozen=True)
 class Planned:
     """Everything the planner found: the model's parameters, valid plans best first, and what broke a rule."""
 
     parameters: ParameterCount
     plans: tuple[Plan, ...]
     invalid: tuple[Invalid, ...]
+    #: Set when the global batch does not divide among some data-parallel degree tried (`batch_hint`).
+    batch: BatchHint | None = None
 
 
 #: What breaking each rule means (`RULES`), a `str.format` template of plain fields filled with the layout's
@@ -340,18 +359,29 @@ RULE_MESSAGES: Mapping[str, str] = MappingProxyType(
         "pp-layers": "pp = {pp} does not divide the {layers} layers",
         "chunks": "{per_stage} layers per stage do not make {chunks} chunks of a pipeline",
         "batch-sequence": "a global batch of {global_batch} tokens is not whole sequences of {sequence} tokens",
-        "batch-dp": "a global batch of {sequences} sequences does not divide among dp = {dp} replicas",
-        "batch-micro": "{per_replica} sequences per replica do not make micro-batches of {micro_batch}",
-        "micro-stages": "{microbatches} micro-batches are fewer than the pp = {pp} stages",
+        "batch-dp": "a global batch of {sequences} does not divide among dp = {dp} replicas",
+        "batch-micro": "{per_replica} per replica, not whole micro-batches of {micro_batch}",
+        "micro-stages": "{microbatches} per replica, fewer than the pp = {pp} stages",
         "micro-interleaved": "the interleaved schedule needs micro-batches ({microbatches}) in multiples of the"
         " stages ({pp})",
         "zero-dp": "ZeRO-{zero} shards over data-parallel replicas, and dp = 1",
-        "zero-pipeline": "ZeRO-{zero} does not run with a pipeline (pp = {pp})",
+        "zero-pipeline": "ZeRO-{zero} with a pipeline (pp = {pp}) is refused by DeepSpeed's PipelineEngine, the"
+        " rule planned here (torchtitan runs FSDP2 with pipelines, which this planner does not plan)",
         "recompute": "unknown recomputation {recompute}; known: {known}",
     }
 )
 #: The rules a layout must keep, by id, in the order they are checked: the first broken one is named.
 RULES = tuple(RULE_MESSAGES)
+#: A count and its noun, one or many, as a rule's counted fields are filled ("1 micro-batch", "2 micro-batches"):
+#: the page fills them from the same words.
+PLURALS: Mapping[str, str] = MappingProxyType({"sequence": "sequences", "micro-batch": "micro-batches"})
+
+
+def counted(n: int, noun: str) -> str:
+    """`n` and its noun, singular for one (`PLURALS`)."""
+    return f"{n:,} {noun if n == 1 else PLURALS[noun]}"
+
+
 #: How a tensor-parallel group misses a node in rule "tp-node"'s words: larger than it, or not dividing it.
 TP_NODE_WHERE: Mapping[str, str] = MappingProxyType({"beyond": "is beyond", "divide": "does not divide"})
 
@@ -373,10 +403,14 @@ def broken_rule(shape: TransformerShape, hardware: Hardware, run: Run, layout: L
     - the global batch is whole sequences, which divide among the replicas into whole micro-batches;
     - there are at least as many micro-batches as stages (1F1B), a multiple of them when interleaved
       (`pipeline.interleaved_bubble`);
-    - a ZeRO stage above 0 has replicas to shard over, and ZeRO-2 or -3 has no pipeline: DeepSpeed's
-      `PipelineEngine` refuses them ("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism",
-      deepspeed/runtime/pipe/engine.py), as each micro-batch's gradients would be reduced while the schedule
-      still runs;
+    - a ZeRO stage above 0 has replicas to shard over, and ZeRO-2 or -3 has no pipeline. That is DeepSpeed's
+      rule, not a law: its `PipelineEngine.__init__` asserts `self.zero_optimization_stage() <
+      ZeroStageEnum.gradients, "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism"`
+      (deepspeed/runtime/pipe/engine.py), as each micro-batch's gradients would be reduced while the schedule
+      still runs. torchtitan composes FSDP2 with pipeline parallelism (its docs/converging.md tests "FSDP 8,
+      TP 2, PP 2"), and by default keeps the parameters gathered between a pipeline's micro-batches ("For PP, by
+      default do not reshard after forward to avoid per-microbatch all-gathers", torchtitan/distributed/fsdp.py):
+      a layout this planner does not count, so it keeps DeepSpeed's rule;
     - the recomputation is one of `RECOMPUTATIONS`.
     """
     s, h, lay = shape, hardware, layout
@@ -407,12 +441,12 @@ def broken_rule(shape: TransformerShape, hardware: Hardware, run: Run, layout: L
         return _rule("batch-sequence", global_batch=run.global_batch, sequence=run.sequence)
     sequences = run.global_batch // run.sequence
     if sequences % d:
-        return _rule("batch-dp", sequences=sequences, dp=d)
+        return _rule("batch-dp", sequences=counted(sequences, "sequence"), dp=d)
     if (sequences // d) % lay.micro_batch:
-        return _rule("batch-micro", per_replica=sequences // d, micro_batch=lay.micro_batch)
+        return _rule("batch-micro", per_replica=counted(sequences // d, "sequence"), micro_batch=lay.micro_batch)
     microbatches = sequences // (d * lay.micro_batch)
     if microbatches < p:
-        return _rule("micro-stages", microbatches=microbatches, pp=p)
+        return _rule("micro-stages", microbatches=counted(microbatches, "micro-batch"), pp=p)
     if lay.chunks > 1 and microbatches % p:
         return _rule("micro-interleaved", microbatches=microbatches, pp=p)
     if lay.zero and d < 2:
@@ -549,6 +583,108 @@ def flops_per_token(shape: TransformerShape, count: ParameterCount, sequence: in
     return matmul + attention_flops_per_token(shape.layers, shape.query_width, sequence, recompute)
 
 
+@dataclass(frozen=True)
+class ModelFlops:
+    """The FLOPs per token a plan counts, without recomputation: the compute's and MFU's convention.
+
+    `matmul` is 6N over the N parameters a token multiplies by (`ParameterCount.matmul`: the layers' active
+    parameters and the output layer, not the embedding's lookup); `attention` PaLM's 12·L·w·s. Lesson 3 counts
+    6N alone, so a share of peak or an MFU measured against 6N is `matmul / total` of one counted here.
+    """
+
+    matmul: int
+    attention: int
+
+    @property
+    def total(self) -> int:
+        """Both: what `Run.share` and `Plan.share_of_peak` count (the recomputed forward's on top in the compute)."""
+        return self.matmul + self.attention
+
+
+def model_flops(shape: TransformerShape, count: ParameterCount, sequence: int) -> ModelFlops:
+    """The model FLOPs per token of a training step (`flops_per_token` without recomputation), by part."""
+    matmul = training_flops(count.matmul, 1, "none")
+    return ModelFlops(matmul, flops_per_token(shape, count, sequence, "none") - matmul)
+
+
+def training_steps(run: Run) -> int | None:
+    """The run's steps: its training tokens over a step's global batch, the last partial step counted whole."""
+    if run.training_tokens is None:
+        return None
+    return -(-run.training_tokens // run.global_batch)
+
+
+#: The data-parallel traffic a hiding bound weighs (`hiding_bound`): ZeRO-0's all-reduce of the gradients behind the
+#: backward pass; ZeRO-1 and -2's reduce-scatter of them behind it and all-gather of the parameters behind the
+#: forward pass; ZeRO-3's all-gathers and reduce-scatter, each behind the pass it is issued in.
+HIDING_TRAFFIC = ("allreduce", "reduce-scatter", "all-gather", "zero3")
+#: The traffic each ZeRO stage sends, whose largest bound `hiding` reports.
+STAGE_TRAFFIC: Mapping[int, tuple[str, ...]] = MappingProxyType(
+    {0: ("allreduce",), 1: ("reduce-scatter", "all-gather"), 2: ("reduce-scatter", "all-gather"), 3: ("zero3",)}
+)
+
+
+def hiding_bound(
+    shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout, traffic: str
+) -> Fraction:
+    """Tokens per micro-batch above which `traffic` (`HIDING_TRAFFIC`) hides behind its pass, on the layout's links.
+
+    `conditions.hiding_tokens` with the planner's quantities: k the recipe's bytes per parameter of the whole
+    model, f the planner's FLOPs per parameter per token (`flops_per_token` ÷ the parameters, 8N with full
+    recomputation) in the pass it hides behind, W NVLink within a node or the network ports a node's rings share
+    (`communication.cross_host_bytes_per_port`).
+    """
+    if traffic not in HIDING_TRAFFIC:
+        raise KeyError(f"unknown traffic {traffic!r}; known: {', '.join(HIDING_TRAFFIC)}")
+    lay = layout
+    placed = rank_placement(lay.tp, lay.pp, lay.dp, hardware.per_node)
+    if placed.data_spans_nodes:
+        bandwidth = Fraction(hardware.network_bandwidth) * placed.data_per_node
+    else:
+        bandwidth = Fraction(hardware.nvlink_bandwidth)
+    roles = role_bytes_per_parameter(run.recipe)
+    kind = "full" if lay.recompute == "full" else "none"
+    per_parameter = Fraction(flops_per_token(shape, count, run.sequence, kind), count.total)
+    total = FLOPS_PER_PARAMETER["none"]
+    if traffic == "zero3":
+        # Pass by pass, as `step_time` hides it: the forward's gather behind the forward's 2 of the 6 (or 8) FLOPs
+        # per parameter, the backward's gather and the reduce-scatter behind the rest.
+        forward = per_parameter * Fraction(FORWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER[kind])
+        k_p, k_g = roles["parameters"], roles["gradients"]
+        return zero3_hiding_tokens(
+            k_p, k_g, lay.dp, forward, per_parameter - forward, hardware.peak_flops, run.share, bandwidth
+        )
+    if traffic == "all-gather":
+        sent, allreduce = roles["parameters"], False
+        flops = per_parameter * Fraction(FORWARD_FLOPS_PER_PARAMETER, total)
+    else:
+        sent, allreduce = roles["gradients"], traffic == "allreduce"
+        flops = per_parameter * Fraction(BACKWARD_FLOPS_PER_PARAMETER, total)
+    return hiding_tokens(sent, lay.dp, flops, hardware.peak_flops, run.share, bandwidth, allreduce)
+
+
+@dataclass(frozen=True)
+class Hiding:
+    """A layout's data-parallel traffic against the compute it hides behind: the binding traffic's bound in
+    tokens per micro-batch, and how many times it the micro-batch holds (`margin`, 1 at the bound)."""
+
+    traffic: str
+    tokens: Fraction
+    margin: Fraction
+
+
+def hiding(
+    shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout
+) -> Hiding | None:
+    """The bound of the layout's ZeRO stage's traffic (`STAGE_TRAFFIC`, the largest), or None without replicas."""
+    if layout.dp < 2:
+        return None
+    bounds = {t: hiding_bound(shape, count, hardware, run, layout, t) for t in STAGE_TRAFFIC[layout.zero]}
+    traffic = max(bounds, key=lambda name: bounds[name])
+    tokens = layout.micro_batch * run.sequence
+    return Hiding(traffic, bounds[traffic], tokens / bounds[traffic])
+
+
 def step_time(shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout) -> StepTime:
     """A step's seconds by part on the layout (see the module's docstring for each part)."""
     s, h, lay = shape, hardware, layout
@@ -627,11 +763,16 @@ def evaluate(
     tokens_per_second = tokens / time.total
     model_flops = flops_per_token(shape, count, run.sequence, "none") * tokens
     share = model_flops / (time.total * hardware.gpus * Fraction(hardware.peak_flops))
-    gpu_hours = cost = None
-    if run.training_tokens is not None:
+    gpu_hours = cost = days = None
+    steps = training_steps(run)
+    if run.training_tokens is not None and steps is not None:
         gpu_hours = run.training_tokens / tokens_per_second * hardware.gpus / 3600
         cost = gpu_hours * run.price if run.price is not None else None
-    return Plan(layout, memory, stage, hardware.memory, time, tokens_per_second, share, gpu_hours, cost)
+        days = steps * time.total / 86400
+    found = hiding(shape, count, hardware, run, layout)
+    return Plan(
+        layout, memory, stage, hardware.memory, time, tokens_per_second, share, gpu_hours, cost, days=days, hiding=found
+    )
 
 
 def divisors(n: int) -> list[int]:
@@ -715,7 +856,8 @@ def _plan(shape: TransformerShape, hardware: Hardware, run: Run, fixed: tuple[tu
     count = parameter_count(shape)
     plans: list[Plan] = []
     invalid: dict[tuple[str, str], Invalid] = {}
-    for layout in layouts(shape, hardware, run, dict(fixed)):
+    considered = list(layouts(shape, hardware, run, dict(fixed)))
+    for layout in considered:
         result = evaluate(shape, hardware, run, layout, count)
         if isinstance(result, Rule):
             key = (result.id, result.message)
@@ -727,4 +869,51 @@ def _plan(shape: TransformerShape, hardware: Hardware, run: Run, fixed: tuple[tu
     others = sorted((p for p in plans if not p.fits), key=lambda p: (p.memory.total, p.step_seconds))
     best = fitting[0] if fitting else None
     ranked = tuple(replace(p, reason=_reason(p, best)) for p in (*fitting, *others))
-    return Planned(count, ranked, tuple(invalid.values()))
+    found = tuple(invalid.values())
+    return Planned(count, ranked, found, batch_hint(run, found, {lay.dp for lay in considered}))
+
+
+#: A `BatchHint` in words (`batch_hint_words`), `str.format` templates the page fills too: the nearest batches
+#: below and above, or above only.
+BATCH_HINT_WORDS: Mapping[str, str] = MappingProxyType(
+    {
+        "hint": "{layouts} break a rule because a global batch of {sequences} does not divide among dp = {degrees};"
+        " {nearest} would divide among every degree tried",
+        "both": "{lower} or {upper} sequences ({lower_tokens} or {upper_tokens} tokens)",
+        "above": "{upper} sequences ({upper_tokens} tokens)",
+    }
+)
+
+
+def batch_hint_words(hint: BatchHint, sequence: int) -> str:
+    """A `BatchHint` in words, the batches nearest in sequences and in tokens of `sequence` each."""
+    values = {
+        "lower": f"{hint.lower:,}",
+        "upper": f"{hint.upper:,}",
+        "lower_tokens": f"{hint.lower * sequence:,}",
+        "upper_tokens": f"{hint.upper * sequence:,}",
+    }
+    nearest = BATCH_HINT_WORDS["both" if hint.lower else "above"].format(**values)
+    return BATCH_HINT_WORDS["hint"].format(
+        layouts=f"{hint.layouts:,} layout{'' if hint.layouts == 1 else 's'}",
+        sequences=counted(hint.sequences, "sequence"),
+        degrees=", ".join(str(d) for d in hint.ruled_out),
+        nearest=nearest,
+    )
+
+
+def batch_hint(run: Run, invalid: tuple[Invalid, ...], degrees: set[int]) -> BatchHint | None:
+    """What the global batch rules out (rule "batch-dp"), and the nearest batches that every data-parallel degree
+    of `degrees` (those tried) divides: multiples of their least common multiple, below and above."""
+    ruled = [item for item in invalid if item.rule.id == "batch-dp"]
+    if not ruled:
+        return None
+    sequences = run.global_batch // run.sequence
+    step = math.lcm(*degrees)
+    return BatchHint(
+        sequences,
+        tuple(sorted(item.layout.dp for item in ruled)),
+        sum(item.count for item in ruled),
+        sequences // step * step,
+        -(-sequences // step) * step,
+    )

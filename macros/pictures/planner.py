@@ -10,8 +10,10 @@ from `macros.model` and the catalog, so nothing is typed twice; `evaluate` is th
 the same rules for the reader's input (`read`), and the browser tests hold the two to each other, layout by
 layout (`layout_result`) and plan by plan. Nothing here imports MkDocs.
 
-A typed shape is a Llama-style decoder (`CUSTOM_SHAPE`: RMSNorm, rotary positions, no biases), with a gated
-or plain MLP and tied or untied embeddings; a model of the catalog keeps its own shape
+A typed shape is a Llama-style decoder (`CUSTOM_SHAPE`: RMSNorm, rotary positions), with a gated or plain
+MLP, tied or untied embeddings, biases on its queries, keys and values or none (`BIAS_CHOICES`: Qwen2's or
+Llama's) and a head dimension of its own or the hidden size over the heads; a bandwidth typed for NVLink (GB/s)
+or the network port (Gbit/s), decimal and each way, replaces the GPU's; a model of the catalog keeps its own shape
 (`data.catalog.transformer_shape`). No price is assumed: the catalog has no sourced one, so the cost is
 shown only when the reader gives a price.
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
@@ -45,8 +48,10 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str, str, str], ...]], ...] = (
             ("kv_heads", "Key-value heads", "number", "as many as the heads without grouped-query attention"),
             ("ffn", "MLP width", "number", "the MLP's inner width"),
             ("vocabulary", "Vocabulary", "number", ""),
+            ("head_dim", "Head dimension (optional)", "number", "empty: the hidden size over the heads"),
             ("mlp", "MLP", "select", ""),
             ("embeddings", "Embeddings", "select", ""),
+            ("biases", "Biases", "select", ""),
         ),
     ),
     (
@@ -55,6 +60,18 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str, str, str], ...]], ...] = (
             ("gpu", "GPU", "select", ""),
             ("per_node", "GPUs per node", "number", ""),
             ("nodes", "Nodes", "number", ""),
+            (
+                "nvlink_gbyte_s",
+                "NVLink per GPU, GB/s (optional)",
+                "number",
+                "each way, in decimal gigabytes a second: empty is the GPU's own NVLink; type what you measured",
+            ),
+            (
+                "network_gbit_s",
+                "Network port per GPU, Gbit/s (optional)",
+                "number",
+                "each way, in decimal gigabits a second: empty is the GPU's own port; type what you measured",
+            ),
         ),
     ),
     (
@@ -66,7 +83,12 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str, str, str], ...]], ...] = (
             ("recipe", "Training recipe", "select", ""),
             ("tp", "Tensor-parallel degree (optional)", "number", "empty: every degree is tried"),
             ("pp", "Pipeline-parallel degree (optional)", "number", "empty: every degree is tried"),
-            ("training_tokens", "Training tokens (optional)", "number", "such as 1e12, for GPU-hours"),
+            (
+                "training_tokens",
+                "Training tokens (optional)",
+                "number",
+                "such as 1e12, for the steps, days and GPU-hours",
+            ),
             ("price", "Price per GPU-hour, in dollars (optional)", "number", "for the cost: none is assumed"),
         ),
     ),
@@ -85,6 +107,8 @@ SHAPE_DEFAULTS: Mapping[str, Any] = {
     for field in dataclasses.fields(shape.TransformerShape)
     if field.default is not dataclasses.MISSING
 }
+#: A typed shape's biases: none, as Llama's, or on the query, key and value projections, as Qwen2's.
+BIAS_CHOICES: Mapping[str, str] = {"none": "none (as Llama)", "qkv": "on queries, keys and values (as Qwen2)"}
 MLP_CHOICES: Mapping[str, str] = {"gated": "gated (SwiGLU, as Llama)", "plain": "plain (two matrices, as GPT-2)"}
 EMBEDDING_CHOICES: Mapping[str, str] = {"untied": "untied (as Llama 3)", "tied": "tied (as GPT-2)"}
 #: The rows of the table of layouts, best first.
@@ -112,15 +136,23 @@ LIMITS: Mapping[str, int] = {
     "global_batch": 10**12,
     "tp": 1_000_000,
     "pp": 1_000_000,
+    "head_dim": 100_000,
     "training_tokens": 10**15,
     "price": 10_000,
+    "nvlink_gbyte_s": 10_000,
+    "network_gbit_s": 10_000,
     "share": 100,
 }
 #: The least share of peak a plan takes, in percent: below it a reader has typed a fraction (0.4 for 40%), as
 #: the command line's --share takes one, where this form reads percent.
 LEAST_SHARE = 1
 #: The optional fields: empty means "search it" (tp, pp) or "leave it out" (GPU-hours, cost).
-OPTIONAL = ("tp", "pp", "training_tokens", "price")
+OPTIONAL = ("tp", "pp", "training_tokens", "price", "head_dim", "nvlink_gbyte_s", "network_gbit_s")
+#: Decimal gigabits and gigabytes a second in bytes a second: a typed bandwidth times these, in the page's floats.
+GIGABIT = 1e9 / 8
+GIGABYTE = 1e9
+#: The bandwidths a reader may type in place of the GPU's links.
+LINK_FIELDS = ("nvlink_gbyte_s", "network_gbit_s")
 
 
 def planner_defaults() -> dict[str, str]:
@@ -131,6 +163,7 @@ def planner_defaults() -> dict[str, str]:
         "recipe": planner.Run.recipe,
         "mlp": "gated",
         "embeddings": "untied",
+        "biases": "none",
         **{name: "" for name in OPTIONAL},
     }
 
@@ -152,6 +185,8 @@ def _messages() -> dict[str, str]:
         "too_many_gpus": f"GPUs per node × nodes is more than {LIMITS['gpus']:,} GPUs: too many to be a real run.",
         "share": f"Type a share in percent, from {LEAST_SHARE} to 100, such as 50 for 50% (not 0.5).",
         "price": f"Type dollars per GPU-hour, above 0 and at most {LIMITS['price']:,}, such as 2.5.",
+        "nvlink_gbyte_s": f"Type gigabytes a second, above 0 and at most {LIMITS['nvlink_gbyte_s']:,}, such as 450.",
+        "network_gbit_s": f"Type gigabits a second, above 0 and at most {LIMITS['network_gbit_s']:,}, such as 400.",
         "tokens": "Type a whole number of tokens, such as 1000000000000 or 1e12.",
         "batch_sequences": "A global batch of {global_batch} tokens is not whole sequences of {sequence} tokens:"
         " give a multiple of {sequence}.",
@@ -159,6 +194,8 @@ def _messages() -> dict[str, str]:
         " key-value heads that divide the heads.",
         "head_width": "A hidden size of {hidden} does not split into {heads} heads: give heads that divide it.",
         "degree": "{value} does not divide the {gpus} GPUs: give one of {divisors}.",
+        "degree_node": "{value} does not divide a node of {per_node} GPUs: a tensor-parallel group stays on one;"
+        " give one of {divisors}.",
         "degrees": "tp × pp = {product} does not divide the {gpus} GPUs.",
         "too_many_layouts": f"That is more than {MAX_LAYOUTS:,} layouts to weigh: fix the tensor-parallel or"
         " pipeline degree, or give fewer GPUs or a global batch of fewer sequences.",
@@ -200,6 +237,8 @@ def _gpus(catalog: Catalog) -> list[dict[str, Any]]:
             "peak_flops": _json_number(g.peak_bf16_flops),
             "nvlink": _json_number(g.nvlink.bandwidth_per_direction),
             "network": _json_number(g.network.bandwidth_per_direction),
+            "nvlink_id": g.nvlink.id,
+            "network_id": g.network.id,
         }
         for g in catalog.records.values()
         if isinstance(g, Gpu) and g.memory and g.peak_bf16_flops and g.nvlink and g.network
@@ -233,6 +272,7 @@ def planner_config(catalog: Catalog, default_model: str | None = None) -> dict[s
         "custom_shape": dict(CUSTOM_SHAPE),
         "mlp": dict(MLP_CHOICES),
         "embeddings": dict(EMBEDDING_CHOICES),
+        "biases": dict(BIAS_CHOICES),
         "constants": {
             "norm_vectors": dict(shape.NORM_VECTORS),
             "mlp_matrices": dict(shape.MLP_MATRICES),
@@ -256,6 +296,11 @@ def planner_config(catalog: Catalog, default_model: str | None = None) -> dict[s
             "attention": planner.Run.attention,
         },
         "rules": dict(planner.RULE_MESSAGES),
+        "plurals": dict(planner.PLURALS),
+        "batch_hint_words": dict(planner.BATCH_HINT_WORDS),
+        "link_fields": list(LINK_FIELDS),
+        "gigabit": GIGABIT,
+        "gigabyte": GIGABYTE,
         "tp_node_where": dict(planner.TP_NODE_WHERE),
         "time_parts": list(planner.TIME_PARTS),
         "time_part_words": dict(planner.TIME_PART_WORDS),
@@ -342,13 +387,15 @@ def read(config: Mapping[str, Any], inputs: Mapping[str, str]) -> tuple[dict[str
     typed: dict[str, Any] = {}
     if chosen is None and text["model"] == CUSTOM:
         typed = {name: _whole(text[name], name, problems) for name in SHAPE_FIELDS}
-        for name, known in (("mlp", MLP_CHOICES), ("embeddings", EMBEDDING_CHOICES)):
+        for name, known in (("mlp", MLP_CHOICES), ("embeddings", EMBEDDING_CHOICES), ("biases", BIAS_CHOICES)):
             if text[name] not in known:
                 problems[name] = MESSAGES["pick"]
+        # A head dimension given is the model's own (Mistral-Nemo's 128 for 5,120 over 32 heads); empty, h ÷ heads.
+        typed["head_dim"] = _whole(text["head_dim"], "head_dim", problems) if text["head_dim"] else 0
         heads, kv_heads, hidden = typed["heads"], typed["kv_heads"], typed["hidden"]
         if heads and kv_heads and heads % kv_heads:
             problems["kv_heads"] = MESSAGES["kv_groups"].format(heads=heads, kv_heads=kv_heads)
-        if heads and hidden and hidden % heads:
+        if heads and hidden and hidden % heads and not text["head_dim"]:
             problems["heads"] = MESSAGES["head_width"].format(hidden=hidden, heads=heads)
     gpus = {g["id"]: g for g in config["gpus"]}
     if text["gpu"] not in gpus:
@@ -360,6 +407,7 @@ def read(config: Mapping[str, Any], inputs: Mapping[str, str]) -> tuple[dict[str
     fixed = {name: _whole(text[name], name, problems) for name in ("tp", "pp") if text[name]}
     training_tokens = _tokens(text["training_tokens"], problems) if text["training_tokens"] else None
     price = _decimal(text["price"], "price", problems) if text["price"] else None
+    links = {name: _decimal(text[name], name, problems) if text[name] else None for name in LINK_FIELDS}
     per_node, nodes = counts["per_node"], counts["nodes"]
     n = per_node * nodes if per_node and nodes else None
     if n is not None and n > LIMITS["gpus"]:
@@ -367,8 +415,14 @@ def read(config: Mapping[str, Any], inputs: Mapping[str, str]) -> tuple[dict[str
     elif n is not None:
         for name in ("tp", "pp"):
             value = fixed.get(name)
+            # A tensor-parallel group stays on a node (rule "tp-node"): only degrees that keep it are offered.
+            within = math.gcd(n, per_node) if name == "tp" and per_node else n
             if value is not None and n % value:
-                problems[name] = MESSAGES["degree"].format(value=value, gpus=n, divisors=_divisor_list(n))
+                problems[name] = MESSAGES["degree"].format(value=value, gpus=n, divisors=_divisor_list(within))
+            elif value is not None and within % value:
+                problems[name] = MESSAGES["degree_node"].format(
+                    value=value, per_node=per_node, divisors=_divisor_list(within)
+                )
         if fixed.get("tp") and fixed.get("pp") and "tp" not in problems and "pp" not in problems:
             product = fixed["tp"] * fixed["pp"]  # type: ignore[operator]
             if n % product:
@@ -391,15 +445,18 @@ def read(config: Mapping[str, Any], inputs: Mapping[str, str]) -> tuple[dict[str
             **typed,
             "gated": text["mlp"] == "gated",
             "tied": text["embeddings"] == "tied",
+            "attention_bias": text["biases"] == "qkv",
         }
     gpu = gpus[text["gpu"]]
+    nvlink, network = links["nvlink_gbyte_s"], links["network_gbit_s"]
     return {}, {
         "shape": found,
         "hardware": {
             "peak_flops": gpu["peak_flops"],
             "memory": gpu["memory"],
-            "nvlink_bandwidth": gpu["nvlink"],
-            "network_bandwidth": gpu["network"],
+            # Multiplied in floats, as the page multiplies them, so that both get the same bytes a second.
+            "nvlink_bandwidth": gpu["nvlink"] if nvlink is None else float(nvlink) * GIGABYTE,
+            "network_bandwidth": gpu["network"] if network is None else float(network) * GIGABIT,
             "per_node": per_node,
             "nodes": nodes,
         },
@@ -467,6 +524,7 @@ def plan_result(result: planner.Plan) -> dict[str, Any]:
         "share_of_peak": float(result.share_of_peak),
         "gpu_hours": _number(result.gpu_hours),
         "cost": _number(result.cost),
+        "days": _number(result.days),
         "reason": {
             "kind": reason.kind,
             "slower_by": float(reason.slower_by),
@@ -504,10 +562,14 @@ def evaluate(config: Mapping[str, Any], inputs: Mapping[str, str]) -> dict[str, 
     if not planned.plans:
         message = planned.invalid[0].rule.message if planned.invalid else ""
         return {"problems": {"layouts": MESSAGES["no_layout"].format(message=message)}}
+    flops = planner.model_flops(found, planned.parameters, run.sequence)
     return {
         "problems": {},
         "parameters": {"total": planned.parameters.total, "active": planned.parameters.active},
         "gpus": hardware.gpus,
+        "flops": {"matmul": flops.matmul, "attention": flops.attention, "total": flops.total},
+        "steps": planner.training_steps(run),
+        "batch_hint": planner.batch_hint_words(planned.batch, run.sequence) if planned.batch else None,
         "plans": [plan_result(p) for p in planned.plans[:TOP]],
         "valid": len(planned.plans),
         "fitting": sum(p.fits for p in planned.plans),
@@ -566,6 +628,7 @@ def planner_html(config: Mapping[str, Any], ident: str, defaults: Mapping[str, s
             element("span", {"class": "sbn-planner__problem", "id": f"{field_id}-problem"}, row).text = ""
     actions = element("div", {"class": "sbn-planner__actions", "hidden": ""}, form)
     element("button", {"type": "submit", "class": "md-button md-button--primary"}, actions, "Plan")
+    element("button", {"type": "button", "class": "md-button", "data-sbn-reset": ""}, actions, "Reset")
     element("div", {"class": "sbn-planner__result", "role": "status", "aria-live": "polite"}, form).text = ""
     element(
         "p",

@@ -20,17 +20,28 @@ from ..model import pipeline
 _NAMES = {"gpipe": "GPipe", "1f1b": "1F1B"}
 
 
+#: The most cells (stages × time slots) a schedule's table has: 16 stages over 128 slots, far more than a reader
+#: can follow; beyond it a page's HTML grows by megabytes a table and the build by seconds.
+MAX_CELLS = 2_048
+
+
 def schedule_table(schedule_name: str, stages: int, microbatches: int, caption: str) -> str:
     """The HTML table of `schedule_name`'s schedule for `stages` stages and `microbatches` micro-batches.
 
     Raises:
-        ValueError: an empty caption, or counts `model.pipeline.schedule` refuses.
+        ValueError: an empty caption, counts `model.pipeline.schedule` refuses, or more cells than `MAX_CELLS`.
         KeyError: an unknown schedule.
     """
     if not isinstance(caption, str) or not caption.strip():
         raise ValueError('caption= says what the table shows, such as caption="The GPipe schedule"')
     grid = pipeline.timeline(pipeline.schedule(schedule_name, stages, microbatches))
     slots = len(grid[0])
+    if stages * slots > MAX_CELLS:
+        raise ValueError(
+            f"a table of {stages:,} stages × {slots:,} time slots has {stages * slots:,} cells, more than the"
+            f" {MAX_CELLS:,} a page shows as a table: draw fewer stages or micro-batches, or give the bubble as a"
+            " figure (pipeline_bubble)"
+        )
 
     # A wide table scrolls by itself (course.css); tabindex lets a keyboard scroll it too.
     table = ET.Element("table", {"class": "sbn-table sbn-schedule", "tabindex": "0"})

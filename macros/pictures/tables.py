@@ -26,6 +26,7 @@ imports MkDocs.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
@@ -73,6 +74,11 @@ def _write(element: ET.Element, label: str) -> None:
         sub.text, sub.tail = low, tail
 
 
+#: The most cells a table of figures has: a reader compares a few dozen, and each cell is computed at every build,
+#: a plan's in about a second.
+MAX_CELLS = 120
+
+
 def figure_table(
     kind: FigureKind,
     render: Callable[..., str],
@@ -105,6 +111,12 @@ def figure_table(
         raise TableError(
             f"bind each parameter of {kind.usage} once, by rows=, columns= or fixed=;"
             f" {'unbound: ' + ', '.join(missing) if missing else 'some are bound twice or unknown'}"
+        )
+    cells = len(row_values) * math.prod(len(values) for _, values in column_axes)
+    if cells > MAX_CELLS:
+        raise TableError(
+            f"the table has {cells:,} cells, more than the {MAX_CELLS} a table of figures holds: each cell is"
+            " computed at every build (a plan searches every layout), so give fewer rows or columns, or chart it"
         )
     memory = catalog.quantity(fits, "memory") if fits is not None else None
 

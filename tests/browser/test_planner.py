@@ -18,8 +18,11 @@ from tests.browser.conftest import PHONE, WCAG_AA, page_errors, show_palette
 from tests.conftest import catalog, site_pages, soup
 
 FORM = "form[data-sbn-planner]"
-#: What the planner offers a reader whose degree does not divide the lesson's cluster of 16.
-DIVISORS_16 = "1, 2, 4, 8, 16"
+#: What the planner offers a reader whose tensor degree does not divide the lesson's cluster of 16 on nodes of 8:
+#: only degrees that keep a tensor-parallel group on a node (16 was offered, then refused).
+TP_DIVISORS_16 = "1, 2, 4, 8"
+TP_3 = MESSAGES["degree"].format(value=3, gpus=16, divisors=TP_DIVISORS_16)
+TP_16 = MESSAGES["degree_node"].format(value=16, per_node=8, divisors=TP_DIVISORS_16)
 #: The page's config, as the page carries it.
 CONFIG_JS = f"JSON.parse(document.querySelector('{FORM}').dataset.sbnConfig)"
 
@@ -66,6 +69,7 @@ def _shape(rng: random.Random, config: dict[str, Any]) -> dict[str, Any]:
         "output_bias": rng.random() < 0.3,
         "mlp_bias": rng.random() < 0.3,
         "positions": rng.choice([0, 0, 1024, 2048]),
+        "head_dim": rng.choice([0, 0, 0, 96, 128]),
         "experts": experts,
         "experts_per_token": rng.choice([1, 2]) if experts else 0,
         "expert_ffn": 64 * rng.randint(1, 300) if experts else 0,
@@ -94,8 +98,8 @@ def _cases(count: int, config: dict[str, Any]) -> list[tuple[dict[str, Any], dic
             "hardware": {
                 "peak_flops": gpu["peak_flops"],
                 "memory": gpu["memory"],
-                "nvlink_bandwidth": gpu["nvlink"],
-                "network_bandwidth": gpu["network"],
+                "nvlink_bandwidth": rng.choice([gpu["nvlink"], rng.randint(1, 10**6) / 100 * 1e9]),
+                "network_bandwidth": rng.choice([gpu["network"], rng.randint(1, 10**6) / 100 * 1e9 / 8]),
                 "per_node": per_node,
                 "nodes": nodes,
             },
@@ -181,7 +185,7 @@ def test_the_page_computes_what_the_model_computes_on_three_thousand_layouts(
         assert _near(step, theirs["step_seconds"], step), where
         for part, value in ours["time"].items():
             assert _near(value, theirs["time"][part], step), (where, part)
-        for rate in ("tokens_per_second", "share_of_peak", "gpu_hours", "cost"):
+        for rate in ("tokens_per_second", "share_of_peak", "gpu_hours", "cost", "days"):
             if ours[rate] is None:
                 assert theirs[rate] is None, (where, rate)
             else:
@@ -210,11 +214,15 @@ def _texts(count: int, config: dict[str, Any]) -> list[dict[str, str]]:
             "kv_heads": str(rng.choice([8, heads])),
             "ffn": str(rng.choice([5632, 14336])),
             "vocabulary": str(rng.choice([32000, 128256])),
+            "head_dim": rng.choice(["", "", "128", "96"]),
             "mlp": rng.choice(list(config["mlp"])),
             "embeddings": rng.choice(list(config["embeddings"])),
+            "biases": rng.choice(list(config["biases"])),
             "gpu": rng.choice([g["id"] for g in config["gpus"]]),
             "per_node": rng.choice(["8", "4", "1"]),
             "nodes": rng.choice(["1", "2", "16", "1,000"]),
+            "nvlink_gbyte_s": rng.choice(["", "", "450", "37.55", "10000"]),
+            "network_gbit_s": rng.choice(["", "", "400", "12.5", "0.01"]),
             "sequence": str(sequence),
             "global_batch": rng.choice([str(sequence * rng.randint(1, 512)), f"{sequence * 512:,}"]),
             "share": rng.choice(["50", "40.5", "100", "1"]),
@@ -258,7 +266,8 @@ def test_the_page_reads_the_form_as_python_does_on_two_thousand_inputs(
 def test_the_page_plans_what_python_plans(tab: Page, base_url: str, planner_page: str, config: dict[str, Any]) -> None:
     """Whole plans, ranked, with their reasons and the rules broken: a few, Python's plans being slow."""
     tab.goto(base_url + planner_page)
-    base = {"mlp": "gated", "embeddings": "untied", "recipe": "bf16-adam", "tp": "", "pp": "", "price": ""}
+    base = {"mlp": "gated", "embeddings": "untied", "biases": "none", "recipe": "bf16-adam", "tp": "", "pp": "",
+            "price": ""}  # fmt: skip
     cases = [
         {**base, "model": model, "gpu": gpu, "per_node": "8", "nodes": nodes, "sequence": sequence,
          "global_batch": batch, "share": share, "training_tokens": tokens, "price": price}
@@ -268,6 +277,7 @@ def test_the_page_plans_what_python_plans(tab: Page, base_url: str, planner_page
             ("llama-3-8b", "b200", "1", "4096", "1048576", "55.5", "1e12", ""),
             ("megatron-1.2b", "h200", "1", "1024", "524288", "30", "", ""),
             ("llama-3-70b", "h100-sxm5", "1", "2048", "1048576", "45", "3e11", "4"),  # none fits
+            ("llama-3-8b", "h100-sxm5", "2", "8192", "4202496", "50", "1e12", ""),  # 513 sequences
         ]
     ] + [{**base, "model": "custom", "layers": "24", "hidden": "2048", "heads": "16", "kv_heads": "4",
           "ffn": "5632", "vocabulary": "32000", "gpu": "h100-sxm5", "per_node": "8", "nodes": "1",
@@ -276,7 +286,7 @@ def test_the_page_plans_what_python_plans(tab: Page, base_url: str, planner_page
     for inputs, theirs in zip(cases, results, strict=True):
         ours = evaluate(config, inputs)
         assert theirs["problems"] == ours["problems"] == {}, inputs
-        for key in ("parameters", "gpus", "valid", "fitting", "broken"):
+        for key in ("parameters", "gpus", "valid", "fitting", "broken", "flops", "steps", "batch_hint"):
             assert theirs[key] == ours[key], (inputs, key)
         assert [p["layout"] for p in theirs["plans"]] == [p["layout"] for p in ours["plans"]], inputs
         for mine, page in zip(ours["plans"], theirs["plans"], strict=True):
@@ -300,7 +310,10 @@ def test_the_page_plans_what_python_plans(tab: Page, base_url: str, planner_page
         ("Nodes", "999999999", MESSAGES["too_many_nodes"]),
         ("Sequence length, in tokens", "lots", MESSAGES["whole"]),
         ("Share of peak, in percent", "0", MESSAGES["share"]),
-        ("Tensor-parallel degree (optional)", "3", MESSAGES["degree"].format(value=3, gpus=16, divisors=DIVISORS_16)),
+        ("Tensor-parallel degree (optional)", "3", TP_3),
+        ("Tensor-parallel degree (optional)", "16", TP_16),
+        ("NVLink per GPU, GB/s (optional)", "0", MESSAGES["nvlink_gbyte_s"]),
+        ("Head dimension (optional)", "-1", MESSAGES["whole"]),
         ("Global batch, in tokens", "1000", MESSAGES["batch_sequences"].format(global_batch=1000, sequence=8192)),
     ],
 )  # fmt: skip
@@ -324,9 +337,12 @@ def test_a_plan_no_layout_keeps_says_the_first_rule_it_breaks(tab: Page, base_ur
     with page_errors(tab) as errors:
         tab.goto(base_url + planner_page)
         form = tab.locator(FORM).first
-        form.get_by_label("Tensor-parallel degree (optional)").fill("16")
+        form.get_by_label("Pipeline-parallel degree (optional)").fill("16")
+        form.get_by_label("Global batch, in tokens").fill("65536")
         form.get_by_role("button", name="Plan").click()
-        expect(form.get_by_role("status")).to_contain_text("No layout keeps the rules: tp = 16 is beyond a node of 8")
+        expect(form.get_by_role("status")).to_contain_text(
+            "No layout keeps the rules: 8 micro-batches per replica, fewer than the pp = 16 stages"
+        )
     assert errors == []
 
 
@@ -439,3 +455,76 @@ def test_the_plan_fits_the_page_at_each_width_in_each_palette(
             assert box.evaluate("(box) => box.scrollWidth > box.clientWidth")
         violations, report = _axe_on(tab, FORM)
         assert violations == 0, f"{width} {scheme}: {report}"
+
+
+# ------------------------------------------------------------ the reader trial (issue 28)
+
+
+def test_the_table_follows_the_typing_without_leaving_the_field(tab: Page, base_url: str, planner_page: str) -> None:
+    """The table was stale until a field lost focus; now it follows the keys, a moment after the last."""
+    with page_errors(tab) as errors:
+        tab.goto(base_url + planner_page)
+        form = tab.locator(FORM).first
+        status = form.get_by_role("status")
+        expect(status).to_contain_text("on 16 ×")
+        form.get_by_label("Nodes").select_text()
+        form.get_by_label("Nodes").press_sequentially("4", delay=50)  # no Enter, no blur
+        expect(status).to_contain_text("on 32 ×")
+        expect(form.get_by_label("Nodes")).to_be_focused()
+    assert errors == []
+
+
+def test_reset_restores_the_lessons_values_and_forgets_the_stored_ones(
+    tab: Page, base_url: str, planner_page: str
+) -> None:
+    tab.goto(base_url + planner_page)
+    form = tab.locator(FORM).first
+    default = json.loads(form.get_attribute("data-sbn-defaults") or "")
+    form.get_by_label("Nodes").fill("4")
+    form.get_by_label("Layers").fill("16")
+    form.get_by_role("button", name="Plan").click()
+    form.get_by_role("button", name="Reset").click()
+    expect(form.get_by_label("Nodes")).to_have_value(default["nodes"])
+    expect(form.get_by_label("Model")).to_have_value(default["model"])
+    expect(form.get_by_label("Layers")).to_have_value("32")
+    assert tab.evaluate("Object.keys(localStorage).filter((key) => key.startsWith('sbn:'))") == []
+    expect(form.get_by_role("status").get_by_role("table")).to_be_visible()
+
+
+def test_a_typed_shape_takes_biases_and_a_head_dimension(tab: Page, base_url: str, planner_page: str) -> None:
+    """Qwen2-7B typed with its query, key and value biases is its 7,615,616,512; Mistral-Nemo's shape with its
+    head dimension of 128 (5,120 over 32 heads would be 160) is its 12,247,782,400."""
+    tab.goto(base_url + planner_page)
+    form = tab.locator(FORM).first
+    status = form.get_by_role("status")
+    for shape, count in [
+        ({"Layers": "28", "Hidden size": "3584", "Attention heads": "28", "Key-value heads": "4",
+          "MLP width": "18944", "Vocabulary": "152064", "Head dimension (optional)": ""}, "7,615,616,512"),
+        ({"Layers": "40", "Hidden size": "5120", "Attention heads": "32", "Key-value heads": "8",
+          "MLP width": "14336", "Vocabulary": "131072", "Head dimension (optional)": "128"}, "12,247,782,400"),
+    ]:  # fmt: skip
+        for label, value in shape.items():
+            form.get_by_label(label, exact=True).fill(value)
+        form.get_by_label("Biases").select_option("qkv" if count.startswith("7,") else "none")
+        form.get_by_role("button", name="Plan").click()
+        expect(status).to_contain_text(f"{count} parameters")
+
+
+def test_the_page_says_the_flops_the_links_the_steps_and_what_the_activations_count(
+    tab: Page, base_url: str, planner_page: str
+) -> None:
+    tab.goto(base_url + planner_page)
+    form = tab.locator(FORM).first
+    status = form.get_by_role("status")
+    form.get_by_label("Training tokens (optional)").fill("1e12")
+    form.get_by_label("Network port per GPU, Gbit/s (optional)").fill("200")
+    form.get_by_role("button", name="Plan").click()
+    expect(status).to_contain_text("FLOPs per token: 57,914,425,344, 7.21 per parameter")
+    expect(status).to_contain_text("The share of peak and the MFU column count these")
+    expect(status).to_contain_text("NVLink (nvlink-h100) 450.0 GB/s per GPU; the network (as typed) 200.0 Gbit/s")
+    expect(status).to_contain_text("are 238,419 steps of 4,194,304 tokens")
+    expect(status.get_by_role("table").locator("th", has_text="days")).to_have_count(1)
+    expect(status).to_contain_text("the dropout masks")
+    form.get_by_label("Global batch, in tokens").fill("4202496")
+    form.get_by_role("button", name="Plan").click()
+    expect(status).to_contain_text("512 or 528 sequences (4,194,304 or 4,325,376 tokens) would divide")

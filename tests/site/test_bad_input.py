@@ -260,6 +260,10 @@ AUTHORED_MARKUP = [
     ("```{#sbn-figures data-json=x}\nx = 1\n```", "```{#sbn-figures", "holds an id='sbn-figures'"),
     ("```{#listing data-json=x}\ny = 1\n```", "```{#listing", "holds a data-json attribute on a <div>"),
     ("#### Sbn figures", None, "holds an id='sbn-figures'"),
+    # An id is a global of its name where none is set: these stand in for the course's scripts' own.
+    ('<span id="sbnFrames"></span> here.', None, "holds an id='sbnFrames'"),
+    ("Calculated.\n{: #sbnCalculator }", "{: #sbnCalculator", "holds an id='sbnCalculator'"),
+    ('<p id="sbnAnswers">x</p>', None, "holds an id='sbnAnswers'"),
     ('Some *words*{: data-md-component="tabs" } here.', None, "holds a data-md-component attribute on a <em>"),
     ('It needs <span aria-description="24 GB">this</span>.', None, "holds an aria-description attribute on a <span>"),
 ]
@@ -395,7 +399,14 @@ MALFORMED_LESSONS = [
         "**Mission link:**",
         "must quote bullet 4 word for word",
     ),
-    (6, "mission: 2", "mission: 9", None, "mission bullet 9 does not exist; there are 5"),
+    (6, "mission: 2", "mission: 9", None, "mission bullet 9 does not exist; there are 6"),
+    (
+        7,
+        "id: l7-practice-1\n",
+        "id: cp-practice-1\n",
+        None,
+        "the question id 'cp-practice-1' does not start with this lesson's prefix 'l7-'",
+    ),
 ]
 
 
@@ -635,6 +646,25 @@ def test_a_source_address_that_is_not_http_stops_the_build(
     edit(course_copy / "catalog/sources.yml", "url: https://arxiv.org/abs/1910.02054v3", f'url: "{url}"')
     built = build_copy(course_copy)
     assert not built.ok and any(message in m for m in built.messages), built.output
+
+
+def test_a_navigation_entry_the_theme_would_write_as_markup_stops_the_build_at_its_line(
+    course_copy: Path, edit: Edit
+) -> None:
+    # Material writes navigation titles unescaped and entries' addresses as links, on every page.
+    entries = {
+        "  - Scratch <img src=x onerror=alert(1)>: index.md": "holds '<', '>'",
+        '  - "Help": "javascript:alert(document.domain)"': "leads to an address the course does not link to",
+        '  - "Data": "data:text/html,<script>alert(1)</script>"': "leads to an address the course does not link to",
+        "  - The 24 GB guide: glossary.md": "types '24 GB'",
+    }
+    edit(course_copy / "mkdocs.yml", "  - Glossary: glossary.md", "  - Glossary: glossary.md\n" + "\n".join(entries))
+    built = build_copy(course_copy)
+    assert not built.ok
+    said = [line for message in built.messages for line in message.splitlines()]  # one problem a line
+    for entry, message in entries.items():
+        line = line_of(course_copy / "mkdocs.yml", entry.strip())
+        assert sum(s.startswith(f"mkdocs.yml:{line}: ") and message in s for s in said) == 1, built.output
 
 
 def test_a_glossary_definition_with_a_link_stops_the_build(course_copy: Path, edit: Edit) -> None:

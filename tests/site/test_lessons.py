@@ -43,7 +43,7 @@ def _quizzes(site_dir: Path, lesson: str) -> list[Tag]:
 
 def test_a_lesson_has_the_seeds_sections_in_order(site_dir: Path, lesson: str) -> None:
     """The seed's sections once each, in order; a lesson may add sections of its own between its warm-up and its
-    last section (Lesson 13's "Plan your own run"), as the build's check allows (`lessons.check_sections`)."""
+    last section (Lesson 15's "Plan your own run"), as the build's check allows (`lessons.check_sections`)."""
     names = [name for name, _ in SECTIONS]
     found = _sections(lesson_body(soup(site_dir / lesson)))
     assert [name for name in found if name in names] == names
@@ -51,11 +51,20 @@ def test_a_lesson_has_the_seeds_sections_in_order(site_dir: Path, lesson: str) -
     assert all(found.index(names[3]) < index < found.index(names[-1]) for index in own), found
 
 
-def test_a_lessons_question_and_rep_ids_carry_its_number(site_dir: Path, lesson: str) -> None:
+def test_a_lessons_question_and_rep_ids_carry_its_prefix(site_dir: Path, lesson: str) -> None:
+    """The prefix it was first published under (`questions:`, else l{number}): readers' progress is kept by id, so
+    a lesson that changes its number keeps its ids (the capstone, Lesson 15, keeps Lesson 15's `l13-`)."""
     article = lesson_body(soup(site_dir / lesson))
     ids = [attribute(form, "data-quiz-id") for form in article.select("form[data-quiz-id]")]
     ids += [attribute(box, "data-rep-id") for box in article.select("input[data-rep-id]")]
-    assert ids and all(question_id.startswith(f"l{_number(lesson)}-") for question_id in ids)
+    lessons = index_lessons(course().docs_dir).lessons
+    prefix = lessons[_number(lesson)].prefix
+    assert ids and all(question_id.startswith(prefix) for question_id in ids)
+
+
+def test_no_two_lessons_share_a_prefix_of_question_ids() -> None:
+    prefixes = [lesson.prefix for lesson in index_lessons(course().docs_dir).lessons.values()]
+    assert len(prefixes) == len(set(prefixes))
 
 
 def test_a_lesson_asks_a_numeric_question_keyed_by_a_figure(site_dir: Path, lesson: str) -> None:

@@ -129,6 +129,38 @@ def test_two_lessons_with_one_number_are_refused(tmp_path: Path) -> None:
         index_lessons(tmp_path)
 
 
+def _write_with_prefix(docs: Path, name: str, number: int, questions: str | None) -> None:
+    (docs / "stage-4").mkdir(exist_ok=True)
+    line = f"questions: {questions}\n" if questions else ""
+    (docs / "stage-4" / name).write_text(
+        f"---\ntitle: L\nlesson: {number}\nstage: 4\nprerequisites: []\nmission: 1\n{line}---\n"
+    )
+
+
+def test_a_lessons_prefix_defaults_to_its_number_and_may_be_set(tmp_path: Path) -> None:
+    _write_with_prefix(tmp_path, "a.md", 7, None)
+    _write_with_prefix(tmp_path, "b.md", 8, "cp")
+    lessons = index_lessons(tmp_path).lessons
+    assert (lessons[7].prefix, lessons[8].prefix) == ("l7-", "cp-")
+
+
+def test_a_moved_lesson_keeps_its_prefix_and_the_prefix_is_then_taken(tmp_path: Path) -> None:
+    """The capstone moved from 13 to 15 with `questions: l13`; a new Lesson 13 without `questions:` would take
+    the same prefix, and readers' stored answers would land on the wrong questions."""
+    _write_with_prefix(tmp_path, "a.md", 13, None)
+    _write_with_prefix(tmp_path, "b.md", 15, "l13")
+    with pytest.raises(
+        LessonError, match=r"docs/stage-4/b.md:7: the question ids' prefix 'l13-' is already docs/stage-4/a.md's"
+    ):
+        index_lessons(tmp_path)
+
+
+def test_a_prefix_is_letters_and_digits(tmp_path: Path) -> None:
+    _write_with_prefix(tmp_path, "a.md", 7, "Cp-")
+    with pytest.raises(LessonError, match=r"`questions: Cp-` is no prefix of question ids"):
+        index_lessons(tmp_path)
+
+
 def test_front_matter_may_close_with_dots_as_in_mkdocs() -> None:
     assert read_front_matter("---\nlesson: 3\n...\n# L") == {"lesson": 3}
 

@@ -160,7 +160,8 @@ def test_zero3s_backward_traffic_hides_only_behind_the_backward_pass(recompute: 
         port = sent / 8 / (scale * backward)
         slowed = planner.Hardware(**{**hardware.__dict__, "network_bandwidth": port})
         slow = planner.evaluate(shape, slowed, run, fixed)
-        assert isinstance(slow, planner.Plan) and (slow.time.data > 0) is exposed, (scale, slow.time.data)
+        assert isinstance(slow, planner.Plan), slow
+        assert (slow.time.data > 0) is exposed, (scale, slow.time.data)
         # The bound scales as 1/W: on this port the micro-batch holds 1/scale of it.
         assert abs(margin * port / hardware.network_bandwidth - 1 / scale) < Fraction(1, 10**6)
 

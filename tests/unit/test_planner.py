@@ -159,6 +159,10 @@ def test_mixtral_counts_every_expert_and_the_two_a_token_uses() -> None:
         (json.dumps({**GPT2_XL, "n_layer": 10_000_000}), "too large to be a real model"),
         (json.dumps({**LLAMA3_8B, "num_key_value_heads": 5}), "do not make whole groups"),
         (json.dumps({**LLAMA3_8B, "tie_word_embeddings": "no"}), "expected true or false"),
+        # Python's own limits, and a file far larger than any config.json.
+        ('{"model_type": "llama", "hidden_size": ' + "9" * 5001 + "}", "not a config.json the planner reads"),
+        ("[" * 200_000 + "]" * 200_000, "not a config.json the planner reads"),
+        (json.dumps({**LLAMA3_8B, "padding": "x" * 1_000_001}), "more than the 1,000,000 of any model's config.json"),
     ],
 )
 def test_a_config_the_planner_cannot_read_is_one_line_naming_the_file(text: str, message: str) -> None:
@@ -542,3 +546,62 @@ def test_the_catalogs_new_gpus_have_what_the_planner_needs() -> None:
         assert catalog().quantity(gpu_id, "peak_bf16_flops").source.id == "torchtitan-peak-flops"
     assert catalog().gpu("h200").memory == 143_156 * 2**20
     assert catalog().gpu("b200").memory == 182_642 * 2**20
+
+
+def test_a_rule_counts_one_in_the_singular() -> None:
+    """ "1 micro-batches" was the reader trial's nit: a count of one takes its noun's singular."""
+    one = planner.broken_rule(LLAMA3, H100, planner.Run(8192, 8192 * 8), planner.Layout(1, 2, 8))
+    assert one is not None and one.message == "1 micro-batch per replica, fewer than the pp = 2 stages"
+    many = planner.broken_rule(LLAMA3, H100, planner.Run(8192, 8192 * 8), planner.Layout(1, 16, 1))
+    assert many is not None and many.message.startswith("8 micro-batches per replica, fewer")
+
+
+def test_the_zero_pipeline_rule_says_whose_rule_it_is() -> None:
+    broken = planner.broken_rule(LLAMA3, H100, RUN, planner.Layout(1, 2, 8, zero=3))
+    assert broken is not None and "DeepSpeed's PipelineEngine" in broken.message and "torchtitan" in broken.message
+
+
+def test_the_model_flops_are_6n_over_the_parameters_that_multiply_plus_attention() -> None:
+    count = parameter_count(LLAMA3)
+    flops = planner.model_flops(LLAMA3, count, 8192)
+    assert flops.matmul == 6 * count.matmul and flops.attention == 12 * 32 * 4096 * 8192
+    assert flops.total == planner.flops_per_token(LLAMA3, count, 8192, "none")
+    assert round(flops.total / count.total, 2) == 7.21  # the reader trial's figure, against Lesson 3's 6
+
+
+def test_steps_and_days_of_a_run() -> None:
+    run = planner.Run(8192, 8192 * 512, training_tokens=10**12)
+    assert planner.training_steps(run) == 238_419  # 238,418.58 steps: the last partial one counted whole
+    assert planner.training_steps(planner.Run(8192, 8192 * 512)) is None
+    plan = planner.evaluate(LLAMA3, H100, run, planner.Layout(1, 1, 16, zero=3))
+    assert isinstance(plan, planner.Plan) and plan.days == 238_419 * plan.step_seconds / 86400
+
+
+def test_a_batch_that_rules_out_data_parallel_degrees_says_the_nearest_that_divide() -> None:
+    planned = planner.plan(LLAMA3, H100, planner.Run(8192, 8192 * 513), {"tp": 1, "pp": 1, "zero": 0})
+    hint = planned.batch
+    assert hint is not None and (hint.sequences, hint.ruled_out, hint.lower, hint.upper) == (513, (16,), 512, 528)
+    assert planner.batch_hint_words(hint, 8192).endswith(
+        "512 or 528 sequences (4,194,304 or 4,325,376 tokens) would divide among every degree tried"
+    )
+    assert planner.plan(LLAMA3, H100, RUN, {"tp": 1, "pp": 1, "zero": 0}).batch is None
+
+
+def test_each_plan_holds_its_hiding_bound_as_the_lessons_condition_counts_it() -> None:
+    from macros.model import conditions
+    from macros.model.compute import FLOPS_PER_PARAMETER
+
+    count = parameter_count(LLAMA3)
+    plan = planner.evaluate(LLAMA3, H100, RUN, planner.Layout(1, 1, 16, zero=3))
+    assert isinstance(plan, planner.Plan) and plan.hiding is not None and plan.hiding.traffic == "zero3"
+    f = Fraction(planner.flops_per_token(LLAMA3, count, 8192, "none"), count.total)
+    # Pass by pass, one pass of a ring over 16, each node's 8 ports sharing the rings: the forward's 2-byte gather
+    # behind its 2 of the 6 FLOPs per parameter, the backward's gather and 4-byte reduce-scatter behind the other 4.
+    ports = 8 * H100.network_bandwidth
+    forward = conditions.hiding_tokens(2, 16, f * Fraction(2, 6), H100.peak_flops, RUN.share, ports)
+    backward = conditions.hiding_tokens(2 + 4, 16, f * Fraction(4, 6), H100.peak_flops, RUN.share, ports)
+    bound = max(forward, backward)
+    assert backward > forward
+    assert plan.hiding.tokens == bound and plan.hiding.margin == 8192 / bound
+    assert FLOPS_PER_PARAMETER["none"] == 6
+    assert planner.evaluate(LLAMA3, H100, RUN, planner.Layout(8, 2, 1)).hiding is None  # type: ignore[union-attr]

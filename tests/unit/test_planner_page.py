@@ -110,7 +110,10 @@ def test_a_typed_shape_is_a_llama_style_decoder() -> None:
         ("price", "-1", MESSAGES["price"]),
         ("training_tokens", "1.5", MESSAGES["tokens"]),
         ("training_tokens", "1e16", MESSAGES["too_many_training_tokens"]),
-        ("tp", "3", MESSAGES["degree"].format(value=3, gpus=16, divisors="1, 2, 4, 8, 16")),
+        ("tp", "3", MESSAGES["degree"].format(value=3, gpus=16, divisors="1, 2, 4, 8")),  # 16 is beyond a node
+        ("tp", "16", MESSAGES["degree_node"].format(value=16, per_node=8, divisors="1, 2, 4, 8")),
+        ("pp", "3", MESSAGES["degree"].format(value=3, gpus=16, divisors="1, 2, 4, 8, 16")),
+        ("network_gbit_s", "abc", MESSAGES["network_gbit_s"]),
         ("global_batch", "1000", MESSAGES["batch_sequences"].format(global_batch=1000, sequence=8192)),
         ("model", "llama-9b", MESSAGES["pick"]),
     ],
@@ -120,9 +123,9 @@ def test_bad_input_is_told_at_its_field(field: str, typed: str, message: str) ->
 
 
 def test_a_plan_no_layout_keeps_names_the_first_rule() -> None:
-    result = evaluate(CONFIG, {**LLAMA_ON_16, "tp": "16"})
-    assert result["problems"] == {"layouts": "No layout keeps the rules: tp = 16 is beyond a node of 8 GPUs: a"
-                                   " tensor-parallel group needs NVLink."}  # fmt: skip
+    result = evaluate(CONFIG, {**LLAMA_ON_16, "pp": "16", "global_batch": "65536"})
+    assert result["problems"] == {"layouts": "No layout keeps the rules: 8 micro-batches per replica, fewer than the"
+                                   " pp = 16 stages."}  # fmt: skip
 
 
 def test_too_many_layouts_are_refused_not_weighed() -> None:
@@ -150,3 +153,38 @@ def test_the_form_has_a_label_for_every_field_and_carries_its_config() -> None:
         assert one(root, f"label[for={attribute(field, 'id')}]")
     del form["data-sbn-config"]
     assert typed_figures(str(root)) == []
+
+
+QWEN2_7B_TYPED = {**LLAMA_ON_16, "model": "custom", "layers": "28", "hidden": "3584", "heads": "28", "kv_heads": "4",
+                  "ffn": "18944", "vocabulary": "152064", "biases": "qkv"}  # fmt: skip
+
+
+def test_a_typed_shape_takes_biases_and_a_head_dimension() -> None:
+    """The reader trial: Qwen2-7B typed without its biases was 7.616 billion, a Mistral-Nemo shape without its head
+    dimension (128, not 5,120 ÷ 32 = 160) 4% high."""
+    assert read(CONFIG, QWEN2_7B_TYPED)[1]["shape"]["attention_bias"] is True  # type: ignore[index]
+    assert evaluate(CONFIG, QWEN2_7B_TYPED)["parameters"]["total"] == 7_615_616_512
+    nemo = {**QWEN2_7B_TYPED, "layers": "40", "hidden": "5120", "heads": "32", "kv_heads": "8", "ffn": "14336",
+            "vocabulary": "131072", "biases": "none", "head_dim": "128"}  # fmt: skip
+    assert evaluate(CONFIG, nemo)["parameters"]["total"] == 12_247_782_400
+    assert evaluate(CONFIG, {**nemo, "head_dim": "0"})["problems"] == {"head_dim": MESSAGES["below_one"]}
+    odd = {**nemo, "hidden": "5000"}  # 5,000 does not split into 32 heads, and need not with a head dimension
+    assert evaluate(CONFIG, odd)["problems"] == {}
+    assert evaluate(CONFIG, {**odd, "head_dim": ""})["problems"] == {
+        "heads": MESSAGES["head_width"].format(hidden=5000, heads=32)
+    }
+
+
+def test_a_typed_bandwidth_replaces_the_gpus_link() -> None:
+    request = read(CONFIG, {**LLAMA_ON_16, "network_gbit_s": "200", "nvlink_gbyte_s": "37.55"})[1]
+    assert request is not None
+    assert request["hardware"]["network_bandwidth"] == 25e9
+    assert request["hardware"]["nvlink_bandwidth"] == 37.55 * 1e9
+
+
+def test_the_plan_holds_the_flops_the_steps_and_the_batch_hint() -> None:
+    result = evaluate(CONFIG, {**LLAMA_ON_16, "training_tokens": "1e12", "global_batch": str(513 * 8192)})
+    assert result["flops"]["total"] == 57_914_425_344 and result["steps"] == -(-(10**12) // (513 * 8192))
+    assert result["batch_hint"].endswith("512 or 528 sequences (4,194,304 or 4,325,376 tokens) would divide among"
+                                         " every degree tried")  # fmt: skip
+    assert all(plan["days"] is not None for plan in result["plans"])

@@ -61,3 +61,11 @@ def test_a_table_needs_a_caption_and_a_known_schedule() -> None:
         schedule_table("gpipe", 4, 8, caption=" ")
     with pytest.raises(KeyError, match="gpipe, 1f1b"):
         schedule_table("interleaved", 4, 8, caption="A schedule")
+
+
+def test_a_table_too_large_to_read_is_refused_with_its_size_and_the_limit() -> None:
+    # 362 stages × 362 micro-batches passes the simulation's limit but is a table of half a million cells
+    # (20 MB of a page's HTML); 16 stages over 128 slots is the most a table shows.
+    with pytest.raises(ValueError, match=r"362 stages × 1,446 time slots has 523,452 cells, more than the 2,048"):
+        schedule_table("1f1b", 362, 362, caption="Big")
+    assert schedule_table("1f1b", 16, 49, caption="At the limit").count("<tr>") == 17  # 2(49 + 15) = 128 slots

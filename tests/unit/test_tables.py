@@ -149,6 +149,12 @@ def test_a_label_sets_its_subscript_low() -> None:
             '{{ table("model_states", rows={"entry": ["gpt9"]}, columns={"state": ["all"]}, caption="c") }}',
             "the cell {'entry': 'gpt9', 'state': 'all'} cannot be computed: unknown catalog entry 'gpt9'",
         ),
+        (
+            '{{ table("plan_rate", rows={"share": ['
+            + ", ".join(map(str, range(10, 91)))
+            + ']}, columns={"workload": ["a", "b"]}, fixed={"measure": "mfu", "layout": "best"}, caption="c") }}',
+            "the table has 162 cells, more than the 120 a table of figures holds",
+        ),
     ],
 )
 def test_a_table_laid_out_wrongly_is_refused_with_the_fix(call: str, message: str) -> None:

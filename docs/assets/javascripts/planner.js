@@ -235,6 +235,11 @@
     return { compute, bubble, tensor, data, pipeline, total: compute + bubble + tensor + data + pipeline };
   }
 
+  /** `planner.counted`: a count and its noun, singular for one. */
+  function counted(config, n, noun) {
+    return `${n.toLocaleString("en")} ${n === 1 ? noun : config.plurals[noun]}`;
+  }
+
   /** A rule's words, its template filled as Python's `str.format` fills it. */
   function ruleOf(config, id, values = {}) {
     const message = config.rules[id].replace(/\{(\w+)\}/g, (/** @type {string} */ _, name) => String(values[name]));
@@ -264,13 +269,18 @@
       return rule("batch-sequence", { global_batch: run.global_batch, sequence: run.sequence });
     }
     const sequences = Math.floor(run.global_batch / run.sequence);
-    if (sequences % d) return rule("batch-dp", { sequences, dp: d });
+    if (sequences % d) return rule("batch-dp", { sequences: counted(config, sequences, "sequence"), dp: d });
     const perReplica = Math.floor(sequences / d);
     if (perReplica % lay.micro_batch) {
-      return rule("batch-micro", { per_replica: perReplica, micro_batch: lay.micro_batch });
+      return rule("batch-micro", {
+        per_replica: counted(config, perReplica, "sequence"),
+        micro_batch: lay.micro_batch,
+      });
     }
     const microbatches = Math.floor(sequences / (d * lay.micro_batch));
-    if (microbatches < p) return rule("micro-stages", { microbatches, pp: p });
+    if (microbatches < p) {
+      return rule("micro-stages", { microbatches: counted(config, microbatches, "micro-batch"), pp: p });
+    }
     if (lay.chunks > 1 && microbatches % p) return rule("micro-interleaved", { microbatches, pp: p });
     if (lay.zero && d < 2) return rule("zero-dp", { zero: lay.zero });
     if (lay.zero >= 2 && p > 1) return rule("zero-pipeline", { zero: lay.zero, pp: p });
@@ -306,6 +316,8 @@
     const shareOfPeak = modelFlops / (time.total * gpus * hw.peak_flops);
     const gpuHours = run.training_tokens === null ? null : ((run.training_tokens / tokensPerSecond) * gpus) / 3600;
     const cost = gpuHours === null || run.price === null ? null : gpuHours * run.price;
+    const steps = trainingSteps(run);
+    const days = steps === null ? null : (steps * time.total) / 86400;
     const { total, ...parts } = time;
     return {
       layout: lay,
@@ -319,7 +331,54 @@
       share_of_peak: shareOfPeak,
       gpu_hours: gpuHours,
       cost,
+      days,
     };
+  }
+
+  /** `planner.training_steps`: the training tokens over the global batch, the last partial step whole. Exact in
+   * floats: both are integers below 2⁵³, and so is the remainder. */
+  function trainingSteps(run) {
+    if (run.training_tokens === null) return null;
+    const rest = run.training_tokens % run.global_batch;
+    return (run.training_tokens - rest) / run.global_batch + (rest ? 1 : 0);
+  }
+
+  /** `planner.model_flops`: the FLOPs per token a plan counts, 6N over the parameters that multiply and attention's. */
+  function modelFlops(c, s, count, sequence) {
+    const total = flopsPerToken(c, s, count, sequence, "none");
+    const matmul = c.flops_per_parameter.none * count.matmul;
+    return { matmul, attention: total - matmul, total };
+  }
+
+  const gcd = (/** @type {number} */ a, /** @type {number} */ b) => (b ? gcd(b, a % b) : a);
+
+  /** `planner.batch_hint` in words (`planner.batch_hint_words`): what the global batch rules out, and the nearest
+   * batches every data-parallel degree tried divides, or null. */
+  function batchHint(config, run, invalid, degrees) {
+    const ruled = invalid.filter((/** @type {Json} */ item) => item.rule === "batch-dp");
+    if (!ruled.length) return null;
+    const sequences = Math.floor(run.global_batch / run.sequence);
+    const step = [...degrees].reduce((a, b) => (a / gcd(a, b)) * b, 1);
+    const lower = Math.floor(sequences / step) * step;
+    const upper = Math.ceil(sequences / step) * step;
+    const words = config.batch_hint_words;
+    const n = (/** @type {number} */ value) => value.toLocaleString("en");
+    const values = {
+      lower: n(lower),
+      upper: n(upper),
+      lower_tokens: n(lower * run.sequence),
+      upper_tokens: n(upper * run.sequence),
+    };
+    const layouts = ruled.reduce((sum, item) => sum + item.layouts, 0);
+    return formatted(words.hint, {
+      layouts: `${n(layouts)} layout${layouts === 1 ? "" : "s"}`,
+      sequences: counted(config, sequences, "sequence"),
+      degrees: ruled
+        .map((item) => item.layout.dp)
+        .sort((a, b) => a - b)
+        .join(", "),
+      nearest: formatted(words[lower ? "both" : "above"], values),
+    });
   }
 
   /** `planner.divisors`: every divisor of n, smallest first. */
@@ -412,10 +471,13 @@
     let typed = {};
     if (!chosen && text.model === config.custom) {
       typed = Object.fromEntries(config.shape_fields.map((name) => [name, whole(name)]));
-      for (const name of ["mlp", "embeddings"]) if (!(text[name] in config[name])) problems[name] = m.pick;
+      for (const name of ["mlp", "embeddings", "biases"]) if (!(text[name] in config[name])) problems[name] = m.pick;
+      typed.head_dim = text.head_dim ? whole("head_dim") : 0;
       const { heads, kv_heads: kvHeads, hidden } = typed;
       if (heads && kvHeads && heads % kvHeads) problems.kv_heads = formatted(m.kv_groups, { heads, kv_heads: kvHeads });
-      if (heads && hidden && hidden % heads) problems.heads = formatted(m.head_width, { hidden, heads });
+      if (heads && hidden && hidden % heads && !text.head_dim) {
+        problems.heads = formatted(m.head_width, { hidden, heads });
+      }
     }
     const gpu = config.gpus.find((/** @type {Json} */ g) => g.id === text.gpu);
     if (!gpu) problems.gpu = m.pick;
@@ -437,14 +499,25 @@
       else trainingTokens = value;
     }
     const price = text.price ? decimal("price") : null;
+    const links = Object.fromEntries(
+      config.link_fields.map((/** @type {string} */ name) => [name, text[name] ? decimal(name) : null]),
+    );
     const { per_node: perNode, nodes, sequence, global_batch: globalBatch } = counts;
     const n = perNode && nodes ? perNode * nodes : null;
     if (n !== null && n > config.limits.gpus) problems.nodes = m.too_many_gpus;
     else if (n !== null) {
       for (const name of ["tp", "pp"]) {
         const value = fixed[name];
+        // A tensor-parallel group stays on a node (rule "tp-node"): only degrees that keep it are offered.
+        const within = name === "tp" && perNode ? gcd(n, perNode) : n;
         if (value && n % value) {
-          problems[name] = formatted(m.degree, { value, gpus: n, divisors: divisors(n).join(", ") });
+          problems[name] = formatted(m.degree, { value, gpus: n, divisors: divisors(within).join(", ") });
+        } else if (value && within % value) {
+          problems[name] = formatted(m.degree_node, {
+            value,
+            per_node: perNode,
+            divisors: divisors(within).join(", "),
+          });
         }
       }
       if (fixed.tp && fixed.pp && !problems.tp && !problems.pp && n % (fixed.tp * fixed.pp)) {
@@ -463,6 +536,7 @@
           ...typed,
           gated: text.mlp === "gated",
           tied: text.embeddings === "tied",
+          attention_bias: text.biases === "qkv",
         };
     return {
       problems,
@@ -471,8 +545,9 @@
         hardware: {
           peak_flops: gpu.peak_flops,
           memory: gpu.memory,
-          nvlink_bandwidth: gpu.nvlink,
-          network_bandwidth: gpu.network,
+          // Multiplied in floats, as Python multiplies them, so that both get the same bytes a second.
+          nvlink_bandwidth: links.nvlink_gbyte_s === null ? gpu.nvlink : links.nvlink_gbyte_s * config.gigabyte,
+          network_bandwidth: links.network_gbit_s === null ? gpu.network : links.network_gbit_s * config.gigabit,
           per_node: perNode,
           nodes,
         },
@@ -514,6 +589,7 @@
     }
     if (!plans.length) {
       const first = invalid.values().next().value;
+      // The lessons' message: the first rule alone (the command line adds the batch's hint).
       return { problems: { layouts: formatted(config.messages.no_layout, { message: first ? first.message : "" }) } };
     }
     const fitting = plans.filter((p) => p.fits);
@@ -522,10 +598,14 @@
     others.sort((a, b) => a.memory.total - b.memory.total || a.step_seconds - b.step_seconds);
     const best = fitting.length ? fitting[0] : null;
     const ranked = [...fitting, ...others];
+    const found = [...invalid.values()];
     return {
       problems: {},
       parameters: { total: count.total, active: count.active },
       gpus: request.hardware.per_node * request.hardware.nodes,
+      flops: modelFlops(ready.c, ready.s, count, request.run.sequence),
+      steps: trainingSteps(request.run),
+      batch_hint: batchHint(config, request.run, found, new Set(considered.map((lay) => lay.dp))),
       plans: ranked.slice(0, config.top).map((plan) => ({ ...plan, reason: reasonOf(config, plan, best) })),
       valid: plans.length,
       fitting: fitting.length,
@@ -615,6 +695,7 @@
     for (const r of config.recipes) option(field("recipe"), r.id, r.short);
     for (const [id, name] of Object.entries(config.mlp)) option(field("mlp"), id, name);
     for (const [id, name] of Object.entries(config.embeddings)) option(field("embeddings"), id, name);
+    for (const [id, name] of Object.entries(config.biases)) option(field("biases"), id, name);
   }
 
   function readInputs(form, config) {
@@ -628,6 +709,8 @@
     for (const name of config.shape_fields) form.elements[name].value = String(chosen.shape[name]);
     form.elements.mlp.value = chosen.shape.gated ? "gated" : "plain";
     form.elements.embeddings.value = chosen.shape.tied ? "tied" : "untied";
+    form.elements.biases.value = chosen.shape.attention_bias ? "qkv" : "none";
+    form.elements.head_dim.value = chosen.shape.head_dim ? String(chosen.shape.head_dim) : "";
   }
 
   function setInputs(form, config, inputs) {
@@ -659,7 +742,7 @@
     ["fits", "within what CUDA gives programs"],
     ["step s", "seconds a step"],
     ["tokens/s", "tokens a second"],
-    ["MFU", "model FLOPs over the peak"],
+    ["MFU", "model FLOPs (6N over the parameters that multiply, plus attention) over the peak"],
   ];
 
   // Wrapped as Material wraps a page's tables, so that it scrolls in its own box with the course's shadows and
@@ -677,6 +760,7 @@
     node.append(element("caption", {}, caption));
     const head = node.createTHead().insertRow();
     const headings = [...HEADINGS];
+    if (runWithTokens) headings.push(["days", "wall-clock days of the run's steps at this step time"]);
     if (runWithTokens) headings.push(["GPU-hours", "for the training tokens"]);
     if (withPrice) headings.push(["cost", "at the price given"]);
     headings.push(["why", "the reason for its rank"]);
@@ -699,6 +783,7 @@
         grouped(plan.tokens_per_second),
         percent(plan.share_of_peak),
       ];
+      if (runWithTokens) cells.push(grouped(plan.days, 1));
       if (runWithTokens) cells.push(grouped(plan.gpu_hours));
       if (withPrice) cells.push(`$${grouped(plan.cost)}`);
       cells.push(reasonWords(config, plan));
@@ -737,20 +822,39 @@
     const count = result.parameters;
     const active = count.active === count.total ? "" : `, ${grouped(count.active)} active per token`;
     const run = request.run;
+    const hw = request.hardware;
     const gpu = config.gpus.find((g) => g.id === form.elements.gpu.value);
+    const flops = result.flops;
+    const given = (/** @type {string} */ name, /** @type {string} */ id) =>
+      form.elements[name].value.trim() ? "as typed" : id;
+    const summary = [
+      `${model}: ${grouped(count.total)} parameters${active}, on ${grouped(result.gpus)} × ${gpu.name} (${gib(gpu.memory)} GiB each to programs). ` +
+        `${grouped(result.valid)} valid layouts, ${grouped(result.fitting)} of them fit; ${grouped(result.broken)} break a rule.`,
+    ];
+    if (result.batch_hint) summary.push(` The batch: ${result.batch_hint}.`);
+    const links =
+      `Links, in decimal units each way: NVLink (${given("nvlink_gbyte_s", gpu.nvlink_id)}) ${grouped(hw.nvlink_bandwidth / config.gigabyte, 1)} GB/s per GPU; ` +
+      `the network (${given("network_gbit_s", gpu.network_id)}) ${grouped(hw.network_bandwidth / config.gigabit, 1)} Gbit/s, a port per GPU` +
+      (hw.nodes === 1 ? ", unused on one node." : ".");
+    const sixN = config.constants.flops_per_parameter.none * count.total;
+    const counting =
+      `FLOPs per token: ${grouped(flops.total)}, ${Number((flops.total / count.total).toPrecision(3))} per parameter: 6N over the parameters that multiply (${grouped(flops.matmul)}) ` +
+      `plus attention's 12·L·w·s (${grouped(flops.attention)}). The share of peak and the MFU column count these; 6N alone, as Lesson 3 counts, is ${grouped(sixN)}: ` +
+      `an MFU measured against 6N is typed here as a share ${grouped(flops.total / sixN, 2)} times it.` +
+      (result.steps === null
+        ? ""
+        : ` ${grouped(run.training_tokens)} training tokens are ${grouped(result.steps)} steps of ${grouped(run.global_batch)} tokens (the last one whole): the days are those steps at each step time.`);
     region.append(
-      element(
-        "p",
-        {},
-        `${model}: ${grouped(count.total)} parameters${active}, on ${grouped(result.gpus)} × ${gpu.name} (${gib(gpu.memory)} GiB each to programs). ` +
-          `${grouped(result.valid)} valid layouts, ${grouped(result.fitting)} of them fit; ${grouped(result.broken)} break a rule.`,
-      ),
+      element("p", {}, summary.join("")),
+      element("p", { class: "sbn-planner__assumed" }, links),
+      element("p", { class: "sbn-planner__assumed" }, counting),
       element(
         "p",
         { class: "sbn-planner__assumed" },
         `Assumed: ${percent(run.share)} of the dense bf16 peak, ${form.elements.recipe.selectedOptions[0]?.textContent}, ` +
           `${percent(config.constants.reserve)} of memory held back, ${config.constants.attention} attention, the 1F1B schedule; ` +
-          "every time is a bound at that share and the links' bandwidths, not a measurement." +
+          "every time is a bound at that share and the links' bandwidths, not a measurement. " +
+          "The activations count the fp32 logits and the dropout masks, as Korthikanti et al. count them: a model trained without dropout, as Llama is, keeps a byte per value of each layer's masks less." +
           (run.training_tokens !== null && run.price === null ? " No price given, so no cost." : ""),
       ),
       table(config, result, run.training_tokens !== null, run.training_tokens !== null && run.price !== null),
@@ -798,28 +902,62 @@
   /** @type {(event: Event) => HTMLFormElement | null} */
   const formOf = (event) => targetOf(event).closest("form[data-sbn-planner][data-sbn-mounted]");
 
+  // The table follows the typing, a moment after the last key, so that a plan of thousands of layouts is not
+  // made for every digit; a form that instant navigation has since replaced is left alone.
+  const DEBOUNCE_MS = 300;
+  /** @type {WeakMap<HTMLFormElement, number>} */
+  const pending = new WeakMap();
+
   document.addEventListener("submit", (event) => {
     const form = formOf(event);
     if (!form) return;
     event.preventDefault();
+    window.clearTimeout(pending.get(form));
     update(form);
   });
 
   document.addEventListener("change", (event) => {
     const form = formOf(event);
     if (!form) return;
+    window.clearTimeout(pending.get(form));
     if (targetOf(event).name === "model") showShape(form, JSON.parse(form.dataset.sbnConfig));
     update(form);
   });
 
-  // Typing a shape's count, or choosing its MLP or embeddings, makes the shape the reader's own.
+  // Typing a shape's count, or choosing its MLP, embeddings or biases, makes the shape the reader's own.
   document.addEventListener("input", (event) => {
     const form = formOf(event);
     if (!form) return;
     const config = JSON.parse(form.dataset.sbnConfig);
-    if ([...config.shape_fields, "mlp", "embeddings"].includes(targetOf(event).name)) {
+    if ([...config.shape_fields, "head_dim", "mlp", "embeddings", "biases"].includes(targetOf(event).name)) {
       /** @type {HTMLSelectElement} */ (form.elements.namedItem("model")).value = config.custom;
     }
+    window.clearTimeout(pending.get(form));
+    pending.set(
+      form,
+      window.setTimeout(() => {
+        if (form.isConnected) update(form);
+      }, DEBOUNCE_MS),
+    );
+  });
+
+  // Reset: the lesson's first values, and nothing remembered.
+  document.addEventListener("click", (event) => {
+    const button = targetOf(event).closest("[data-sbn-reset]");
+    const form = button ? formOf(event) : null;
+    if (!form) return;
+    const config = JSON.parse(form.dataset.sbnConfig);
+    window.clearTimeout(pending.get(form));
+    for (const name of config.fields) {
+      /** @type {HTMLInputElement} */ (form.elements.namedItem(name)).value = "";
+    }
+    setInputs(form, config, JSON.parse(form.dataset.sbnDefaults));
+    try {
+      localStorage.removeItem(key(form));
+    } catch {
+      // Storage disabled: there is nothing remembered to forget.
+    }
+    update(form, false);
   });
 
   window.sbnPlanner = { compute, read, evaluateLayout };

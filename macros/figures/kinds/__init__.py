@@ -16,6 +16,8 @@ from . import (  # noqa: F401 (importing a module registers its kinds)
     communication,
     compute,
     conditions,
+    context,
+    experts,
     formats,
     fsdp,
     layout,

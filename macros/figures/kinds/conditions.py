@@ -52,7 +52,6 @@ def _hiding_bound(
         # Behind the backward pass: its 4 of the 6 FLOPs per parameter, as the planner hides it.
         sent = roles["gradients"]
         flops = per_parameter * Fraction(BACKWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER["none"])
-        bound = conditions.hiding_tokens(sent, lay.dp, flops, hardware.peak_flops, run.share, bandwidth, True)
         words = (
             f"an all-reduce of {sent}-byte gradients behind the backward pass, k = {sent} bytes per parameter of"
             f" the model, at {format_quantity(flops, '1', digits=3)} FLOPs per parameter per token, {at}"
@@ -65,9 +64,6 @@ def _hiding_bound(
         forward = per_parameter * Fraction(FORWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER[kind])
         backward = per_parameter - forward
         k_p, k_g = roles["parameters"], roles["gradients"]
-        bound = conditions.zero3_hiding_tokens(
-            k_p, k_g, lay.dp, forward, backward, hardware.peak_flops, run.share, bandwidth
-        )
         words = (
             f"an all-gather of {k_p}-byte parameters behind each micro-batch's forward pass"
             f" ({format_quantity(forward, '1', digits=3)} FLOPs per parameter per token) and a second one with a"
@@ -75,6 +71,8 @@ def _hiding_bound(
             f" ({format_quantity(backward, '1', digits=3)}), {at}"
         )
         formula = "max(k_p ÷ f_F, (k_p + k_g) ÷ f_B) × (d − 1)/d × C·s ÷ W"
+    # The bound itself is the planner's, which tools.plan prints for every layout.
+    bound = planner.hiding_bound(found.shape, count, hardware, run, lay, traffic)
     return bound, words, formula, lay.micro_batch * run.sequence, tuple(found.inputs)
 
 
@@ -95,7 +93,7 @@ def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, sh
 def hiding_margin(catalog: Catalog, workload: str, layout: str, traffic: str, share: int = DEFAULT_SHARE) -> Computed:
     """How many times the tokens of `hiding_tokens`' bound a layout's micro-batch holds (1 at the bound).
 
-    The bound is at line rate and a stated share of peak; Lesson 13 reads it as a margin, since GPT-3's ZeRO-3 at
+    The bound is at line rate and a stated share of peak; Lesson 15 reads it as a margin, since GPT-3's ZeRO-3 at
     about 1.35 times it measured far behind PTD-P, and at about 5.4 times held its own (Narayanan et al., Table 2).
     """
     bound, words, formula, tokens, inputs = _hiding_bound(catalog, workload, layout, traffic, share)
