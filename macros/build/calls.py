@@ -73,10 +73,11 @@ def _literal(node: ast.expr, text: str) -> Any:
     if isinstance(node, ast.Dict):
         mapping = {}
         for key_node, value_node in zip(node.keys, node.values, strict=True):
-            key = _literal(key_node, text) if key_node is not None else None
-            if not isinstance(key, str | int | float):  # a list is no key, and `**` unpacks nothing here
-                shown = ast.unparse(key_node) if key_node is not None else "**"
-                raise CallError(f"{text}: a mapping's key is text or a number, not {shown}")
+            if key_node is None:  # `**` unpacks nothing here
+                raise CallError(f"{text}: a mapping's key is text or a number, not **")
+            key = _literal(key_node, text)
+            if not isinstance(key, str | int | float):  # a list is no key
+                raise CallError(f"{text}: a mapping's key is text or a number, not {ast.unparse(key_node)}")
             if key in mapping:  # Python keeps the last value of a key given twice, in silence
                 raise CallError(f"{text}: the key {ast.unparse(key_node)} is given twice in a mapping; give it once")
             mapping[key] = _literal(value_node, text)

@@ -387,7 +387,11 @@ def test_two_options_that_read_the_same_are_refused(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     # Issue 25, round 5: a Cyrillic а, a Cyrillic е, a Greek capital Omicron, and a combining underline.
-    ["Every dev\u0456ce holds a full copy", "Every device holds a full c\u043epy", "Every device holds a full copy\u0332"],
+    [
+        "Every dev\u0456ce holds a full copy",
+        "Every device holds a full c\u043epy",
+        "Every device holds a full copy\u0332",
+    ],
 )
 def test_two_options_that_differ_by_a_look_alike_letter_or_a_combining_mark_are_refused(text: str) -> None:
     with pytest.raises(QuizError, match=r"options a\) and b\) read the same"):
