@@ -73,10 +73,13 @@ def _literal(node: ast.expr, text: str) -> Any:
     if isinstance(node, ast.Dict):
         mapping = {}
         for key_node, value_node in zip(node.keys, node.values, strict=True):
-            key = _literal(key_node, text) if key_node is not None else None
-            if not isinstance(key, str | int | float):  # a list is no key, and `**` unpacks nothing here
-                shown = ast.unparse(key_node) if key_node is not None else "**"
-                raise CallError(f"{text}: a mapping's key is text or a number, not {shown}")
+            if key_node is None:  # `**` unpacks nothing here
+                raise CallError(f"{text}: a mapping's key is text or a number, not **")
+            key = _literal(key_node, text)
+            if not isinstance(key, str | int | float):  # a list is no key
+                raise CallError(f"{text}: a mapping's key is text or a number, not {ast.unparse(key_node)}")
+            if key in mapping:  # Python keeps the last value of a key given twice, in silence
+                raise CallError(f"{text}: the key {ast.unparse(key_node)} is given twice in a mapping; give it once")
             mapping[key] = _literal(value_node, text)
         return mapping
     try:
@@ -124,6 +127,10 @@ def parse_call(text: str, line: int) -> Call:
         )
     if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
         raise CallError(f"{written}: write every argument out; * and ** are not read")
+    names = [keyword.arg for keyword in call.keywords]
+    twice = next((name for index, name in enumerate(names) if name in names[:index]), None)
+    if twice is not None:  # Python's parser keeps the last of an argument given twice, in silence
+        raise CallError(f"{written}: {twice} is given twice; give it once")
     try:
         args = tuple(_literal(arg, written) for arg in call.args)
         kwargs = {keyword.arg: _literal(keyword.value, written) for keyword in call.keywords if keyword.arg}

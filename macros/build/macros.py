@@ -129,11 +129,14 @@ class Macros:
         shown = display_quantity(figure.value, figure.unit, **options)
         return figure, shown, render_html(figure, shown)
 
-    def page_macro(self, render: Callable[[Catalog, lessons.LessonIndex, str], str]) -> Callable[[], str]:
-        """A macro that renders Markdown from the catalog and lessons for the current page."""
+    def page_macro(
+        self, render: Callable[[Catalog, lessons.LessonIndex, str, Callable[[str], str]], str]
+    ) -> Callable[[], str]:
+        """A macro that renders Markdown from the catalog and lessons for the current page, its data's text as the
+        build's HTML (`_built`)."""
 
         def macro() -> str:
-            return render(self.build.catalog, self.build.lessons, self._src_path())
+            return render(self.build.catalog, self.build.lessons, self._src_path(), self._built)
 
         macro.__doc__ = render.__doc__
         return macro

@@ -3,9 +3,10 @@
 Authors and reviewers read the catalog and the glossary as data, so a value
 from them enters a page only as text. Where it can, the build puts it into a
 page as HTML made here (`source_html`, `link_html`), escaped and stashed as a
-figure's element is, so the page's Markdown never reads it; where a page is
-Markdown built from data (the front door's syllabus), `markdown_text` writes a
-value as one line of Markdown that renders exactly as it reads. A source's
+figure's element is, so the page's Markdown never reads it (the front door's
+summaries and descriptions too); where a value must be Markdown (a title in a
+heading or a link's text), `markdown_text` writes it as one line of Markdown
+that renders exactly as it reads. A source's
 address is known to be http(s), checked when the catalog loads. A page's title
 and description are refused when they hold markup, since the theme writes them
 into the page unescaped; data a script reads goes into the page as JSON that

@@ -30,7 +30,7 @@ from collections import OrderedDict
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from .invisible import visible
+from .lookalike import as_read
 
 #: Characters a reader sees as a blank that Unicode's folding keeps: the braille blank and the Hangul fillers;
 #: and the hyphens a reader reads as "-" ("175‑billion" with a non-breaking one), which it keeps too.
@@ -43,13 +43,14 @@ _FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "01234567
 
 
 def normalized(text: str) -> str:
-    """`text` as a reader reads it: invisible characters dropped, a superscript exponent written with `^`, and
-    compatibility forms (full-width digits and letters, ligatures, "½") folded as Unicode's NFKC folds them.
+    """`text` as a reader reads it (`lookalike.as_read`: invisible characters and combining marks dropped, look-alike
+    Greek and Cyrillic letters read as Latin), a superscript exponent written with `^`, and compatibility forms
+    (full-width digits and letters, ligatures, "½") folded as Unicode's NFKC folds them.
 
-    >>> normalized("２４\u200bＧＢ or 10⁹ bytes")
-    '24GB or 10^9 bytes'
+    >>> normalized("２４\u200bＧＢ or 10⁹ bytes, 8 G\u0392")
+    '24GB or 10^9 bytes, 8 GB'
     """
-    text = visible(text).translate(_BLANKS)
+    text = as_read(text).translate(_BLANKS)
     text = _SUPERSCRIPT_RUN.sub(lambda run: "^" + run.group(0).translate(_FROM_SUPERSCRIPT), text)
     return unicodedata.normalize("NFKC", text)
 
@@ -70,32 +71,68 @@ _MODIFIERS = (
     r"|data|parallel|(?:data|tensor|pipeline|expert)-parallel|training|compute|expert|moe|nvidia|amd|sxm5?|pcie)"
     rf"|{_GPU_NAME}"
 )
+#: Units of size and memory: bytes and bits, spelt out or with a prefix's letter ("GB", "Gbit/s", "gigs"), and
+#: Russian's ("ГБ"; "К", "М" and "Т" are read as the Latin letters they look like, `lookalike`).
+_SIZE = (
+    r"(?i:(?:kilo|mega|giga|tera|peta|exa|zetta|yotta|ronna|quetta|kibi|mebi|gibi|tebi|pebi)?(?:bytes?|bits?))"
+    r"|(?i:[kmgtpezyrq]i?(?:b(?:its?)?|bytes?)(?:/s|ps)?)|B(?:/s|ps)?|bits?(?:/s|ps)|(?i:gigs?)|[KMГTП]?Б"
+)
+#: Units of compute and its rate: FLOPs with a prefix, PF-days, TOPS, transfers, hertz, watts, tokens a second.
+_RATE = (
+    r"(?i:(?:kilo|mega|giga|tera|peta|exa|zetta|yotta|ronna|quetta)?flop(?:s|/s)?|[kmgtpezyrq]flop(?:s|/s)?"
+    r"|pf-?days?)|(?i:[kmgtp]?tops)|[kMG]?T/s|[kMG]?Hz|[kMGT]?Wh?|(?i:toks?|tokens?)/s"
+)
+#: Units of time, spelt out or short.
+_TIME = (
+    r"(?i:(?:pico|nano|micro|milli|kilo|mega)?seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?"
+    r"|decades?|(?:pico|nano|micro|milli|[pnmuµμ])?secs?|mins?|hrs?|wks?|mos|yrs?)|ps|ns|[µμu]s|ms|s|mo"
+)
+#: Words that scale a number: "7 billion", "seven billion".
+_SCALE = r"(?i:thousand|million|billion|trillion|bn)"
 #: Words and symbols that make a number a size, memory, count, time or rate.
 _UNIT_WORDS = (
-    r"(?i:(?:kilo|mega|giga|tera|peta|exa|zetta|yotta|kibi|mebi|gibi|tebi|pebi)?(?:bytes?|bits?))"
-    r"|(?i:[kmgtpez]i?(?:b(?:its?)?|bytes?)(?:/s|ps)?)|B(?:/s|ps)?|bits?(?:/s|ps)"
-    r"|(?i:(?:kilo|mega|giga|tera|peta|exa|zetta)?flop(?:s|/s)?|[kmgtpez]flop(?:s|/s)?|pf-?days?)"
-    r"|(?i:[kmgtp]?tops)|[kMG]?T/s|[kMG]?Hz|[kMGT]?Wh?|(?i:toks?|tokens?)/s"
-    r"|(?i:thousand|million|billion|trillion|bn)"
+    rf"{_SIZE}|{_RATE}|{_SCALE}"
     rf"|(?:[kmbgKMBGT]\s*-?\s*)?(?:(?:{_MODIFIERS})\s+){{0,2}}(?:{_COUNTS})"
-    r"|(?i:(?:nano|micro|milli)?seconds?|minutes?|hours?|days?|weeks?|months?|years?"
-    r"|(?:nano|micro|milli|[nmuµμ])?secs?|mins?|hrs?|yrs?)"
-    r"|ns|[µμu]s|ms|s|%|(?i:percent|per\s?cent)"
+    rf"|{_TIME}|%|(?i:percent|per\s?cent)"
 )
 #: A number as it is written: "1,024", "2.5" or, without its zero, ".5".
 _NUMBER = r"(?:\d(?:[\d,]*\d)?(?:\.\d+)?|\.\d+)"  # a comma after it ends a clause: "Lesson 8, Stage 4"
 #: A number (not part of a word or an id, such as fp16, GPT-2 or gpt2-1.5b), in digits, with an exponent
 #: (1e9, × 10^9, 2^30), as a fraction (1/2) or a range (24–32), then such a unit; or a scale letter (1.5B,
-#: 7b); or a lone "h" or "d" after a space ("2 h", "3 d": "12h" is a formula's 12·h). A number after an
-#: operator and a space is a formula's ("N − 1 steps").
-TYPED_FIGURE = re.compile(
+#: 7b); or a multiplier's sign before a count ("8x GPUs", "8x H100"); or a lone "h" or "d" after a space
+#: ("2 h", "3 d": "12h" is a formula's 12·h). A number after an operator and a space is a formula's ("N − 1 steps").
+_IN_DIGITS = (
     rf"(?<![\w.\-/^])(?<![−+×÷] ){_NUMBER}"
     rf"(?:[eE][+-]?\d+|\s*[×x*·]\s*10\s*\^\s*[+-]?\d+|\s*\^\s*[+-]?\d+|\s*[/⁄]\s*\d+|\s*[-–—]\s*{_NUMBER})?"
-    rf"(?:\s*[-–—−]?\s*(?:{_UNIT_WORDS})(?![\w])|[KMBTkb](?=[\s\-]|$)|\s*[x×]\s*{_GPU_NAME}(?![\w])|\s+h(?![\w])|\s+d(?![\w\-]))"
+    rf"(?:\s*[-–—−]?\s*(?:{_UNIT_WORDS})(?![\w])|[KMBTkb](?=[\s\-]|$)"
+    rf"|\s*[x×]\s*(?:(?:{_MODIFIERS})\s+){{0,2}}(?:{_COUNTS})(?![\w])|\s+h(?![\w])|\s+d(?![\w\-]))"
 )
+#: A price: a currency's sign before a number, with its scale ("$2.5M", "$81,331", "€2.5"); prices come from the
+#: catalog. A lone "$" is no price.
+_PRICE = rf"(?<![\w$])[$€£¥₹]\s?{_NUMBER}(?:[KMBT](?![\w])|\s*{_SCALE}(?![\w]))?"
+#: A number word. The course writes small counts in words ("four stages", "eight GPUs"), which stay words.
+_NUMBER_WORD = (
+    r"(?i:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
+    r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+)
+#: A number in words that is a figure: with a scale word ("seven billion", "ten thousand") or a unit of size,
+#: memory, time or rate ("sixteen bytes", "one hundred GB", "twenty-four hours"). A small count of plain FLOPs
+#: is a formula's constant, which the course writes in words as it writes other small counts ("six FLOPs per
+#: parameter per token", Lesson 2's title); a prefix or "/s" makes them a machine's rate ("two TFLOPS").
+#: A "hundred" counts only after a number word: "a couple of hundred MiB" says how much it varies, no figure. A
+#: singular "second" after one is an ordinal ("six second-generation NVSwitches").
+_IN_WORDS = (
+    rf"(?<![\w\-]){_NUMBER_WORD}(?:[\s\-]+(?:{_NUMBER_WORD}|(?i:hundred)))*"
+    rf"(?:\s+{_SCALE}|[\s\-]+(?!(?i:flops?|second)(?![\w/]))(?:{_SIZE}|{_RATE}|{_TIME}))(?![\w])"
+)
+#: A typed figure, in any of its forms.
+TYPED_FIGURE = re.compile(rf"{_PRICE}|{_IN_WORDS}|{_IN_DIGITS}")
 
-_FORMAT_NAME = re.compile(r"\d+-bits?")
-_DIGIT = re.compile(r"\d")
+#: A number format's name and width: "16-bit", as fp16 names it, and its bytes in words ("two bytes", "a four-byte
+#: value"), as the course writes the width of fp32, fp16 and fp8, a format's definition and not a figure.
+_FORMAT_NAME = re.compile(r"\d+-bits?|(?i:one|two|four|eight)[\s\-]bytes?")
+#: What every typed figure holds: a digit, a currency's sign or a number word; most text holds none.
+_NUMERAL = re.compile(rf"\d|[$€£¥₹]|{_NUMBER_WORD}")
 #: A percentage: what a quiz's hint states of its tolerance.
 _PERCENTAGE = re.compile(r".*(?:%|(?i:percent|per ?cent))")
 
@@ -110,10 +147,10 @@ def find_in_text(text: str) -> list[str]:
     >>> find_in_text("16 Gbytes, .5 TB, 13G tokens; not v1.5 TB")
     ['16 Gbytes', '.5 TB', '13G tokens']
     """
-    if text.isascii() and not _DIGIT.search(text):  # most text has no number at all
+    if text.isascii() and not _NUMERAL.search(text):  # most text has no number at all
         return []
     readable = normalized(text)  # "½" and "𝟐" are digits only once folded
-    if not _DIGIT.search(readable):
+    if not _NUMERAL.search(readable):
         return []
     found = (" ".join(match.group(0).split()) for match in TYPED_FIGURE.finditer(readable))
     # "16-bit" names a number format, as fp16 does; "16 bits" counts bits.
@@ -313,9 +350,13 @@ def typed_figures(html: str, *, figures: bool = True, reported: Collection[str] 
 
 # ------------------------------------------------------------------ where it was typed
 
-#: What may stand between the characters of a typed figure in a page's Markdown and leave it as readers read
-#: it: spaces and line breaks, a tag, a character reference, Markdown's emphasis and escape characters.
-_GAP = r"(?:\s|<[^<>]*>|&#?\w+;|[*_`~^\\])*"
+#: What may stand between two characters of a typed figure in a page's Markdown and leave it as readers read
+#: it: a tag, a character reference, Markdown's emphasis and escape characters. A space is not among them:
+#: "24GB" and "24 GB" are two spellings, each found at its own line.
+_BETWEEN = r"<[^<>]*>|&#?\w+;|[*_`~^\\]"
+_GAP = rf"(?:{_BETWEEN})*"
+#: What stands where the figure has a space: at least one space or line break, among the same.
+_SPACE = rf"{_GAP}\s(?:\s|{_BETWEEN})*"
 #: A macro call, whose arguments are not the page's text (its output is checked at its line).
 _CALL = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 
@@ -323,12 +364,13 @@ _CALL = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 def lines_of(source: str, text: str, first_line: int = 1) -> list[int]:
     """The lines of a page's Markdown `source` (its first line numbered `first_line`) on which the typed
     figure `text` (as `find_in_text` gives it) starts, in order: read as the source is read, normalized,
-    with spaces, line breaks, markup or character references between its characters, and outside macro calls.
+    with markup or character references between its characters, spaces and line breaks only where `text` has a
+    space, and outside macro calls.
 
     >>> lines_of("a\\n24 **GB** and 3 da<i>ys</i>\\n24&nbsp;GB\\n{{ x(caption='24 GB') }}", "24 GB")
     [2, 3]
     """
     readable = _CALL.sub(lambda call: re.sub(r"[^\n]", " ", call.group(0)), source)
     readable = "\n".join(normalized(html_module.unescape(line)) for line in readable.split("\n"))
-    pattern = _GAP.join(re.escape(character) for character in text.replace(" ", ""))
+    pattern = _SPACE.join(_GAP.join(map(re.escape, word)) for word in text.split())
     return [first_line + readable.count("\n", 0, match.start()) for match in re.finditer(pattern, readable)]

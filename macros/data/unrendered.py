@@ -1,8 +1,8 @@
 """Markdown the site does not read: syntax left in a page as the characters an author typed.
 
 mkdocs.yml enables a few Markdown extensions; syntax of one it does not enable
-(a footnote, a definition list, a task list, tabs, strikethrough, an emoji
-shortcode) and syntax Markdown could not apply (an attribute list that attached
+(a footnote, a definition list, a task list, tabs, strikethrough, a subscript, inline
+math, an emoji shortcode) and syntax Markdown could not apply (an attribute list that attached
 to nothing, a link or reference it could not read, a `///` block no extension
 took) is not an error to Python-Markdown: it shows on the page as typed. This
 module finds it in a page's HTML, in the text a reader reads outside code (where
@@ -34,6 +34,15 @@ _SYNTAX: tuple[Syntax, ...] = (
     (re.compile(r'(?m)^===[+!]?[ \t]+"[^"\n]*"?'), "a content tab", "use headings or an admonition"),
     (re.compile(r"(?<![\w:]):[a-z][a-z0-9_+-]*[a-z0-9]:(?![\w:])"), "an emoji shortcode", "leave it out"),
     (re.compile(r"\$\$"), "display math", "write the formula in words or in code"),
+    # As Pandoc and arithmatex read inline math: no space inside either dollar, no digit after the closing one,
+    # so that prices ("$5 to $10") are not math.
+    (
+        re.compile(r"(?<![\\$])\$[^\s$](?:[^$\n]*[^\s$])?\$(?![\d$])"),
+        "inline math",
+        "write the formula in words or in code",
+    ),
+    # pymdownx.tilde's subscript ("H~2~O"); a lone "~" is "about", a double one strikethrough, found above.
+    (re.compile(r"(?<!~)~[^~\s](?:[^~\n]*[^~\s])?~(?!~)"), "a subscript", "write it in words, or as <sub>"),
     (re.compile(r"\[\[[^\]]+\]\]"), "a wiki link", "write a Markdown link to the page's file"),
     (re.compile(r"--8<--"), "a snippet include", "write the text in the page"),
     (

@@ -9,6 +9,7 @@ MkDocs checks.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,6 +27,13 @@ READING_ELEMENT = '<span class="sbn-lesson-reading" data-sbn-reading="{number}">
 START_ELEMENT = '<div class="sbn-start" id="start-here">'
 
 
+def _data_text(value: str, built: Callable[[str], str]) -> str:
+    """A sentence of data (a summary, a description, a mission bullet) as the build's own HTML on the page: escaped
+    and stashed, so the page's Markdown never reads it and every character shows as typed, whatever syntax of an
+    extension it looks like ("~~x~~", "==x=="); its typed figures are checked as any macro output's are."""
+    return built(html.escape(" ".join(value.split()), quote=False))
+
+
 def _lesson_link(lesson: Lesson, page: str) -> str:
     return f"[{markdown_text(lesson.title)}]({relative_link(page, lesson.src_path)})"
 
@@ -41,7 +49,7 @@ def start_here_markdown(catalog: Catalog, lessons: LessonIndex, page: str, built
         body = "The first lessons are being written: the syllabus below says what each stage will cover."
     else:
         first = lessons.lessons[min(lessons.lessons)]
-        about = f": {markdown_text(first.description)}" if first.description else "."
+        about = f": {_data_text(first.description, built)}" if first.description else "."
         body = f"**Start here:** {_lesson_link(first, page)}{about}"
         if first.number > 1:
             earlier = "Lesson 1 is" if first.number == 2 else f"Lessons 1 to {first.number - 1} are"
@@ -52,16 +60,17 @@ def start_here_markdown(catalog: Catalog, lessons: LessonIndex, page: str, built
     return f"{built(START_ELEMENT)}\n\n{body}\n\n{built('</div>')}"
 
 
-def mission_markdown(catalog: Catalog, lessons: LessonIndex, page: str) -> str:
-    """The "Success looks like" list, each bullet followed by the lessons that serve it."""
+def mission_markdown(catalog: Catalog, lessons: LessonIndex, page: str, built: Callable[[str], str]) -> str:
+    """The "Success looks like" list, each bullet (passed through `built`, `_data_text`) followed by the lessons
+    that serve it."""
     items = []
     for number, bullet in enumerate(catalog.mission, start=1):
         serving = lessons.serving(number)
         if serving:
             links = ", ".join(f"[Lesson {lesson.number}]({relative_link(page, lesson.src_path)})" for lesson in serving)
-            items.append(f"{number}. {markdown_text(bullet)}  \n   *Lessons:* {links}")
+            items.append(f"{number}. {_data_text(bullet, built)}  \n   *Lessons:* {links}")
         else:
-            items.append(f"{number}. {markdown_text(bullet)}  \n   *Its lessons are being written.*")
+            items.append(f"{number}. {_data_text(bullet, built)}  \n   *Its lessons are being written.*")
     return "\n".join(items)
 
 
@@ -74,7 +83,7 @@ def syllabus_markdown(catalog: Catalog, lessons: LessonIndex, page: str, built: 
     parts = []
     published = lessons.by_stage()
     for stage in catalog.stages.values():
-        lines = [f"### Stage {stage.number}: {markdown_text(stage.title)}", "", markdown_text(stage.summary), ""]
+        lines = [f"### Stage {stage.number}: {markdown_text(stage.title)}", "", _data_text(stage.summary, built), ""]
         if stage.number in published:
             lines += [
                 f"- {_lesson_link(lesson, page)} {built(READING_ELEMENT.format(number=lesson.number))}"

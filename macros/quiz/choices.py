@@ -22,6 +22,7 @@ import unicodedata
 import xml.etree.ElementTree as etree
 from collections.abc import Callable, Collection
 
+from ..data.lookalike import as_read
 from .errors import QuizError
 
 LETTERS = string.ascii_lowercase
@@ -63,8 +64,10 @@ def visible_text(raw: str, unstash: Unstash, escapable: Collection[str] = MARKDO
 
 
 def option_value(text: str) -> str:
-    """The value an option's input carries and a stored choice names: a digest of its visible text, in any case."""
-    return hashlib.sha256(text.casefold().encode("utf-8")).hexdigest()[:8]
+    """The value an option's input carries and a stored choice names: a digest of its visible text as a person reads
+    it (`lookalike.as_read`: "Pаris" with a Cyrillic а is "Paris"), in any case, so that two options a reader
+    cannot tell apart have one value."""
+    return hashlib.sha256(as_read(text).casefold().encode("utf-8")).hexdigest()[:8]
 
 
 def choices(

@@ -384,6 +384,20 @@ def test_two_options_that_read_the_same_are_refused(text: str) -> None:
         render(quiz("single", CHOICE.replace("Bandwidth *saturates*", text)))
 
 
+@pytest.mark.parametrize(
+    "text",
+    # Issue 25, round 5: a Cyrillic а, a Cyrillic е, a Greek capital Omicron, and a combining underline.
+    [
+        "Every dev\u0456ce holds a full copy",
+        "Every device holds a full c\u043epy",
+        "Every device holds a full copy\u0332",
+    ],
+)
+def test_two_options_that_differ_by_a_look_alike_letter_or_a_combining_mark_are_refused(text: str) -> None:
+    with pytest.raises(QuizError, match=r"options a\) and b\) read the same"):
+        render(quiz("single", CHOICE.replace("Bandwidth *saturates*", text)))
+
+
 def test_two_options_that_differ_by_a_backslash_escape_alone_are_refused() -> None:
     """`Yes\\!` shows as "Yes!": Markdown's escape is a placeholder until the page is written, read as its character."""
     source = CHOICE.replace("Bandwidth *saturates*", "Yes\\!").replace("Every device holds a full copy", "Yes!")

@@ -834,3 +834,17 @@ def test_an_options_problem_is_reported_once_at_its_own_line(course_copy: Path, 
     fails_with(built, f"{LESSON_8}:{at}", "//// option: write the option's text as its first paragraph, then its")
     problems = [line for line in built.messages if line.startswith(LESSON_8)]
     assert len(problems) == 1, built.output
+
+
+def test_markdown_in_a_catalog_value_shows_as_typed_and_blames_no_page(course_copy: Path, edit: Edit) -> None:
+    """Data is text: a stage's summary with the syntax of extensions the site does not enable is shown as it is
+    typed, not read by the front door's Markdown and then told as that page's own (issue 25, round 5)."""
+    typed = "~~del~~ ==mark== ^sup^ ++ctrl++ H~2~O $x$"
+    edit(
+        course_copy / "catalog/course.yml",
+        "why the copies run out of memory.",
+        f"why the copies run out of memory. {typed}",
+    )
+    built = build_copy(course_copy)
+    assert built.ok, built.output
+    assert typed in " ".join(soup_of(built.site / "index.html").get_text().split())

@@ -56,6 +56,10 @@ def test_a_problem_names_the_files_own_line_after_the_front_matter() -> None:
         ("{% if x %}y{% endif %}", "a page holds macro calls only"),
         ('`{{ value("a", "b") }}`', "is inside code, where it would show as raw HTML"),
         ('```\n{{ value("a", "b") }}\n```', "is inside code, where it would show as raw HTML"),
+        # Given twice, an argument or a key would keep its last value in silence (issue 25, round 5).
+        ('{{ value("a", "b", digits=1, digits=4) }}', "digits is given twice; give it once"),
+        ('{{ value("a", "b", rows={"entry": ["x"], "entry": ["y"]}) }}', "the key 'entry' is given twice"),
+        ('{{ value("a", "b", rows={1: 2, 1.0: 3}) }}', "the key 1.0 is given twice"),
     ],
 )
 def test_what_is_not_a_plain_call_is_refused_with_the_fix(markdown: str, message: str) -> None:

@@ -190,6 +190,45 @@ FORMS = [
     ("32 micro-batches", "32 micro-batches"),
     ("16 microbatches", "16 microbatches"),
     ("2 model chunks", "2 model chunks"),
+    # Issue 25, round 5. Letters that look like Latin ones (Greek capital Beta, Cyrillic Ve), and Russian's GB.
+    ("24 G\u0392", "24 GB"),
+    ("24 G\u0412", "24 GB"),
+    ("80 \u0413\u0411", "80 ГБ"),
+    # Combining marks a reader reads past.
+    ("2\u03324\u0332 GB", "24 GB"),
+    # A multiplier before a count.
+    ("8x GPUs", "8x GPUs"),
+    ("16× nodes", "16× nodes"),
+    ("4x data-parallel replicas", "4x data-parallel replicas"),
+    # Units not listed before.
+    ("24 gigs", "24 gigs"),
+    ("1 gig", "1 gig"),
+    ("3 YB", "3 YB"),
+    ("2 QB", "2 QB"),
+    ("5 yottabytes", "5 yottabytes"),
+    ("5 quettaflops", "5 quettaflops"),
+    ("3 mo", "3 mo"),
+    ("2 wk", "2 wk"),
+    ("2 wks", "2 wks"),
+    ("3 decades", "3 decades"),
+    ("2 fortnights", "2 fortnights"),
+    ("40 ps", "40 ps"),
+    ("5 kiloseconds", "5 kiloseconds"),
+    ("2 megaseconds", "2 megaseconds"),
+    # Money: a price comes from the catalog.
+    ("$81,331", "$81,331"),
+    ("€2.5 per hour", "€2.5"),
+    ("£3", "£3"),
+    ("¥1,000", "¥1,000"),
+    ("$2.5M", "$2.5M"),
+    # A number in words, with a scale word or a unit of size, memory, time or rate.
+    ("seven billion parameters", "seven billion"),
+    ("ten thousand GPUs", "ten thousand"),
+    ("sixteen bytes per parameter", "sixteen bytes"),
+    ("one hundred GB", "one hundred GB"),
+    ("twenty-four hours", "twenty-four hours"),
+    ("Three days", "Three days"),
+    ("two TFLOPS", "two TFLOPS"),
 ]
 
 
@@ -217,6 +256,14 @@ NOT_FIGURES = [
     "SC20 and Figure 1 shows the layers",
     "Stage 4 and Stage 7, Lesson 12",
     "Lessons 8, 9 and 10",
+    # Small counts in words are the course's style; a lone dollar sign is no price.
+    "four stages, eight GPUs and two copies",
+    "one of them, in two steps",
+    "a $ sign alone",
+    "six FLOPs per parameter per token",
+    "fp32 takes four bytes, a two-byte fp16 and one byte of fp8",
+    "by as much as a couple of hundred MiB",
+    "eight A100 GPUs, and six second generation NVSwitches",
 ]
 
 
@@ -282,3 +329,10 @@ def test_the_line_of_a_typed_figure_is_where_a_reader_reads_it() -> None:
     assert lines_of(source, "3 days") == [3]
     assert lines_of(source, "31 GB") == [4]
     assert lines_of(source, "10^9 bytes") == [5]
+
+
+def test_each_spelling_of_a_typed_figure_is_found_on_its_own_line() -> None:
+    # "24GB" is not "24 GB": a space is found only where the figure has one (issue 25, round 5).
+    source = "Intro\n\nFirst: 24 GB here.\n\nSecond: 24GB there, 24**GB** and 24<b>GB</b>."
+    assert lines_of(source, "24 GB") == [3]
+    assert lines_of(source, "24GB") == [5, 5, 5]
