@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from macros.data.catalog import Catalog, CatalogError, Gpu, load_catalog, transformer_shape
-from macros.data.hf_config import ConfigError, parse_config
+from macros.data.hf_config import MAX_CONFIG_CHARACTERS, ConfigError, parse_config
 from macros.model import planner
 from macros.model.memory import RECIPES
 from macros.model.shape import ParameterCount, TransformerShape
@@ -63,14 +64,30 @@ class _Parser(argparse.ArgumentParser):
 SUFFIXES: Mapping[str, int] = {"k": 10**3, "M": 10**6, "B": 10**9, "T": 10**12}
 
 
+#: A number as typed: digits, a point, an exponent of at most two digits. Fraction() alone would take "1e999999999"
+#: and build its ten to the billionth power before any bound could refuse it.
+_NUMBER = re.compile(r"[+-]?(\d{1,30}(\.\d{0,30})?|\.\d{1,30})([eE][+-]?\d{1,2})?")
+
+
+def _exact(body: str) -> Fraction:
+    """`body` as an exact number, or ValueError for anything else (a ratio, a word, a run of 31 digits)."""
+    if not _NUMBER.fullmatch(body):
+        raise ValueError(body)
+    return Fraction(body)
+
+
+#: The most rows --top prints: more than any search's layouts.
+MOST_ROWS = 100_000
+
+
 def _count(flag: str, limit: str | None = None) -> Any:
     def read(text: str) -> int:
         body, scale = text.strip().replace("_", "").replace(",", ""), 1
         if body[-1:] in SUFFIXES:
             body, scale = body[:-1], SUFFIXES[body[-1]]
         try:
-            value = Fraction(body) * scale
-        except (ValueError, ZeroDivisionError):
+            value = _exact(body) * scale
+        except ValueError:
             raise argparse.ArgumentTypeError(
                 f"{flag} {text!r}: expected a whole number, such as 16, 4194304, 4.2M or 1e12"
             ) from None
@@ -78,25 +95,32 @@ def _count(flag: str, limit: str | None = None) -> Any:
             raise argparse.ArgumentTypeError(f"{flag} {text!r}: expected a whole number of at least 1")
         if limit and value > LIMITS[limit]:
             raise argparse.ArgumentTypeError(f"{flag} {text}: beyond {LIMITS[limit]:,}, too large to be a real run")
+        if limit is None and value > MOST_ROWS:
+            raise argparse.ArgumentTypeError(f"{flag} {text}: at most {MOST_ROWS:,} rows")
         return int(value)
 
     return read
+
+
+#: The least share of peak --share takes.
+LEAST_SHARE = Fraction(1, 100)
 
 
 def _share(flag: str, allow_zero: bool) -> Any:
     def read(text: str) -> Fraction:
         body = text.strip().removesuffix("%")
         try:
-            value = Fraction(body) / (100 if text.strip().endswith("%") else 1)
-        except (ValueError, ZeroDivisionError):
+            value = _exact(body) / (100 if text.strip().endswith("%") else 1)
+        except ValueError:
             raise argparse.ArgumentTypeError(f"{flag} {text!r}: expected a share, such as 50% or 0.5") from None
         if value > 1 and not text.strip().endswith("%"):
             raise argparse.ArgumentTypeError(
                 f"{flag} {text!r}: a share is a fraction or a percentage: {body}% or {float(value / 100):g}"
             )
-        ok = 0 <= value < 1 if allow_zero else 0 < value <= 1
+        # A share of peak below 1% is no GPU's: its days would be printed in the trillions.
+        ok = 0 <= value < 1 if allow_zero else LEAST_SHARE <= value <= 1
         if not ok:
-            bounds = "from 0% up to, not including, 100%" if allow_zero else "above 0% and at most 100%"
+            bounds = "from 0% up to, not including, 100%" if allow_zero else "from 1% to 100%"
             raise argparse.ArgumentTypeError(f"{flag} {text!r}: expected a share {bounds}")
         return value
 
@@ -106,8 +130,8 @@ def _share(flag: str, allow_zero: bool) -> Any:
 def _rate(flag: str) -> Any:
     def read(text: str) -> Fraction:
         try:
-            value = Fraction(text.strip().replace(",", ""))
-        except (ValueError, ZeroDivisionError):
+            value = _exact(text.strip().replace(",", ""))
+        except ValueError:
             raise argparse.ArgumentTypeError(f"{flag} {text!r}: expected a bandwidth, such as 400 or 37.5") from None
         if not 0 < value <= 100_000:
             raise argparse.ArgumentTypeError(f"{flag} {text}: expected a bandwidth above 0 and at most 100,000")
@@ -118,8 +142,8 @@ def _rate(flag: str) -> Any:
 
 def _money(text: str) -> Fraction:
     try:
-        value = Fraction(text.strip().removeprefix("$"))
-    except (ValueError, ZeroDivisionError):
+        value = _exact(text.strip().removeprefix("$"))
+    except ValueError:
         raise argparse.ArgumentTypeError(f"--price {text!r}: expected dollars per GPU-hour, such as 2.5") from None
     if value <= 0 or value > 10_000:
         raise argparse.ArgumentTypeError(f"--price {text}: expected dollars per GPU-hour above 0 and at most 10,000")
@@ -198,10 +222,18 @@ def parser() -> argparse.ArgumentParser:
 def _model(args: argparse.Namespace, catalog: Catalog) -> tuple[TransformerShape, str]:
     if args.config is not None:
         path = Path(args.config)
+        # Read no more than a config.json can hold (four bytes a character at most in UTF-8): a 300 MB file, or
+        # /dev/zero, is refused after that much, not read whole.
+        most = 4 * MAX_CONFIG_CHARACTERS
         try:
-            text = path.read_text(encoding="utf-8")
+            with path.open("rb") as file:
+                data = file.read(most + 1)
         except OSError as error:
             raise InputError(f"--config {args.config}: cannot be read ({error.strerror}); give a config.json") from None
+        if len(data) > most:
+            raise InputError(f"--config {args.config}: more than {most:,} bytes, larger than any model's config.json")
+        try:
+            text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise InputError(f"--config {args.config}: not text; give a Hugging Face config.json") from None
         try:

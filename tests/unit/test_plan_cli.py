@@ -99,6 +99,9 @@ def configs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "bert.json").write_text('{"model_type": "bert", "hidden_size": 768}')
     (folder / "missing.json").write_text('{"model_type": "llama", "hidden_size": 4096}')
     (folder / "binary.json").write_bytes(b"\xff\xfe\x00")
+    # Past what any config.json holds: refused after reading its first 4,000,001 bytes, not read whole.
+    with (folder / "huge.json").open("wb") as huge:
+        huge.truncate(300_000_000)
     return folder
 
 
@@ -157,6 +160,15 @@ def test_a_schedule_too_long_to_simulate_is_planned_in_closed_form() -> None:
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--global-batch", "1000"], "not whole sequences of --sequence"),
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--share", "150%"], "--share '150%': expected a share"),
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--share", "40"], "a fraction or a percentage: 40% or 0.4"),
+        # Attack round 5, finding 13: a share too small for any GPU, and numbers too large to build.
+        (["--model", "llama-3-8b", *LLAMA3_ON_16, "--share", "1e-30"], "expected a share from 1% to 100%"),
+        (["--model", "llama-3-8b", *LLAMA3_ON_16, "--share", "1e-300"], "expected a share, such as 50% or 0.5"),
+        (["--model", "llama-3-8b", *LLAMA3_ON_16, "--share", "0.5%"], "expected a share from 1% to 100%"),
+        (["--model", "llama-3-8b", *LLAMA3_ON_16, "--top", "1e999"], "--top '1e999': expected a whole number"),
+        (["--model", "llama-3-8b", *LLAMA3_ON_16, "--top", "1e6"], "--top 1e6: at most 100,000 rows"),
+        (["--model", "llama-3-8b", *LLAMA3_ON_16, "--training-tokens", "1e999999999"], "expected a whole number"),
+        (["--model", "llama-3-8b", *LLAMA3_ON_16, "--price", "1e-999999999"], "expected dollars per GPU-hour"),
+        (["--config", "{folder}/huge.json", *LLAMA3_ON_16], "more than 4,000,000 bytes"),
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--gpu", "v100-32gb"], "no dense bf16 peak for it"),
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--recipe", "adamw"], "--recipe 'adamw' is not a recipe"),
         (["--model", "llama-3-8b", "--gpus", "16"], "the following arguments are required"),
