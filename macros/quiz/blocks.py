@@ -363,6 +363,16 @@ class ChecklistBlock(CourseBlock):
     ARGUMENT = True
     FIELDS = CHECKLIST_OPTIONS
 
+    def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
+        valid = super()._validate(parent, arg, **options)
+        # Told here, at the `items` line, once: past this point the id would give the page two checkboxes of one
+        # id and the site a question "used on" this page twice, neither at a line.
+        items = self.options.get("items") or []
+        twice = sorted({item for item in items if items.count(item) > 1})
+        if twice:
+            self.fail(f"`items` lists {', '.join(twice)} more than once: give each rep its own id", "items")
+        return valid
+
     def create(self, parent: etree.Element) -> etree.Element:
         for item_id in self.options["items"]:
             self.host.add_question(item_id)

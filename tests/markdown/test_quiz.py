@@ -264,6 +264,11 @@ def test_a_checklist_gives_each_item_a_labelled_checkbox_and_its_id() -> None:
             "/// checklist | Reps\n    items: [a-1, a-2]\n\n- Only one.\n///\n",
             "write one Markdown list with 2 items, one for each id in `items` \\(found 1\\)",
         ),
+        # Issue 25, round 5, finding 9: the page would hold two checkboxes of one id.
+        (
+            "/// checklist | Reps\n    items: [a-1, a-2, a-1]\n\n- One.\n- Two.\n- Three.\n///\n",
+            "`items` lists a-1 more than once: give each rep its own id",
+        ),
     ],
 )
 def test_a_malformed_quiz_is_refused_with_the_fix(source: str, message: str) -> None:
