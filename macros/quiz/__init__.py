@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as etree
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -143,12 +144,20 @@ class QuizExtension(BlocksExtension):
     def __init__(self, host: QuizHost | None = None, **kwargs: Any) -> None:
         # An object, not a Markdown config value: Markdown would read a config value as text or a boolean.
         self.host: QuizHost = host or StandaloneHost()
+        #: How many times each question and rep id has been given on the page so far (`CourseBlock.claim_id`).
+        self.page_ids: Counter[str] = Counter()
         super().__init__(**kwargs)
+
+    def reset(self) -> None:
+        """A new page: no id given yet (Markdown calls it from `Markdown.reset`)."""
+        self.page_ids.clear()
 
     def extendMarkdownBlocks(self, md: Markdown, block_mgr: BlocksProcessor) -> None:
         host = self.host
+        md.registerExtension(self)
+        self.reset()
         for block in (QuizBlock, OptionBlock, AnswerBlock, MistakeBlock, ChecklistBlock):
-            block_mgr.register(block, {"host": host})
+            block_mgr.register(block, {"host": host, "ids": self.page_ids})
         md.treeprocessors.register(_Unclosed(md, block_mgr, host), "sbn-quiz-unclosed", 30)
         md.treeprocessors.register(_UnitTable(md, host), "sbn-quiz-units", 1)
         md.postprocessors.register(_Leftovers(md, host), "sbn-quiz-leftovers", 0)

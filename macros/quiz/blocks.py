@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as etree
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -65,7 +66,13 @@ class CourseBlock(Block):
 
     def on_init(self) -> None:
         self.host: QuizHost = self.config["host"]
+        self.page_ids: Counter[str] = self.config["ids"]
         self.problem: str | None = None
+
+    def claim_id(self, question_id: str) -> int:
+        """Note that this block gives `question_id` on the page; how many times the page has given it so far."""
+        self.page_ids[question_id] += 1
+        return self.page_ids[question_id]
 
     @property
     def header(self) -> str:
@@ -152,10 +159,26 @@ class QuizBlock(CourseBlock):
         super().on_init()
         #: The headers of its parts so far, in order: the text that finds each part's line after the quiz's.
         self.part_headers: list[str] = []
+        #: Which time the page gives this quiz's id: the n-th `id:` line of it is this quiz's.
+        self.occurrence = 1
+
+    def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
+        valid = super()._validate(parent, arg, **options)
+        quiz_id = self.options.get("id")
+        if quiz_id:
+            self.occurrence = self.claim_id(quiz_id)
+            if self.occurrence > 1:
+                # Told here, once, at this quiz's own id line: past this point the page would hold two forms of
+                # one id and the site a question "used on" this page twice, neither at a line.
+                self.fail(f"the id {quiz_id} is already a question of this page: give this one its own id")
+        return valid
 
     def near(self) -> tuple[str, ...]:
-        # The id is the page's only once: another quiz's header may read the same ("/// quiz | Practice 1").
-        return (f"id: {self.options['id']}",) if self.options.get("id") else (self.header,)
+        # The id is the page's only once: another quiz's header may read the same ("/// quiz | Practice 1"). A
+        # duplicate id is found as the n-th line that gives it.
+        if self.options.get("id"):
+            return (f"id: {self.options['id']}",) * self.occurrence
+        return (self.header,)
 
     def create(self, parent: etree.Element) -> etree.Element:
         quiz_id, kind = self.options["id"], self.options["kind"]
@@ -371,6 +394,10 @@ class ChecklistBlock(CourseBlock):
         twice = sorted({item for item in items if items.count(item) > 1})
         if twice:
             self.fail(f"`items` lists {', '.join(twice)} more than once: give each rep its own id", "items")
+        taken = [item for item in dict.fromkeys(items) if self.claim_id(item) > 1]
+        if taken and not twice:
+            already = ", ".join(taken)
+            self.fail(f"`items` gives {already}, already a question of this page: give each its own id", "items")
         return valid
 
     def create(self, parent: etree.Element) -> etree.Element:

@@ -325,6 +325,26 @@ def test_a_reporting_host_gets_each_problem_once_and_the_page_shows_it() -> None
     assert page.form is None
 
 
+def test_an_id_given_twice_on_a_page_is_told_once_at_its_second_line() -> None:
+    # Issue 25, round 5, finding 9: two forms of one id on the page, and the site's "used on" this page twice,
+    # neither at a line. The second quiz is found as the second line that gives its id.
+    host = Reporting()
+    page = render(quiz("free", FREE) + "\n" + quiz("free", FREE), host)
+    assert host.problems == [
+        (
+            "/// quiz | Practice 1: the id l8-practice-1 is already a question of this page: give this one its own id",
+            ("id: l8-practice-1", "id: l8-practice-1"),
+        )
+    ]
+    assert len(page.select("form")) == 1
+    rep = "/// checklist | Reps\n    items: [l8-practice-1]\n\n- One.\n///\n"
+    host = Reporting()
+    render(quiz("free", FREE) + "\n" + rep, host)
+    assert [message for message, _ in host.problems] == [
+        "/// checklist | Reps: `items` gives l8-practice-1, already a question of this page: give each its own id"
+    ]
+
+
 # ------------------------------------------------------------- choices' values
 
 
