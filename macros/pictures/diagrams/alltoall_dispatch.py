@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ...model import experts
-from .frames import Cell, Device, DiagramError, Frame, Frames
+from .frames import Cell, Device, Frame, Frames, check_devices
 
 
 def _subscript(number: int) -> str:
@@ -21,8 +21,7 @@ def alltoall_dispatch_frames(devices: int = 4) -> Frames:
     Raises:
         DiagramError: fewer than 2 GPUs, or more than 6, which no longer fit a phone's width.
     """
-    if isinstance(devices, bool) or not isinstance(devices, int) or not 2 <= devices <= 6:
-        raise DiagramError(f"devices= is a whole number from 2 to 6, got {devices!r}")
+    check_devices(devices)
     letters = "abcdef"
     routing = experts.balanced_routing(devices)
     name = [f"GPU {d} (expert {d})" for d in range(devices)]

@@ -29,6 +29,17 @@ class DiagramError(ValueError):
     """A diagram was asked for wrongly; the message says how to ask."""
 
 
+#: The most devices a diagram draws side by side: a seventh row of cells no longer fits a phone's width.
+MOST_DEVICES = 6
+
+
+def check_devices(devices: object) -> int:
+    """`devices` if it is a whole number from 2 to `MOST_DEVICES`, else DiagramError saying so."""
+    if isinstance(devices, bool) or not isinstance(devices, int) or not 2 <= devices <= MOST_DEVICES:
+        raise DiagramError(f"devices= is a whole number from 2 to {MOST_DEVICES}, got {devices!r}")
+    return devices
+
+
 @dataclass(frozen=True)
 class Cell:
     """What a device holds in one place: its text, and a state that course.css styles (see `Frames.legend`)."""

@@ -4,7 +4,7 @@ all-gather spreads the sums."""
 from __future__ import annotations
 
 from ... import model
-from .frames import Cell, Device, DiagramError, Frame, Frames
+from .frames import Cell, Device, Frame, Frames, check_devices
 
 
 def _subscript(number: int) -> str:
@@ -20,8 +20,7 @@ def ring_allreduce_frames(devices: int = 4) -> Frames:
     Raises:
         DiagramError: fewer than 2 GPUs, or more than 6, which no longer fit a phone's width.
     """
-    if isinstance(devices, bool) or not isinstance(devices, int) or not 2 <= devices <= 6:
-        raise DiagramError(f"devices= is a whole number from 2 to 6, got {devices!r}")
+    check_devices(devices)
     letters = "abcdef"
     schedule = model.ring_allreduce_schedule(devices)
     frames = []

@@ -4,7 +4,7 @@ each device's attention gathers every block (`model.context.ring_schedule`)."""
 from __future__ import annotations
 
 from ...model import context
-from .frames import Cell, Device, DiagramError, Frame, Frames
+from .frames import Cell, Device, Frame, Frames, check_devices
 
 
 def _subscript(number: int) -> str:
@@ -18,8 +18,7 @@ def ring_attention_frames(devices: int = 4) -> Frames:
     Raises:
         DiagramError: fewer than 2 devices, or more than 6, which no longer fit a phone's width.
     """
-    if isinstance(devices, bool) or not isinstance(devices, int) or not 2 <= devices <= 6:
-        raise DiagramError(f"devices= is a whole number from 2 to 6, got {devices!r}")
+    check_devices(devices)
     schedule = context.ring_schedule(devices)
     frames = []
     for step, holding in enumerate(schedule):

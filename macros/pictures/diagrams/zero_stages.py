@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ... import model
-from .frames import Cell, Device, DiagramError, Frame, Frames
+from .frames import Cell, Device, Frame, Frames, check_devices
 
 
 def _times_psi(value: Fraction) -> str:
@@ -42,8 +42,7 @@ def zero_stages_frames(devices: int = 4) -> Frames:
     Raises:
         DiagramError: fewer than 2 GPUs, or more than 6, which no longer fit a phone's width.
     """
-    if isinstance(devices, bool) or not isinstance(devices, int) or not 2 <= devices <= 6:
-        raise DiagramError(f"devices= is a whole number from 2 to 6, got {devices!r}")
+    check_devices(devices)
     per_parameter = model.role_bytes_per_parameter()
     frames = []
     for number, chosen in model.STAGES.items():
