@@ -57,20 +57,30 @@ def ring_kv_bytes(
     catalog: Catalog, entry: str, ring_pass: str = "forward", sequence: int | None = None, degree: int | None = None
 ) -> Computed:
     """Bytes each device sends per layer for ring attention over `degree` devices, one sequence, 16-bit keys and
-    values: one block (2 × (s/c) × h_kv values), c − 1 of them forward, twice that backward."""
+    values: one block (2 × (s/c) × h_kv values), c − 1 of them forward, twice that backward. A workload with
+    t-way tensor parallelism splits the heads t ways, so each GPU's ring carries its kv_heads/t of them."""
+    record = catalog.entry(entry)
+    tensor = catalog.quantity(entry, "tensor") if isinstance(record, Workload) and record.tensor else None
     entry, sequence, degree, split = _split(catalog, entry, sequence, degree)
     h = catalog.quantity(entry, "hidden")
     a = catalog.quantity(entry, "heads")
-    record = catalog.model(entry)
-    kv = catalog.quantity(entry, "kv_heads") if record.kv_heads is not None else a
-    value = context.ring_bytes_per_layer(sequence, 1, h.count, a.count, kv.count, degree, ring_pass)
+    model = catalog.model(entry)
+    kv = catalog.quantity(entry, "kv_heads") if model.kv_heads is not None else a
+    t = tensor.count if tensor is not None else 1
+    if kv.count % t:
+        raise KeyError(f"{t}-way tensor parallelism does not divide the {kv.count} key-value heads")
+    # Megatron-Core splits the query and the key-value heads alike over the tensor-parallel group.
+    value = context.ring_bytes_per_layer(sequence, 1, h.count // t, a.count // t, kv.count // t, degree, ring_pass)
     times = {"block": "", "forward": f"({degree} − 1) × ", "backward": f"2 × ({degree} − 1) × "}[ring_pass]
     symbols = {"block": "", "forward": "(c − 1) × ", "backward": "2(c − 1) × "}[ring_pass]
+    heads = f"{shown(kv)} key-value heads" if tensor is None else f"{shown(kv)}/{shown(tensor)} key-value heads per GPU"
     words = (
-        f"{times}2 (keys and values) × {sequence}/{degree} tokens × {shown(kv)} key-value heads × {shown(h)}/"
-        f"{shown(a)} values per head × 2 bytes"
+        f"{times}2 (keys and values) × {sequence}/{degree} tokens × {heads} × {shown(h)}/{shown(a)} values per head"
+        " × 2 bytes"
     )
-    return Computed(value, "B", f"{symbols}2 × (s/c) × h_kv × 2 B", words, (h, a, kv, *split))
+    width = "h_kv" if tensor is None else "(h_kv/t)"
+    inputs = (h, a, kv, *split) if tensor is None else (h, a, kv, tensor, *split)
+    return Computed(value, "B", f"{symbols}2 × (s/c) × {width} × 2 B", words, inputs)
 
 
 @figure_kind("ring-hiding-tokens")
