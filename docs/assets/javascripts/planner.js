@@ -232,7 +232,19 @@
       pipeline = (2 * m * lay.chunks * crossing) / link;
       bubble = ((p - 1) / m) * (compute + tensor);
     }
-    return { compute, bubble, tensor, data, pipeline, total: compute + bubble + tensor + data + pipeline };
+    // No context or expert parallelism on the page yet (cp = ep = 1): their parts are nothing.
+    const context = 0;
+    const expert = 0;
+    return {
+      compute,
+      bubble,
+      tensor,
+      data,
+      pipeline,
+      context,
+      expert,
+      total: compute + bubble + tensor + data + pipeline,
+    };
   }
 
   /** `planner.counted`: a count and its noun, singular for one. */
@@ -251,7 +263,8 @@
     const { tp: t, pp: p, dp: d } = lay;
     const gpus = hw.per_node * hw.nodes;
     const rule = (/** @type {string} */ id, values = {}) => ruleOf(config, id, values);
-    if (t * p * d !== gpus) return rule("gpus", { tp: t, pp: p, dp: d, product: t * p * d, gpus });
+    // The page lays out no context parallelism yet: cp = 1, as the model's search does unless told.
+    if (t * p * d !== gpus) return rule("gpus", { tp: t, cp: 1, pp: p, dp: d, product: t * p * d, gpus });
     if (t > hw.per_node || hw.per_node % t) {
       const where = config.tp_node_where[t > hw.per_node ? "beyond" : "divide"];
       return rule("tp-node", { tp: t, where, per_node: hw.per_node });
