@@ -509,11 +509,20 @@ def _number(value: Fraction | int | None) -> float | None:
     return None if value is None else float(value)
 
 
+#: The layout fields the page lays out: not yet the context and expert degrees, 1 in every layout it plans.
+PAGE_UNPLANNED = ("cp", "ep")
+
+
+def page_layout(layout: planner.Layout) -> dict[str, Any]:
+    """A layout as the page names it: its fields but the degrees the page does not plan (`PAGE_UNPLANNED`)."""
+    return {name: value for name, value in dataclasses.asdict(layout).items() if name not in PAGE_UNPLANNED}
+
+
 def plan_result(result: planner.Plan) -> dict[str, Any]:
     """One evaluated layout as the page shows it: degrees, bytes by role, time by part, rates and the reason."""
     lay, reason = result.layout, result.reason
     return {
-        "layout": dataclasses.asdict(lay),
+        "layout": page_layout(lay),
         "memory": {role: float(value) for role, value in result.memory.by_role().items()},
         "stage": result.stage,
         "capacity": result.capacity,
@@ -579,7 +588,7 @@ def evaluate(config: Mapping[str, Any], inputs: Mapping[str, str]) -> dict[str, 
                 "rule": item.rule.id,
                 "message": item.rule.message,
                 "layouts": item.count,
-                "layout": dataclasses.asdict(item.layout),
+                "layout": page_layout(item.layout),
             }
             for item in planned.invalid
         ],
