@@ -175,8 +175,8 @@ def test_a_schedule_too_long_to_simulate_is_planned_in_closed_form() -> None:
         # Issue 29: context and expert degrees that do not divide what they split, an expert degree for a dense model.
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--cp", "3"], "--cp 3 does not divide the 16 GPUs: give one of 1,"),
         (
-            ["--model", "llama-3-8b", "--gpus", "16", "--sequence", "8200", "--global-batch", "4198400", "--cp", "16"],
-            "--cp 16 does not split --sequence 8,200 into 2 × cp = 32 equal chunks",
+            ["--model", "llama-3-8b", "--gpus", "16", "--sequence", "8200", "--global-batch", "4198400", "--cp", "8"],
+            "--cp 8 does not split --sequence 8,200 into 2 × cp = 16 equal chunks",
         ),
         (
             ["--model", "llama-3-8b", *LLAMA3_ON_16, "--ep", "2"],
