@@ -8,7 +8,8 @@ The model is a Hugging Face config.json (`--config`: GPT-2, Llama, Mistral, Qwen
 (`--model`); the GPU, its NVLink and its network port come from the catalog (`--gpu`, `--nvlink`, `--network`).
 Any of `--tp --pp --dp --zero --micro-batch --recompute --sequence-parallel --chunks` holds that field fixed;
 every other is searched. `--cp` (context-parallel degree) and `--ep` (expert-parallel degree, a mixture of experts
-only) are fixed degrees, 1 unless given: they are searched once the page's planner mirrors them. It prints the
+only) are fixed degrees, 1 unless given: they are searched once the page's search mirrors them (its arithmetic
+does already, layout by layout). It prints the
 best layouts as a table (`--top`), or everything as JSON (`--json`):
 `parameters`, and `layouts` best first, each with its degrees, `memory` by role in bytes on the most loaded GPU,
 `fits`, `step_seconds` and `tokens_per_second`; `invalid` holds each rule some layouts break, with one of them.
@@ -219,15 +220,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--cp",
         type=_count("--cp", "gpus"),
-        help="context-parallel degree, fixed (default 1, not searched: searched once the page mirrors it): each"
-        " sequence split over cp GPUs in 2·cp zig-zag chunks, a ring of keys and values each layer, what its"
+        help="context-parallel degree, fixed (default 1, not searched: searched once the page's search mirrors"
+        " it): each sequence split over cp GPUs in 2·cp zig-zag chunks, a ring of keys and values each layer, what its"
         " attention does not hide counted",
     )
     p.add_argument(
         "--ep",
         type=_count("--ep", "gpus"),
-        help="expert-parallel degree of a mixture of experts, fixed (default 1, not searched: searched once the page"
-        " mirrors it): each GPU holds experts/ep of each layer's experts, the experts' tensor-parallel degree"
+        help="expert-parallel degree of a mixture of experts, fixed (default 1, not searched: searched once the page's"
+        " search mirrors it): each GPU holds experts/ep of each layer's experts, the experts' tensor-parallel degree"
         " equal to --tp; its all-to-alls are counted exposed",
     )
     p.add_argument("--top", type=_count("--top"), default=10, help="rows of the table (default 10)")

@@ -98,7 +98,7 @@ Conventions that differ from the two references the tests compare with, and why:
   trained without dropout, as Llama is, keeps 2sbh per layer less than counted.
 
 Left out, and said so in each result's place: searching context and expert degrees (they are planned when fixed,
-once the page mirrors them they are searched), context parallelism's all-to-all form (DeepSpeed-Ulysses),
+and searched once the page's search mirrors them), context parallelism's all-to-all form (DeepSpeed-Ulysses),
 overlapping the all-to-alls, uneven routing and dropped tokens, FSDP's hybrid
 sharding, activation and optimizer offloading, fp8 compute, the imbalance of the first and last stages'
 compute, network latency, and anything measured: every time here is a bound at the stated share of peak and the
@@ -928,8 +928,8 @@ def layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mappin
     `Run.chunks` > 1 and a pipeline, the interleaved schedule.
 
     A fixed value is taken as it is, so that a layout the caller asks for is checked, not skipped. The context
-    and expert degrees are searched only when fixed: cp = ep = 1 otherwise (the page's planner, which the browser
-    tests hold to this one layout by layout, does not lay them out yet).
+    and expert degrees are searched only when fixed: cp = ep = 1 otherwise (the page's planner, whose ranked plans
+    the browser tests hold to this one's, evaluates both layout by layout but does not search them yet).
     """
     unknown = set(fixed) - set(FIXABLE)
     if unknown:

@@ -291,4 +291,4 @@ def test_fixed_context_and_expert_degrees_are_planned_and_in_the_json() -> None:
     header = next(line for line in done.stdout.splitlines() if line.lstrip().startswith("#"))
     assert header.split()[:6] == ["#", "tp", "cp", "ep", "pp", "dp"]
     helped = " ".join(plan("--help").stdout.split())  # argparse wraps the help
-    assert "--cp" in helped and "--ep" in helped and helped.count("searched once the page mirrors") == 2
+    assert "--cp" in helped and "--ep" in helped and helped.count("searched once the page's search mirrors") == 2
