@@ -7,7 +7,10 @@
 The model is a Hugging Face config.json (`--config`: GPT-2, Llama, Mistral, Qwen2, Mixtral) or a catalog entry
 (`--model`); the GPU, its NVLink and its network port come from the catalog (`--gpu`, `--nvlink`, `--network`).
 Any of `--tp --pp --dp --zero --micro-batch --recompute --sequence-parallel --chunks` holds that field fixed;
-every other is searched. It prints the best layouts as a table (`--top`), or everything as JSON (`--json`):
+every other is searched. `--cp` (context-parallel degree) and `--ep` (expert-parallel degree, a mixture of experts
+only) are fixed degrees, 1 unless given: they are searched once the page's search mirrors them (its arithmetic
+does already, layout by layout). It prints the
+best layouts as a table (`--top`), or everything as JSON (`--json`):
 `parameters`, and `layouts` best first, each with its degrees, `memory` by role in bytes on the most loaded GPU,
 `fits`, `step_seconds` and `tokens_per_second`; `invalid` holds each rule some layouts break, with one of them.
 
@@ -214,6 +217,20 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--recompute", choices=planner.RECOMPUTATIONS)
     p.add_argument("--sequence-parallel", choices=("on", "off"))
     p.add_argument("--chunks", type=_count("--chunks", "chunks"), default=None, help="interleaved model chunks")
+    p.add_argument(
+        "--cp",
+        type=_count("--cp", "gpus"),
+        help="context-parallel degree, fixed (default 1, not searched: searched once the page's search mirrors"
+        " it): each sequence split over cp GPUs in 2·cp zig-zag chunks, a ring of keys and values each layer, what its"
+        " attention does not hide counted",
+    )
+    p.add_argument(
+        "--ep",
+        type=_count("--ep", "gpus"),
+        help="expert-parallel degree of a mixture of experts, fixed (default 1, not searched: searched once the page's"
+        " search mirrors it): each GPU holds experts/ep of each layer's experts, the experts' tensor-parallel degree"
+        " equal to --tp; its all-to-alls are counted exposed",
+    )
     p.add_argument("--top", type=_count("--top"), default=10, help="rows of the table (default 10)")
     p.add_argument("--json", action="store_true", help="everything as JSON")
     return p
@@ -317,9 +334,32 @@ def _gbit(rate: Fraction | int) -> str:
     return f"{float(rate) / GIGABIT:,.4g} Gbit/s"
 
 
-def _fixed(args: argparse.Namespace, hardware: planner.Hardware) -> dict[str, planner.Fixed]:
+def _fixed(
+    args: argparse.Namespace, hardware: planner.Hardware, shape: TransformerShape, model: str
+) -> dict[str, planner.Fixed]:
     fixed: dict[str, planner.Fixed] = {}
     gpus = hardware.gpus
+    if args.cp is not None and args.cp > 1:
+        if gpus % args.cp:
+            divisors = ", ".join(str(k) for k in planner.divisors(gpus))
+            raise InputError(f"--cp {args.cp} does not divide the {gpus} GPUs: give one of {divisors}")
+        if args.sequence % (2 * args.cp):
+            fitting = [k for k in planner.divisors(gpus) if args.sequence % (2 * k) == 0 or k == 1]
+            raise InputError(
+                f"--cp {args.cp} does not split --sequence {args.sequence:,} into 2 × cp = {2 * args.cp} equal"
+                f" chunks (the zig-zag split that balances a causal mask): give one of {', '.join(map(str, fitting))}"
+            )
+    if args.ep is not None and args.ep > 1:
+        if not shape.experts:
+            raise InputError(f"--ep {args.ep}: {model} is dense, not a mixture of experts: leave --ep out")
+        if shape.experts % args.ep:
+            divisors = ", ".join(str(k) for k in planner.divisors(shape.experts))
+            raise InputError(
+                f"--ep {args.ep} does not divide {model}'s {shape.experts} experts: give one of {divisors}"
+            )
+    for flag in ("cp", "ep"):
+        if getattr(args, flag) is not None:
+            fixed[flag] = getattr(args, flag)
     for name in ("tp", "pp", "dp"):
         value = getattr(args, name)
         if value is not None:
@@ -330,12 +370,13 @@ def _fixed(args: argparse.Namespace, hardware: planner.Hardware) -> dict[str, pl
                 where = f"divide the {gpus} GPUs" if gpus % value else f"divide a node of {hardware.per_node} GPUs"
                 raise InputError(f"--{name} {value} does not {where}: give one of {divisors}")
             fixed[name] = value
-    degrees = [int(fixed[name]) for name in ("tp", "pp", "dp") if name in fixed]
+    world = ("tp", "cp", "pp", "dp")
+    degrees = [int(fixed[name]) for name in world if name in fixed]
     product = 1
     for value in degrees:
         product *= value
-    if gpus % product or (len(degrees) == 3 and product != gpus):
-        given = " × ".join(f"--{name} {fixed[name]}" for name in ("tp", "pp", "dp") if name in fixed)
+    if gpus % product or (all(name in fixed for name in ("tp", "pp", "dp")) and product != gpus):
+        given = " × ".join(f"--{name} {fixed[name]}" for name in world if name in fixed)
         raise InputError(f"{given} = {product} does not multiply to the {gpus} GPUs with whole degrees")
     for name, field in (
         ("zero", "zero"),
@@ -365,6 +406,8 @@ def _degrees(lay: planner.Layout) -> dict[str, Any]:
         "recompute": lay.recompute,
         "sequence_parallel": lay.sequence_parallel,
         "chunks": lay.chunks,
+        "cp": lay.cp,
+        "ep": lay.ep,
     }
 
 
@@ -453,7 +496,10 @@ def _table(
     count = planned.parameters
     active = f", {count.active:,} active per token" if count.active != count.total else ""
     lines = [f"{name}: {count.total:,} parameters{active}", *header, ""]
-    header_cells = ("#", "tp", "pp", "dp", "ZeRO", "SP", "mb", "recompute", "GiB", "fits", "step s", "tokens/s", "MFU")
+    # The context and expert degrees get columns when they are given (they are not searched).
+    folded = any(p.layout.cp > 1 or p.layout.ep > 1 for p in planned.plans)
+    degree_cells = ("tp", "cp", "ep", "pp", "dp") if folded else ("tp", "pp", "dp")
+    header_cells = ("#", *degree_cells, "ZeRO", "SP", "mb", "recompute", "GiB", "fits", "step s", "tokens/s", "MFU")
     extra = ("days", "GPU-hours", "cost") if run.training_tokens else ()
     rows: list[Sequence[str]] = [(*header_cells, *extra, "why")]
     for rank, p in enumerate(planned.plans[:top], 1):
@@ -461,6 +507,7 @@ def _table(
         cells = [
             str(rank),
             str(lay.tp),
+            *((str(lay.cp), str(lay.ep)) if folded else ()),
             str(lay.pp) + (f"×{lay.chunks}" if lay.chunks > 1 else ""),
             str(lay.dp),
             str(lay.zero),
@@ -493,8 +540,9 @@ def _table(
         hide = best.hiding
         lines.append(
             f"#1's data-parallel traffic ({HIDING_WORDS[hide.traffic]}) hides behind the compute above"
-            f" {math.ceil(hide.tokens):,} tokens per micro-batch by the bound; its micro-batch holds"
-            f" {best.layout.micro_batch * run.sequence:,}, {float(hide.margin):.3g} times that"
+            f" {math.ceil(hide.tokens):,} tokens per micro-batch{' on a GPU' if best.layout.cp > 1 else ''} by the"
+            f" bound; its micro-batch holds {best.layout.micro_batch * run.sequence // best.layout.cp:,},"
+            f" {float(hide.margin):.3g} times that"
             " (JSON: hiding_tokens, hiding_margin for every layout)."
         )
     return "\n".join(lines)
@@ -527,7 +575,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         )
     if args.recipe not in RECIPES:
         raise InputError(f"--recipe {args.recipe!r} is not a recipe of the course; known: {', '.join(RECIPES)}")
-    fixed = _fixed(args, hardware)
+    fixed = _fixed(args, hardware, shape, name)
     chunks = args.chunks or 1
     plan_run = planner.Run(
         sequence=args.sequence,
@@ -558,6 +606,18 @@ def run(argv: Sequence[str] | None = None) -> int:
         f" {plan_run.attention} attention",
         *flops_words(planned.parameters, flops),
     ]
+    if args.cp is not None and args.cp > 1:
+        header.append(
+            f"context parallel, cp = {args.cp} fixed: each sequence split over {args.cp} GPUs in {2 * args.cp}"
+            " zig-zag chunks; each layer's ring of keys and values counted where its causal attention does not"
+            " hide it; dense gradients reduced, and ZeRO sharded, over dp × cp"
+        )
+    if args.ep is not None and args.ep > 1:
+        header.append(
+            f"expert parallel, ep = {args.ep} fixed: {shape.experts // args.ep} of {shape.experts} experts per GPU"
+            " and layer (experts' tensor-parallel degree = tp), their states copied over cp·dp ÷ ep; 4 all-to-alls"
+            " a MoE layer (6 with full recomputation), routing even, all exposed"
+        )
     if steps is not None:
         header.append(
             f"training: {plan_run.training_tokens:,} tokens are {steps:,} steps of {plan_run.global_batch:,}"

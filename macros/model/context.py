@@ -172,3 +172,50 @@ def ring_schedule(context: int) -> tuple[tuple[int, ...], ...]:
     i holds block (i − k) mod c, received from device i − 1 (Liu et al.'s ring; step 0 is each device's own)."""
     _check_count("context", context)
     return tuple(tuple((device - step) % context for device in range(context)) for step in range(context))
+
+
+def exposed_ring_seconds(
+    sequence: int,
+    batch: int,
+    hidden: int,
+    heads: int,
+    kv_heads: int,
+    context: int,
+    flops_per_second: Fraction | int,
+    bandwidth: Fraction | int,
+    mask: str = "causal",
+    forward_passes: int = 1,
+    bytes_per_value: int = 2,
+) -> Fraction:
+    """Seconds of one layer's ring, forward and backward, that its attention leaves exposed on each device.
+
+    Each of the c − 1 steps of a forward pass sends one block of keys and values (`kv_block_bytes`) while the
+    device computes its queries against the block it holds (`block_attention_flops`, half of it under a causal
+    mask once the split is balanced); the backward pass sends twice the bytes (`ring_bytes_per_layer`) behind
+    twice the forward's attention FLOPs. What the transfers take beyond that attention is exposed: nothing
+    exactly when s/c reaches `hiding_tokens` (the same bound, in seconds). `forward_passes` is 2 when full
+    recomputation runs the forward pass, and its ring, again; `flops_per_second` the rate the attention runs at
+    and `bandwidth` the link's bytes per second each way. One device alone (c = 1) sends nothing.
+
+    >>> exposed_ring_seconds(8, 1, 4, 1, 1, 2, 8, 1, mask="full")
+    Fraction(96, 1)
+    """
+    if mask not in MASKS:
+        raise ValueError(f"unknown mask {mask!r}; known: {', '.join(MASKS)}")
+    _check_count("forward_passes", forward_passes)
+    if flops_per_second <= 0 or bandwidth <= 0:
+        raise ValueError("the rate and the bandwidth must be positive")
+    if context == 1:
+        return Fraction(0)
+    local = tokens_per_device(sequence, context)
+    sent = sum(
+        (
+            passes * ring_bytes_per_layer(sequence, batch, hidden, heads, kv_heads, context, ring_pass, bytes_per_value)
+            for ring_pass, passes in (("forward", forward_passes), ("backward", 1))
+        ),
+        0,
+    )
+    # The backward pass's attention is twice the forward's FLOPs, as its ring is twice the forward's bytes.
+    step = Fraction(block_attention_flops(local, batch, hidden), CAUSAL_FACTOR if mask == "causal" else 1)
+    attention = (context - 1) * (forward_passes + 2) * step / Fraction(flops_per_second)
+    return max(Fraction(0), sent / Fraction(bandwidth) - attention)

@@ -2,7 +2,8 @@
 
 Given a model's shape (`shape.TransformerShape`), a cluster (`Hardware`) and a run (`Run`: sequence length,
 global batch, a stated share of peak, a recipe, a memory reserve), the planner enumerates every layout
-(`Layout`): data × tensor × pipeline degrees that multiply to the GPUs, a ZeRO stage 0 to 3, tensor parallelism
+(`Layout`): data × tensor × pipeline degrees that multiply to the GPUs (with a context-parallel degree cp and an
+expert-parallel degree ep when the caller fixes them, 1 otherwise), a ZeRO stage 0 to 3, tensor parallelism
 with or without sequence parallelism, the 1F1B schedule (interleaved when `Run.chunks` > 1), a micro-batch
 size and a recomputation (none, selective, full). Each layout either breaks a rule (`RULES`, the first one
 named) or gets its memory on the most loaded GPU by role and its step time by part, and the valid ones are
@@ -50,9 +51,30 @@ Nothing here is a second formula: each piece calls the module of its topic.
   parameters' all-gather behind the next step's first forward pass (2N of 6N), and ZeRO-3's per micro-batch
   traffic behind that micro-batch's compute, pass by pass: the forward's all-gather behind its forward pass, the
   backward's all-gather and the reduce-scatter behind its backward pass (and the forward it recomputes).
-- Pipeline: the bubble, (p − 1)/m of the compute and exposed tensor time (`pipeline.bubble_formula`), ÷ v
-  interleaved (`pipeline.interleaved_bubble`); and each micro-batch's b·s·h values across each boundary, both
-  ways, ÷ t with the scatter/gather optimisation (`pipeline.boundary_bytes`), all on the critical path.
+- Pipeline: the bubble, (p − 1)/m of the compute and exposed tensor, context and expert time
+  (`pipeline.bubble_formula`), ÷ v interleaved (`pipeline.interleaved_bubble`); and each micro-batch's b·s·h
+  values across each boundary, both ways, ÷ t with the scatter/gather optimisation (`pipeline.boundary_bytes`),
+  all on the critical path.
+- Context parallelism (`Layout.cp`, Megatron-Core's order tp-cp-dp-pp, so a context group is cp blocks of tp
+  adjacent ranks): each sequence splits over cp GPUs, so every activation a GPU keeps divides by cp (the stored
+  scores by their rows, `context.activation_bytes_per_device`'s split), as do the tokens its tensor-parallel
+  all-reduces and pipeline sends carry; the compute in total is unchanged. Each layer's ring sends cp − 1 blocks
+  of keys and values forward and twice that backward (`context.ring_bytes_per_layer`, per GPU of a
+  tensor-parallel group its own t-th of the heads), and what its attention does not hide is exposed
+  (`context.exposed_ring_seconds`, the seconds form of `context.hiding_tokens`' bound; a causal mask,
+  zig-zag balanced, half the scores; the recomputed forward rings again), over NVLink when the group stays in
+  a node, else the ports it shares. The dense parameters' gradients are reduced, and ZeRO shards, over dp × cp.
+- Expert parallelism (`Layout.ep`, Megatron-Core's "MoE Parallel Folding" with the experts' tensor-parallel
+  degree equal to tp: an expert group is ep blocks of tp adjacent ranks): each GPU holds E/ep of each layer's
+  experts (`experts.device_parameters`), whose states are copied, or under ZeRO sharded, over the experts'
+  data-parallel degree cp·dp ÷ ep (`experts.expert_data_parallel`); the rest over dp × cp as before. Each MoE
+  layer's two all-to-alls forward and two backward (`experts.alltoalls_per_layer`, two more with full
+  recomputation) send `experts.alltoall_bytes` of the GPU's tokens (a t-th of them with sequence parallelism),
+  routing as even as load balancing aims for, over NVLink when the group stays in a node, else through the
+  ports it shares; assumed all exposed (Megatron-Core can overlap them with another micro-batch's compute,
+  which this planner does not count). The experts' gradient traffic over their smaller data-parallel group is
+  counted on the dense gradients' link. The hiding bound (`hiding`) counts the whole model's bytes over
+  dp × cp.
 
 Conventions that differ from the two references the tests compare with, and why:
 
@@ -75,7 +97,9 @@ Conventions that differ from the two references the tests compare with, and why:
 - Korthikanti et al.'s counts, and so this planner's, include the dropout masks (1 byte per value): a model
   trained without dropout, as Llama is, keeps 2sbh per layer less than counted.
 
-Left out, and said so in each result's place: context and expert parallelism (Stage 7), FSDP's hybrid
+Left out, and said so in each result's place: searching context and expert degrees (they are planned when fixed,
+and searched once the page's search mirrors them), context parallelism's all-to-all form (DeepSpeed-Ulysses),
+overlapping the all-to-alls, uneven routing and dropped tokens, FSDP's hybrid
 sharding, activation and optimizer offloading, fp8 compute, the imbalance of the first and last stages'
 compute, network latency, and anything measured: every time here is a bound at the stated share of peak and the
 links' bandwidths, which a measured step checks.
@@ -101,6 +125,8 @@ from .compute import (
     training_flops,
 )
 from .conditions import hiding_tokens, zero3_hiding_tokens
+from .context import exposed_ring_seconds
+from .experts import alltoall_bytes, alltoalls_per_layer, device_parameters, expert_data_parallel
 from .layout import rank_placement
 from .memory import BYTES_PER_VALUE, recipe
 from .parallel_activations import shape_layer_activation_bytes
@@ -124,7 +150,7 @@ TOKEN_ID_BYTES = 8
 EMBEDDING_MASK_BYTES = 1
 LOGIT_BYTES = 4
 #: The parts of a step's time, in the order they are shown.
-TIME_PARTS = ("compute", "bubble", "tensor", "data", "pipeline")
+TIME_PARTS = ("compute", "bubble", "tensor", "data", "pipeline", "context", "expert")
 #: What each part of a step's time is called where a plan's reason names it (the command line's and the page's).
 TIME_PART_WORDS: Mapping[str, str] = MappingProxyType(
     {
@@ -133,6 +159,8 @@ TIME_PART_WORDS: Mapping[str, str] = MappingProxyType(
         "tensor": "exposed tensor-parallel traffic",
         "data": "exposed data-parallel traffic",
         "pipeline": "pipeline sends",
+        "context": "exposed context-parallel ring traffic",
+        "expert": "expert-parallel all-to-alls",
     }
 )
 #: The roles of a GPU's memory, in the order they are shown (the JSON's keys).
@@ -205,7 +233,14 @@ class Run:
 
 @dataclass(frozen=True)
 class Layout:
-    """One way to lay the model out: its degrees, ZeRO stage, micro-batch, recomputation and schedule."""
+    """One way to lay the model out: its degrees, ZeRO stage, micro-batch, recomputation and schedule.
+
+    The world is tp × cp × dp × pp, Megatron-Core's order ("tp-cp-ep-dp-pp"): `cp` devices split each sequence
+    (context parallelism), and the attention's gradients are reduced over the dp × cp of them. `ep` regroups the
+    tp × cp × dp devices of a stage for the MoE layers (Megatron-Core's "MoE Parallel Folding", the experts'
+    tensor-parallel degree taken equal to tp): each holds E/ep of the experts, and their states are copied over
+    the experts' data-parallel degree, cp × dp ÷ ep (`expert_data_parallel`).
+    """
 
     tp: int
     pp: int
@@ -215,6 +250,13 @@ class Layout:
     recompute: str = "none"
     sequence_parallel: bool = False
     chunks: int = 1
+    cp: int = 1
+    ep: int = 1
+
+    @property
+    def expert_dp(self) -> int:
+        """The experts' data-parallel degree: world ÷ (ETP × EP × PP) with ETP = tp, that is cp × dp ÷ ep."""
+        return expert_data_parallel(self.tp * self.cp * self.dp * self.pp, self.ep, self.pp, self.tp)
 
 
 @dataclass(frozen=True)
@@ -254,11 +296,13 @@ class StepTime:
     tensor: Fraction
     data: Fraction
     pipeline: Fraction
+    context: Fraction = Fraction(0)
+    expert: Fraction = Fraction(0)
 
     @cached_property
     def total(self) -> Fraction:
         """The step's seconds: every part in line (summed once)."""
-        return self.compute + self.bubble + self.tensor + self.data + self.pipeline
+        return self.compute + self.bubble + self.tensor + self.data + self.pipeline + self.context + self.expert
 
     def by_part(self) -> dict[str, Fraction]:
         """Each part's seconds by name."""
@@ -350,11 +394,17 @@ class Planned:
 #: numbers: the page's script fills the same templates (`pictures.planner`), so a rule is worded once.
 RULE_MESSAGES: Mapping[str, str] = MappingProxyType(
     {
-        "gpus": "tp × pp × dp = {tp} × {pp} × {dp} = {product}, not the cluster's {gpus} GPUs",
+        "gpus": "tp × cp × pp × dp = {tp} × {cp} × {pp} × {dp} = {product}, not the cluster's {gpus} GPUs",
         "tp-node": "tp = {tp} {where} a node of {per_node} GPUs: a tensor-parallel group needs NVLink",
         "tp-heads": "tp = {tp} does not divide the {heads} attention heads",
         "tp-kv-heads": "tp = {tp} does not divide the {kv_heads} key-value heads",
         "tp-ffn": "tp = {tp} does not divide the MLP's width of {width}",
+        "cp-sequence": "cp = {cp} does not split the {sequence}-token sequence into 2 × cp = {chunks} equal chunks"
+        " (the zig-zag split that balances a causal mask)",
+        "ep-dense": "ep = {ep} needs a mixture of experts, and this model is dense",
+        "ep-experts": "ep = {ep} does not divide the {experts} experts",
+        "ep-devices": "ep = {ep} does not divide the cp × dp = {group} devices of a stage's tensor-parallel rank"
+        " (tp·cp·dp ÷ etp, the experts' tensor-parallel degree etp = tp)",
         "sequence-parallel": "sequence parallelism needs tp of 2 or more",
         "pp-layers": "pp = {pp} does not divide the {layers} layers",
         "chunks": "{per_stage} layers per stage do not make {chunks} chunks of a pipeline",
@@ -393,11 +443,16 @@ def _rule(rule_id: str, **values: int | str) -> Rule:
 def broken_rule(shape: TransformerShape, hardware: Hardware, run: Run, layout: Layout) -> Rule | None:
     """The first rule of `RULES` that `layout` breaks, or None.
 
-    - the degrees multiply to the GPUs;
+    - the degrees tp × cp × pp × dp multiply to the GPUs;
     - a tensor-parallel group stays within a node and divides it (its all-reduces need NVLink; Megatron-LM's
       rank order puts adjacent ranks on one node);
     - t divides the attention heads, the key-value heads and the MLP's (or each expert's) width: each GPU
       computes whole heads and whole columns (`tensor.check_heads`; Megatron-Core's `TransformerConfig`);
+    - cp splits the sequence into 2·cp equal chunks (Megatron-Core's zig-zag load balance: the sequence splits
+      into 2 × cp chunks, device r holding chunks r and 2cp − 1 − r, `context.causal_work`);
+    - ep > 1 only for a mixture of experts, ep divides the experts (`experts.check_expert_degree`'s rule) and
+      the tp·cp·dp ÷ etp devices it regroups (Megatron-Core's `initialize_model_parallel`: ETP × EP × EDP × PP
+      is the world; etp = tp here);
     - sequence parallelism needs a tensor-parallel group;
     - p divides the layers, and with v chunks each stage's layers divide by v;
     - the global batch is whole sequences, which divide among the replicas into whole micro-batches;
@@ -414,13 +469,13 @@ def broken_rule(shape: TransformerShape, hardware: Hardware, run: Run, layout: L
     - the recomputation is one of `RECOMPUTATIONS`.
     """
     s, h, lay = shape, hardware, layout
-    t, p, d = lay.tp, lay.pp, lay.dp
-    for name in ("tp", "pp", "dp", "micro_batch", "chunks"):
+    t, p, d, c, e = lay.tp, lay.pp, lay.dp, lay.cp, lay.ep
+    for name in ("tp", "pp", "dp", "micro_batch", "chunks", "cp", "ep"):
         _check_count(name, getattr(lay, name))
     if lay.zero not in STAGES:
         raise ValueError(f"unknown ZeRO stage {lay.zero!r}; the stages are 0 to 3")
-    if t * p * d != h.gpus:
-        return _rule("gpus", tp=t, pp=p, dp=d, product=t * p * d, gpus=h.gpus)
+    if t * c * p * d != h.gpus:
+        return _rule("gpus", tp=t, cp=c, pp=p, dp=d, product=t * c * p * d, gpus=h.gpus)
     if t > h.per_node or h.per_node % t:
         where = TP_NODE_WHERE["beyond" if t > h.per_node else "divide"]
         return _rule("tp-node", tp=t, where=where, per_node=h.per_node)
@@ -431,6 +486,14 @@ def broken_rule(shape: TransformerShape, hardware: Hardware, run: Run, layout: L
     width = s.expert_ffn if s.experts else s.ffn
     if width % t:
         return _rule("tp-ffn", tp=t, width=width)
+    if run.sequence % (2 * c) and c > 1:
+        return _rule("cp-sequence", cp=c, sequence=f"{run.sequence:,}", chunks=2 * c)
+    if e > 1 and not s.experts:
+        return _rule("ep-dense", ep=e)
+    if s.experts and s.experts % e:
+        return _rule("ep-experts", ep=e, experts=s.experts)
+    if (c * d) % e:
+        return _rule("ep-devices", ep=e, group=c * d)
     if lay.sequence_parallel and t < 2:
         return _rule("sequence-parallel")
     if s.layers % p:
@@ -449,7 +512,7 @@ def broken_rule(shape: TransformerShape, hardware: Hardware, run: Run, layout: L
         return _rule("micro-stages", microbatches=counted(microbatches, "micro-batch"), pp=p)
     if lay.chunks > 1 and microbatches % p:
         return _rule("micro-interleaved", microbatches=microbatches, pp=p)
-    if lay.zero and d < 2:
+    if lay.zero and d * c < 2:
         return _rule("zero-dp", zero=lay.zero)
     if lay.zero >= 2 and p > 1:
         return _rule("zero-pipeline", zero=lay.zero, pp=p)
@@ -466,6 +529,13 @@ class Stage:
     copied: Fraction
     #: The largest unit ZeRO-3 gathers, in parameters on this GPU: a layer, or the embeddings.
     largest_unit: Fraction
+    #: The routed experts' parameters this GPU holds (part of `split`): its E/ep experts of its layers, split by t.
+    experts: Fraction = Fraction(0)
+
+    @property
+    def dense(self) -> Fraction:
+        """The parameters whose states are copied over dp × cp: all but the experts'."""
+        return self.parameters - self.experts
 
     @property
     def parameters(self) -> Fraction:
@@ -473,17 +543,19 @@ class Stage:
         return self.split + self.copied
 
 
-def stage_parameters(count: ParameterCount, tp: int, pp: int, stage: int, tied: bool) -> Stage:
+def stage_parameters(count: ParameterCount, tp: int, pp: int, stage: int, tied: bool, ep: int = 1) -> Stage:
     """The parameters a GPU of `stage` (0 to pp − 1) holds: its L/p layers, and the embeddings where they are.
 
     The first stage holds the token embeddings (split by t, vocabulary-parallel) and the learned positions
     (whole); the last the final norm and the output layer, or, with tied embeddings and a pipeline, its own copy
     of the token embeddings (Megatron-LM keeps one on each end and all-reduces their gradients); one stage holds
-    both ends.
+    both ends. With `ep`-way expert parallelism a GPU holds E/ep of each layer's experts
+    (`experts.device_parameters`), the rest of the layer as before.
     """
     first, last = stage == 0, stage == pp - 1
     layers = Fraction(count.layers, pp)
-    split = layers * count.layer.split
+    layer_split = device_parameters(count.layer.split, count.layer.experts, ep)
+    split = layers * layer_split
     copied = layers * count.layer.copied
     ends: list[int] = []
     if first:
@@ -494,8 +566,8 @@ def stage_parameters(count: ParameterCount, tp: int, pp: int, stage: int, tied: 
         ends.append(count.output if not tied else (count.embedding if not first else 0))
     split += sum(ends)
     # FSDP wraps the embeddings and the output layer each as a unit of its own, as it wraps each layer.
-    unit = max([Fraction(count.layer.split, tp) + count.layer.copied, *(Fraction(end, tp) for end in ends)])
-    return Stage(split / tp, copied, unit)
+    unit = max([layer_split / tp + count.layer.copied, *(Fraction(end, tp) for end in ends)])
+    return Stage(split / tp, copied, unit, layers * Fraction(count.layer.experts, ep * tp))
 
 
 def _in_flight(pp: int, microbatches: int, chunks: int, stage: int) -> Fraction:
@@ -518,8 +590,12 @@ def stage_memory(
     See the module's docstring for each term.
     """
     s, lay = shape, layout
-    held = stage_parameters(count, lay.tp, lay.pp, stage, s.tied)
-    states = device_bytes_by_role(held.parameters, lay.dp, lay.zero, run.recipe)
+    held = stage_parameters(count, lay.tp, lay.pp, stage, s.tied, lay.ep)
+    states = dict(device_bytes_by_role(held.dense, lay.dp * lay.cp, lay.zero, run.recipe))
+    if held.experts:
+        # The experts' states are copied, or sharded, over the experts' data-parallel group only.
+        for role, value in device_bytes_by_role(held.experts, lay.expert_dp, lay.zero, run.recipe).items():
+            states[role] += value
     parameters, gradients = states["parameters"], states["gradients"]
     if lay.zero == 3:
         bytes_per = role_bytes_per_parameter(run.recipe)
@@ -548,10 +624,12 @@ def stage_memory(
         )
 
     in_flight = _in_flight(lay.pp, microbatches, lay.chunks, stage)
-    activations = Fraction(s.layers, lay.pp) * layer(lay.recompute) * in_flight
+    # Context parallelism splits every tensor of a layer along the sequence, the stored scores by their rows:
+    # each of the cp devices keeps a cp-th (`context.activation_bytes_per_device`'s split).
+    activations = Fraction(s.layers, lay.pp) * layer(lay.recompute) * in_flight / lay.cp
     if lay.recompute == "full":
-        activations += layer("none")  # the layer the backward pass rebuilds
-    tokens = run.sequence * lay.micro_batch
+        activations += layer("none") / lay.cp  # the layer the backward pass rebuilds
+    tokens = Fraction(run.sequence * lay.micro_batch, lay.cp)
     sharded = lay.tp if lay.sequence_parallel else 1
     if stage == 0:
         activations += in_flight * tokens * (TOKEN_ID_BYTES + Fraction(EMBEDDING_MASK_BYTES * s.hidden, sharded))
@@ -637,7 +715,8 @@ def hiding_bound(
     if traffic not in HIDING_TRAFFIC:
         raise KeyError(f"unknown traffic {traffic!r}; known: {', '.join(HIDING_TRAFFIC)}")
     lay = layout
-    placed = rank_placement(lay.tp, lay.pp, lay.dp, hardware.per_node)
+    group = lay.dp * lay.cp  # the dense gradients' group: dp × cp
+    placed = rank_placement(lay.tp, lay.pp, group, hardware.per_node)
     if placed.data_spans_nodes:
         bandwidth = Fraction(hardware.network_bandwidth) * placed.data_per_node
     else:
@@ -652,7 +731,7 @@ def hiding_bound(
         forward = per_parameter * Fraction(FORWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER[kind])
         k_p, k_g = roles["parameters"], roles["gradients"]
         return zero3_hiding_tokens(
-            k_p, k_g, lay.dp, forward, per_parameter - forward, hardware.peak_flops, run.share, bandwidth
+            k_p, k_g, group, forward, per_parameter - forward, hardware.peak_flops, run.share, bandwidth
         )
     if traffic == "all-gather":
         sent, allreduce = roles["parameters"], False
@@ -660,7 +739,7 @@ def hiding_bound(
     else:
         sent, allreduce = roles["gradients"], traffic == "allreduce"
         flops = per_parameter * Fraction(BACKWARD_FLOPS_PER_PARAMETER, total)
-    return hiding_tokens(sent, lay.dp, flops, hardware.peak_flops, run.share, bandwidth, allreduce)
+    return hiding_tokens(sent, group, flops, hardware.peak_flops, run.share, bandwidth, allreduce)
 
 
 @dataclass(frozen=True)
@@ -676,46 +755,98 @@ class Hiding:
 def hiding(
     shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout
 ) -> Hiding | None:
-    """The bound of the layout's ZeRO stage's traffic (`STAGE_TRAFFIC`, the largest), or None without replicas."""
-    if layout.dp < 2:
+    """The bound of the layout's ZeRO stage's traffic (`STAGE_TRAFFIC`, the largest), or None without replicas.
+
+    With context parallelism the group is dp × cp and a micro-batch's tokens on a GPU are a cp-th of it."""
+    if layout.dp * layout.cp < 2:
         return None
     bounds = {t: hiding_bound(shape, count, hardware, run, layout, t) for t in STAGE_TRAFFIC[layout.zero]}
     traffic = max(bounds, key=lambda name: bounds[name])
-    tokens = layout.micro_batch * run.sequence
+    tokens = Fraction(layout.micro_batch * run.sequence, layout.cp)
     return Hiding(traffic, bounds[traffic], tokens / bounds[traffic])
+
+
+def _placement_of(hardware: Hardware, tp: int, members: int) -> tuple[bool, int]:
+    """Whether the groups of `members` blocks of tp adjacent ranks (a context- or an expert-parallel group, in
+    Megatron-Core's order) span nodes, and the fewest members of one on a node (`layout.rank_placement` with each
+    group as a stage's data-parallel group)."""
+    placed = rank_placement(tp, hardware.gpus // (tp * members), members, hardware.per_node)
+    return placed.data_spans_nodes, placed.data_per_node
+
+
+def _group_seconds(hardware: Hardware, sent: Fraction, spans: bool, per_node: int) -> Fraction:
+    """Seconds to send `sent` bytes per GPU over NVLink, or through the ports a node's groups share."""
+    if not spans:
+        return transfer_seconds(sent, hardware.nvlink_bandwidth)
+    return transfer_seconds(cross_host_bytes_per_port(sent, per_node), hardware.network_bandwidth)
 
 
 def step_time(shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout) -> StepTime:
     """A step's seconds by part on the layout (see the module's docstring for each part)."""
     s, h, lay = shape, hardware, layout
-    t, p, d = lay.tp, lay.pp, lay.dp
+    t, p, d, c, e = lay.tp, lay.pp, lay.dp, lay.cp, lay.ep
     sequences = run.global_batch // run.sequence
     m = sequences // (d * lay.micro_batch)
     tokens = sequences * run.sequence
+    local = run.sequence // c  # the tokens of a sequence on each of its cp devices
     per_token = flops_per_token(s, count, run.sequence, _attention_recompute(run, lay.recompute))
     compute = seconds_at_utilization(per_token * tokens, h.gpus, h.peak_flops, run.share)
     sustained = Fraction(h.peak_flops) * run.share
+    layers = Fraction(s.layers, p)
 
     tensor = Fraction(0)
     if t > 1:
-        activation = lay.micro_batch * run.sequence * s.hidden * ACTIVATION_BYTES
+        activation = lay.micro_batch * local * s.hidden * ACTIVATION_BYTES
         one = transfer_seconds(ring_allreduce_bytes_sent(activation, t), h.nvlink_bandwidth)
         passes = "recompute" if lay.recompute == "full" else "no-recompute"
-        per_layer = exposed_allreduce_seconds(one, lay.micro_batch, run.sequence, s.hidden, t, sustained, passes)
-        tensor = m * Fraction(s.layers, p) * per_layer
+        per_layer = exposed_allreduce_seconds(one, lay.micro_batch, local, s.hidden, t, sustained, passes)
+        tensor = m * layers * per_layer
 
-    placed = rank_placement(t, p, d, h.per_node)
+    context = Fraction(0)
+    if c > 1:
+        spans, per_node = _placement_of(h, t, c)
+        link = h.nvlink_bandwidth if not spans else Fraction(h.network_bandwidth) * per_node
+        # Each GPU of a tensor-parallel group rings its own heads' keys and values, behind its own heads' attention.
+        ring = exposed_ring_seconds(
+            run.sequence,
+            lay.micro_batch,
+            s.query_width // t,
+            s.heads // t,
+            s.kv_heads // t,
+            c,
+            sustained,
+            link,
+            "causal",
+            2 if lay.recompute == "full" else 1,
+            ACTIVATION_BYTES,
+        )
+        context = m * layers * ring
+
+    expert = Fraction(0)
+    if e > 1:
+        spans, per_node = _placement_of(h, t, e)
+        # With sequence parallelism each GPU of a tensor-parallel group dispatches its t-th of the tokens.
+        routed = Fraction(lay.micro_batch * local, t if lay.sequence_parallel else 1)
+        one_alltoall = alltoall_bytes(1, s.experts_per_token, s.hidden, ACTIVATION_BYTES, e) * routed
+        alltoalls = alltoalls_per_layer("both") + (alltoalls_per_layer("forward") if lay.recompute == "full" else 0)
+        expert = m * layers * _group_seconds(h, alltoalls * one_alltoall, spans, per_node)
+
+    placed = rank_placement(t, p, c * d, h.per_node)
     data = Fraction(0)
-    if d > 1:
-        held = stage_parameters(count, t, p, 0, s.tied).parameters
+    groups = c * d
+    if groups > 1:
+        held = stage_parameters(count, t, p, 0, s.tied, e)
         bytes_per = role_bytes_per_parameter(run.recipe)
-        grads, params = held * bytes_per["gradients"], held * bytes_per["parameters"]
-        one_pass = ring_allreduce_factor(d) / 2  # a reduce-scatter or an all-gather: (d − 1)/d of the data
+        expert_dp = lay.expert_dp
+
+        def one_pass(role: str) -> Fraction:
+            """A reduce-scatter's or an all-gather's bytes: (n − 1)/n of the data of each group."""
+            dense = ring_allreduce_factor(groups) / 2 * held.dense
+            experts = ring_allreduce_factor(expert_dp) / 2 * held.experts if expert_dp > 1 else Fraction(0)
+            return (dense + experts) * bytes_per[role]
 
         def seconds(sent: Fraction) -> Fraction:
-            if not placed.data_spans_nodes:
-                return transfer_seconds(sent, h.nvlink_bandwidth)
-            return transfer_seconds(cross_host_bytes_per_port(sent, placed.data_per_node), h.network_bandwidth)
+            return _group_seconds(h, sent, placed.data_spans_nodes, placed.data_per_node)
 
         per_microbatch = compute / m
         total_flops = FLOPS_PER_PARAMETER["none"]
@@ -727,26 +858,28 @@ def step_time(shape: TransformerShape, count: ParameterCount, hardware: Hardware
             forward = per_microbatch * Fraction(FORWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER[kind])
             backward = per_microbatch - forward
             data = m * (
-                max(Fraction(0), seconds(one_pass * params) - forward)
-                + max(Fraction(0), seconds(one_pass * (params + grads)) - backward)
+                max(Fraction(0), seconds(one_pass("parameters")) - forward)
+                + max(Fraction(0), seconds(one_pass("parameters") + one_pass("gradients")) - backward)
             )
         else:
             backward = per_microbatch * Fraction(BACKWARD_FLOPS_PER_PARAMETER, total_flops)
             forward = per_microbatch * Fraction(FORWARD_FLOPS_PER_PARAMETER, total_flops)
             if lay.zero == 0:
-                data = max(Fraction(0), seconds(ring_allreduce_factor(d) * grads) - backward)
+                data = max(Fraction(0), seconds(2 * one_pass("gradients")) - backward)
             else:
-                data = max(Fraction(0), seconds(one_pass * grads) - backward)
-                data += max(Fraction(0), seconds(one_pass * params) - forward)
+                data = max(Fraction(0), seconds(one_pass("gradients")) - backward)
+                data += max(Fraction(0), seconds(one_pass("parameters")) - forward)
 
     pipeline = bubble = Fraction(0)
     if p > 1:
-        crossing = boundary_bytes(lay.micro_batch, run.sequence, s.hidden, ACTIVATION_BYTES, t)
+        crossing = boundary_bytes(lay.micro_batch, local, s.hidden, ACTIVATION_BYTES, t)
         link = h.network_bandwidth if placed.boundary_crosses_nodes else h.nvlink_bandwidth
         pipeline = transfer_seconds(2 * m * lay.chunks * crossing, link)
         share = interleaved_bubble(p, m, lay.chunks) if lay.chunks > 1 else bubble_formula(p, m)
-        bubble = share * (compute + tensor)
-    return StepTime(compute=compute, bubble=bubble, tensor=tensor, data=data, pipeline=pipeline)
+        bubble = share * (compute + tensor + context + expert)
+    return StepTime(
+        compute=compute, bubble=bubble, tensor=tensor, data=data, pipeline=pipeline, context=context, expert=expert
+    )
 
 
 def evaluate(
@@ -785,7 +918,7 @@ def divisors(n: int) -> list[int]:
 #: A value a caller fixes a layout field to.
 Fixed = int | str | bool
 #: The fields a caller may fix, by `Layout` field name.
-FIXABLE = ("tp", "pp", "dp", "zero", "micro_batch", "recompute", "sequence_parallel", "chunks")
+FIXABLE = ("tp", "pp", "dp", "zero", "micro_batch", "recompute", "sequence_parallel", "chunks", "cp", "ep")
 
 
 def layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mapping[str, Fixed]) -> Iterator[Layout]:
@@ -794,7 +927,9 @@ def layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mappin
     sequences, the recomputations (selective only when the kernel stores the scores), plain 1F1B and, with
     `Run.chunks` > 1 and a pipeline, the interleaved schedule.
 
-    A fixed value is taken as it is, so that a layout the caller asks for is checked, not skipped.
+    A fixed value is taken as it is, so that a layout the caller asks for is checked, not skipped. The context
+    and expert degrees are searched only when fixed: cp = ep = 1 otherwise (the page's planner, whose ranked plans
+    the browser tests hold to this one's, evaluates both layout by layout but does not search them yet).
     """
     unknown = set(fixed) - set(FIXABLE)
     if unknown:
@@ -802,10 +937,12 @@ def layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mappin
     n = hardware.gpus
     sequences = run.global_batch // run.sequence if run.global_batch % run.sequence == 0 else 1
     recomputes = [r for r in RECOMPUTATIONS if r != "selective" or run.attention == "stored"]
+    c = int(fixed.get("cp", 1))
+    e = int(fixed.get("ep", 1))
     for t in [int(fixed["tp"])] if "tp" in fixed else divisors(n):
-        rest = n // t if n % t == 0 else 1
+        rest = n // (t * c) if n % (t * c) == 0 else 1
         for p in [int(fixed["pp"])] if "pp" in fixed else divisors(rest):
-            d_default = n // (t * p) if n % (t * p) == 0 else 1
+            d_default = n // (t * c * p) if n % (t * c * p) == 0 else 1
             d = int(fixed["dp"]) if "dp" in fixed else d_default
             per_replica = sequences // d if d and sequences % d == 0 else 1
             zeros = [int(fixed["zero"])] if "zero" in fixed else list(STAGES)
@@ -822,7 +959,7 @@ def layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mappin
                     for b in micro:
                         for rc in rcs:
                             for v in chunks:
-                                yield Layout(t, p, d, zero, b, rc, sp, v)
+                                yield Layout(t, p, d, zero, b, rc, sp, v, c, e)
 
 
 def _reason(plan: Plan, best: Plan | None) -> Reason:

@@ -32,7 +32,7 @@ from typing import Any
 
 from .. import model
 from ..data.catalog import Catalog, Gpu, Model, transformer_shape
-from ..model import activations, compute, parallel_activations, planner, shape, tensor
+from ..model import activations, compute, context, experts, parallel_activations, planner, shape, tensor
 from .calculator import SPACE, recipe_label
 from .svg import SEARCH_EXCLUDE, element
 
@@ -290,6 +290,10 @@ def planner_config(catalog: Catalog, default_model: str | None = None) -> dict[s
             "attention_forward_flops": compute.ATTENTION_FORWARD_FLOPS,
             "allreduces_per_layer": dict(tensor.ALLREDUCES_PER_LAYER),
             "column_parallel_widths": dict(tensor.COLUMN_PARALLEL_WIDTHS),
+            # Context parallelism's ring (`context.exposed_ring_seconds`) and expert parallelism's all-to-alls.
+            "block_flops_per_token_pair_hidden": context.BLOCK_FLOPS_PER_TOKEN_PAIR_HIDDEN,
+            "causal_factor": context.CAUSAL_FACTOR,
+            "alltoalls_per_layer": dict(experts.ALLTOALLS_PER_LAYER),
             "zero_stages": sorted(model.STAGES),
             "recomputations": [r for r in planner.RECOMPUTATIONS if r != "selective"],
             "reserve": float(planner.Run.reserve),
@@ -509,11 +513,20 @@ def _number(value: Fraction | int | None) -> float | None:
     return None if value is None else float(value)
 
 
+#: The layout fields the page does not search yet (its arithmetic counts them): 1 in every layout it ranks.
+PAGE_UNPLANNED = ("cp", "ep")
+
+
+def page_layout(layout: planner.Layout) -> dict[str, Any]:
+    """A layout as the page names it: its fields but the degrees the page does not search (`PAGE_UNPLANNED`)."""
+    return {name: value for name, value in dataclasses.asdict(layout).items() if name not in PAGE_UNPLANNED}
+
+
 def plan_result(result: planner.Plan) -> dict[str, Any]:
     """One evaluated layout as the page shows it: degrees, bytes by role, time by part, rates and the reason."""
     lay, reason = result.layout, result.reason
     return {
-        "layout": dataclasses.asdict(lay),
+        "layout": page_layout(lay),
         "memory": {role: float(value) for role, value in result.memory.by_role().items()},
         "stage": result.stage,
         "capacity": result.capacity,
@@ -579,7 +592,7 @@ def evaluate(config: Mapping[str, Any], inputs: Mapping[str, str]) -> dict[str, 
                 "rule": item.rule.id,
                 "message": item.rule.message,
                 "layouts": item.count,
-                "layout": dataclasses.asdict(item.layout),
+                "layout": page_layout(item.layout),
             }
             for item in planned.invalid
         ],

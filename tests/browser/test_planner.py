@@ -123,15 +123,26 @@ def _cases(count: int, config: dict[str, Any]) -> list[tuple[dict[str, Any], dic
             "recompute": rng.choice(config["constants"]["recomputations"]),
             "sequence_parallel": t > 1 and rng.random() < 0.5,
             "chunks": 1,
+            "cp": 1,
+            "ep": 1,
         }
+        if rng.random() < 0.3:  # context parallelism (issue 29): a degree out of the data-parallel one
+            layout["cp"] = rng.choice(planner.divisors(d))
+            layout["dp"] = d // layout["cp"]
+        if shape["experts"] and rng.random() < 0.6:  # expert parallelism over cp × dp
+            layout["ep"] = rng.choice(planner.divisors(math.gcd(shape["experts"], d)))
+        elif rng.random() < 0.02:  # an expert degree for a dense model, or one that does not divide: a rule
+            layout["ep"] = rng.choice([2, 3])
         if rng.random() < 0.3:  # one field at random, the degrees still multiplying to the GPUs: a rule broken, or not
-            name = rng.choice(["tp", "pp", "dp", "zero", "micro_batch", "sequence_parallel", "global_batch"])
+            name = rng.choice(["tp", "pp", "dp", "zero", "micro_batch", "sequence_parallel", "global_batch", "cp"])
             if name in ("tp", "pp"):
                 layout[name] = rng.choice(planner.divisors(n if name == "tp" else n // t))
                 product = layout["tp"] * layout["pp"]
                 layout["dp"] = n // product if n % product == 0 else rng.randint(1, 8)
             elif name == "global_batch":
                 request["run"]["global_batch"] += rng.choice([1, sequence])
+            elif name == "cp":  # a degree that need not divide the GPUs or make 2·cp whole chunks of a sequence
+                layout["cp"] = rng.choice([2, 3, 5, 64, 128])
             elif name == "sequence_parallel":
                 layout[name] = True
             else:
@@ -163,7 +174,7 @@ def test_the_page_computes_what_the_model_computes_on_three_thousand_layouts(
     cases = _cases(3000, config)
     # The page's own function, with the JSON the page carries, all in one call.
     results = _on_page(tab, "([request, layout]) => window.sbnPlanner.evaluateLayout(config, request, layout)", cases)
-    planned = broken = fitting = 0
+    planned = broken = fitting = ringed = dispatched = 0
     rules: set[str] = set()
     for (request, layout), theirs in zip(cases, results, strict=True):
         ours = layout_result(request, layout)
@@ -175,6 +186,8 @@ def test_the_page_computes_what_the_model_computes_on_three_thousand_layouts(
             continue
         planned += 1
         fitting += ours["fits"]
+        ringed += ours["time"]["context"] > 0
+        dispatched += ours["time"]["expert"] > 0
         total = ours["memory"]["total"]
         for role, value in ours["memory"].items():
             assert _near(value, theirs["memory"][role], total), (where, role)
@@ -192,7 +205,10 @@ def test_the_page_computes_what_the_model_computes_on_three_thousand_layouts(
                 assert _near(ours[rate], theirs[rate], ours[rate]), (where, rate)
     # Enough of each: plans that fit and plans that do not, and most kinds of broken rule.
     assert planned > 1000 and 200 < fitting < planned and broken > 300, (planned, fitting, broken)
-    assert len(rules) >= 11, sorted(rules)  # all but the interleaved schedule's and a recomputation's
+    assert len(rules) >= 15, sorted(rules)  # all but the interleaved schedule's and a recomputation's
+    # Context and expert parallelism (issue 29): their rules, and plans whose ring and all-to-alls cost time.
+    assert {"cp-sequence", "ep-dense", "ep-experts", "ep-devices"} <= rules, sorted(rules)
+    assert ringed > 100 and dispatched > 100, (ringed, dispatched)
 
 
 def _texts(count: int, config: dict[str, Any]) -> list[dict[str, str]]:

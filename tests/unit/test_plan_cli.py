@@ -172,6 +172,22 @@ def test_a_schedule_too_long_to_simulate_is_planned_in_closed_form() -> None:
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--gpu", "v100-32gb"], "no dense bf16 peak for it"),
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--recipe", "adamw"], "--recipe 'adamw' is not a recipe"),
         (["--model", "llama-3-8b", "--gpus", "16"], "the following arguments are required"),
+        # Issue 29: context and expert degrees that do not divide what they split, an expert degree for a dense model.
+        (["--model", "llama-3-8b", *LLAMA3_ON_16, "--cp", "3"], "--cp 3 does not divide the 16 GPUs: give one of 1,"),
+        (
+            ["--model", "llama-3-8b", "--gpus", "16", "--sequence", "8200", "--global-batch", "4198400", "--cp", "8"],
+            "--cp 8 does not split --sequence 8,200 into 2 × cp = 16 equal chunks",
+        ),
+        (
+            ["--model", "llama-3-8b", *LLAMA3_ON_16, "--ep", "2"],
+            "--ep 2: Llama 3 8B is dense, not a mixture of experts",
+        ),
+        (["--model", "mixtral-8x7b", *LLAMA3_ON_16, "--ep", "3"], "--ep 3 does not divide Mixtral 8x7B's 8 experts"),
+        (["--model", "llama-3-8b", *LLAMA3_ON_16, "--tp", "8", "--cp", "4"], "--tp 8 × --cp 4 = 32 does not multiply"),
+        (
+            ["--model", "mixtral-8x7b", *LLAMA3_ON_16, "--ep", "8", "--tp", "4"],
+            "ep = 8 does not divide the cp × dp = 4 devices",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_code_2(configs: Path, args: list[str], says: str) -> None:
@@ -260,3 +276,19 @@ def test_counts_take_decimal_suffixes() -> None:
     assert done.returncode == 0, done.stderr
     assumptions = json.loads(done.stdout)["assumptions"]
     assert (assumptions["global_batch"], assumptions["training_tokens"]) == (4_194_304, 1_500_000_000_000)
+
+
+def test_fixed_context_and_expert_degrees_are_planned_and_in_the_json() -> None:
+    """Issue 29: --cp and --ep hold the degrees; without them every layout is cp = ep = 1, as the page plans."""
+    assert all((x["cp"], x["ep"]) == (1, 1) for x in llama_json()["layouts"])
+    done = plan("--model", "llama-3-8b", *LLAMA3_ON_16, "--cp", "2", "--json")
+    assert done.returncode == 0, done.stderr
+    layouts = json.loads(done.stdout)["layouts"]
+    assert layouts and all(x["cp"] == 2 and x["tp"] * x["cp"] * x["pp"] * x["dp"] == 16 for x in layouts)
+    done = plan("--model", "mixtral-8x7b", *LLAMA3_ON_16, "--ep", "8", "--top", "3")
+    assert done.returncode == 0, done.stderr
+    assert "expert parallel, ep = 8 fixed: 1 of 8 experts per GPU" in done.stdout
+    header = next(line for line in done.stdout.splitlines() if line.lstrip().startswith("#"))
+    assert header.split()[:6] == ["#", "tp", "cp", "ep", "pp", "dp"]
+    helped = " ".join(plan("--help").stdout.split())  # argparse wraps the help
+    assert "--cp" in helped and "--ep" in helped and helped.count("searched once the page's search mirrors") == 2

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from fractions import Fraction
 
 import pytest
@@ -300,6 +301,10 @@ def test_every_rule_is_tested_above() -> None:
         "tp-heads",
         "tp-kv-heads",
         "tp-ffn",
+        "cp-sequence",
+        "ep-dense",
+        "ep-experts",
+        "ep-devices",
         "sequence-parallel",
         "pp-layers",
         "chunks",
@@ -605,3 +610,173 @@ def test_each_plan_holds_its_hiding_bound_as_the_lessons_condition_counts_it() -
     assert plan.hiding.tokens == bound and plan.hiding.margin == 8192 / bound
     assert FLOPS_PER_PARAMETER["none"] == 6
     assert planner.evaluate(LLAMA3, H100, RUN, planner.Layout(8, 2, 1)).hiding is None  # type: ignore[union-attr]
+
+
+# --- Context and expert parallelism (issue 29): by-hand counts from the formulas' definitions.
+
+LLAMA3_405B: Config = {
+    **LLAMA3_8B,
+    "num_hidden_layers": 126,
+    "hidden_size": 16384,
+    "num_attention_heads": 128,
+    "intermediate_size": 53248,
+}
+#: 16,384 H100s, eight a node: the cluster of Llama 3's long-context stage (Llama 3 paper, Table 4).
+H100_16K = planner.Hardware(989 * 10**12, 85_028_896_768, 450 * 10**9, 50 * 10**9, per_node=8, nodes=2048)
+#: 131,072-token sequences, 128 of them a step (16 per data-parallel replica × dp 8: Table 4's 16M tokens).
+LONG_RUN = planner.Run(sequence=131072, global_batch=131072 * 128)
+#: The catalog's workload `llama3-405b-long-context`: TP 8, CP 16, PP 16, DP 8.
+LONG_LAYOUT = planner.Layout(8, 16, 8, zero=1, sequence_parallel=True, cp=16)
+
+
+def _llama_layer_bytes_by_hand(tokens: int, h: int, heads: int, kv_heads: int, ffn: int, t: int) -> Fraction:
+    """Korthikanti et al.'s tensors of a Llama layer per token, fused attention, sequence parallel, no recomputation:
+    attention's input 2h, the queries 2h and the projection's input 2h, keys and values 2·h_kv each, two dropout
+    masks h each, the MLP's input 2h and its three 2f intermediates (SwiGLU), two norms' inputs 2h each; all ÷ t."""
+    d = h // heads
+    per_token = 2 * h + 2 * h + 2 * h + 2 * 2 * kv_heads * d + 2 * h + 2 * h + 3 * 2 * ffn + 2 * 2 * h
+    return Fraction(tokens * per_token, t)
+
+
+def test_llama3_405b_long_context_keeps_a_sixteenth_of_the_activations_on_each_gpu() -> None:
+    shape = shape_of(LLAMA3_405B)
+    count = parameter_count(shape)
+    memory = planner.stage_memory(shape, count, H100_16K, LONG_RUN, LONG_LAYOUT, 0)
+    # By hand: stage 0 holds 126/16 layers and, with 16 micro-batches of 1 per replica and 16 stages, 16 in flight;
+    # each GPU keeps the 131,072/16 = 8,192 tokens of its share of the sequence; the embedding's int64 ids and its
+    # dropout mask (1 byte, ÷ t under sequence parallelism) for each of those micro-batches.
+    local = 131072 // 16
+    layers = Fraction(126, 16) * 16 * _llama_layer_bytes_by_hand(local, 16384, 128, 8, 53248, 8)
+    embedding = 16 * local * (8 + Fraction(16384, 8))
+    assert memory.activations == layers + embedding
+    assert float(memory.activations) / 2**30 == pytest.approx(66.70, abs=0.01)  # 66.70 GiB, no recomputation
+    # The same layout without context parallelism (1,024 GPUs) keeps 16 times as much.
+    without = planner.stage_memory(
+        shape, count, replace_nodes(H100_16K, 128), LONG_RUN, planner.Layout(8, 16, 8, 1, sequence_parallel=True), 0
+    )
+    assert without.activations == 16 * memory.activations
+    # The planner refuses the paper's layout only for its 126 layers over 16 stages (Llama 3 ran uneven stages).
+    broken = planner.broken_rule(shape, H100_16K, LONG_RUN, LONG_LAYOUT)
+    assert broken is not None and broken.id == "pp-layers"
+
+
+def replace_nodes(hardware: planner.Hardware, nodes: int) -> planner.Hardware:
+    return planner.Hardware(
+        hardware.peak_flops,
+        hardware.memory,
+        hardware.nvlink_bandwidth,
+        hardware.network_bandwidth,
+        hardware.per_node,
+        nodes,
+    )
+
+
+def _ring_exposed_by_hand(
+    sequence: int, cp: int, kv_width_per_gpu: int, query_width_per_gpu: int, flops: Fraction, link: Fraction
+) -> Fraction:
+    """One layer and micro-batch of 1: each of cp − 1 steps sends 2·(s/cp)·h_kv 2-byte values forward, twice that
+    backward, while the attention of (s/cp) queries against (s/cp) keys, 4·(s/cp)²·w FLOPs, halved by the causal
+    mask, runs forward and twice that backward."""
+    local = sequence // cp
+    sent = 3 * (cp - 1) * 2 * local * kv_width_per_gpu * 2
+    attention = 3 * (cp - 1) * Fraction(4 * local * local * query_width_per_gpu, 2)
+    return max(Fraction(0), sent / link - attention / flops)
+
+
+def test_the_ring_hides_behind_long_sequences_and_not_behind_short_ones() -> None:
+    shape = shape_of(LLAMA3_405B)
+    count = parameter_count(shape)
+    sustained = Fraction(989 * 10**12, 2)
+    # A context group of 16 tensor-parallel blocks of 8: one member a node, each GPU's own 50 GB/s port.
+    port = Fraction(50 * 10**9)
+    time = planner.step_time(shape, count, H100_16K, LONG_RUN, LONG_LAYOUT)
+    # 8,192 tokens a GPU: a block of 2 × 8,192 × 128 × 2 = 4 MiB takes 84 µs, its attention 556 µs.
+    assert _ring_exposed_by_hand(131072, 16, 128, 2048, sustained, port) == 0
+    assert time.context == 0
+    short = planner.Run(sequence=8192, global_batch=8192 * 128)
+    exposed = _ring_exposed_by_hand(8192, 16, 128, 2048, sustained, port)
+    assert exposed > 0
+    per_layer = planner.step_time(shape, count, H100_16K, short, LONG_LAYOUT).context / (16 * Fraction(126, 16))
+    assert per_layer == exposed
+    assert float(per_layer) * 1e6 == pytest.approx(138.2, abs=0.1)
+
+
+def test_the_ring_is_exposed_exactly_below_context_hiding_bound() -> None:
+    from macros.model import context
+
+    f, w = Fraction(989 * 10**12, 2), Fraction(50 * 10**9)
+    bound = context.hiding_tokens(2048, 16, 1, f, w, mask="causal")  # a GPU's 16 heads of 128, one key-value head
+    tokens = math.ceil(bound)
+    assert context.exposed_ring_seconds(tokens * 4, 1, 2048, 16, 1, 4, f, w) == 0
+    assert context.exposed_ring_seconds((tokens - 2) * 4, 1, 2048, 16, 1, 4, f, w) > 0
+
+
+MIXTRAL_ON_8 = planner.Hardware(989 * 10**12, 85_028_896_768, 450 * 10**9, 50 * 10**9, per_node=8, nodes=1)
+MIXTRAL_RUN = planner.Run(sequence=4096, global_batch=4096 * 64)
+
+
+def test_mixtral_with_ep_8_holds_one_expert_per_layer_per_gpu() -> None:
+    shape = shape_of(MIXTRAL_8X7B)
+    count = parameter_count(shape)
+    layout = planner.Layout(1, 1, 8, zero=1, ep=8)
+    assert planner.broken_rule(shape, MIXTRAL_ON_8, MIXTRAL_RUN, layout) is None
+    expert = 3 * 4096 * 14336  # one SwiGLU expert: gate, up and down, h × f each
+    held = planner.stage_parameters(count, 1, 1, 0, False, 8)
+    assert held.experts == 32 * expert
+    # By hand, from the config: the embeddings and output layer, each layer's attention (queries and output h × h,
+    # keys and values h × 1,024), its two norms and its router (h × 8), and the final norm.
+    dense = 2 * 32000 * 4096 + 32 * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 2 * 4096 + 4096 * 8) + 4096
+    assert held.parameters == dense + 32 * expert == 7_242_780_672
+    memory = planner.stage_memory(shape, count, MIXTRAL_ON_8, MIXTRAL_RUN, layout, 0)
+    # bf16-adam: 2-byte parameters, 4-byte gradients, 12 bytes of optimizer states, ZeRO-1 sharding the states over
+    # dp × cp = 8 for the dense parameters and over the experts' data-parallel degree 8 ÷ 8 = 1 for the experts.
+    assert memory.parameters == 2 * (dense + 32 * expert)
+    assert memory.gradients == 4 * (dense + 32 * expert)
+    assert memory.optimizer == 12 * (Fraction(dense, 8) + 32 * expert)
+    # The four all-to-alls of each of the 32 MoE layers for each of the 64 ÷ 8 = 8 micro-batches: a GPU's 4,096
+    # tokens, two copies each (top 2) of 4,096 2-byte values, 7/8 of them to the other 7 GPUs, over NVLink.
+    sent = 8 * 32 * 4 * Fraction(4096 * 2 * 4096 * 2 * 7, 8)
+    time = planner.step_time(shape, count, MIXTRAL_ON_8, MIXTRAL_RUN, layout)
+    assert time.expert == sent / (450 * 10**9)
+    assert float(time.expert) == pytest.approx(0.1336, abs=1e-4)  # 60.1 GB a step at 450 GB/s
+
+
+@pytest.mark.parametrize(
+    ("config", "run", "layout", "rule"),
+    [
+        (LLAMA3_8B, RUN, planner.Layout(2, 1, 8, cp=2), "gpus"),  # 2 × 2 × 1 × 8 = 32 of 16 GPUs
+        # cp = 8 divides 8,200 tokens but not into 2 × 8 = 16 zig-zag chunks: 8,200 = 16 × 512 + 8.
+        (LLAMA3_8B, planner.Run(8200, 8200 * 512), planner.Layout(2, 1, 1, cp=8), "cp-sequence"),
+        (LLAMA3_8B, RUN, planner.Layout(1, 1, 16, ep=2), "ep-dense"),
+        (MIXTRAL_8X7B, RUN, planner.Layout(1, 1, 16, ep=3), "ep-experts"),
+        (MIXTRAL_8X7B, RUN, planner.Layout(4, 1, 4, ep=8), "ep-devices"),  # cp × dp = 4 devices for 8 groups
+    ],
+)
+def test_the_rules_refuse_context_and_expert_degrees_that_do_not_divide(
+    config: Config, run: planner.Run, layout: planner.Layout, rule: str
+) -> None:
+    broken = planner.broken_rule(shape_of(config), H100, run, layout)
+    assert broken is not None and broken.id == rule, broken
+    assert planner.evaluate(shape_of(config), H100, run, layout) == broken
+
+
+def test_mixtral_with_cp_2_and_ep_8_folds_the_experts_over_the_context_group() -> None:
+    """Megatron-Core's folding: ep = 8 of the cp × dp = 2 × 8 = 16 GPUs, the experts' data-parallel degree 2."""
+    shape = shape_of(MIXTRAL_8X7B)
+    count = parameter_count(shape)
+    layout = planner.Layout(1, 1, 8, zero=1, cp=2, ep=8)
+    assert planner.broken_rule(shape, H100, MIXTRAL_RUN, layout) is None and layout.expert_dp == 2
+    expert = 3 * 4096 * 14336
+    dense = 2 * 32000 * 4096 + 32 * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 2 * 4096 + 4096 * 8) + 4096
+    memory = planner.stage_memory(shape, count, H100, MIXTRAL_RUN, layout, 0)
+    assert memory.optimizer == 12 * (Fraction(dense, 16) + Fraction(32 * expert, 2))
+    # Each GPU dispatches its 4,096 ÷ 2 = 2,048 tokens; the group of 8 adjacent ranks is one node, NVLink.
+    sent = 8 * 32 * 4 * Fraction(2048 * 2 * 4096 * 2 * 7, 8)
+    time = planner.step_time(shape, count, H100, MIXTRAL_RUN, layout)
+    assert time.expert == sent / (450 * 10**9)
+    # The ring of 2 (ranks 0 and 1, one node): 2,048 tokens a GPU, one step each way, hidden behind its attention.
+    assert (
+        time.context
+        == 0
+        == _ring_exposed_by_hand(4096, 2, 1024, 4096, Fraction(989 * 10**12, 2), Fraction(450 * 10**9))
+    )

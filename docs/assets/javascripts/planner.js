@@ -6,7 +6,8 @@
 // the build wrote into the form's data-sbn-config from the Python model: only the formulas' shape is here,
 // each function named after the Python one it mirrors. Numbers are floats where Python's are fractions; the
 // browser tests hold the two equal on thousands of layouts. The interleaved schedule, which the page does
-// not offer, is left out. Only pages with a planner load this script, from their content, so Material's
+// not offer, is left out. A layout's context and expert degrees (cp, ep, 1 when absent) are counted as Python
+// counts them, but the page's search, like Python's when not told, keeps both at 1. Only pages with a planner load this script, from their content, so Material's
 // instant navigation runs it too; it sets itself up once.
 
 (() => {
@@ -16,7 +17,7 @@
   /**
    * @typedef {Record<string, any>} Json
    * @typedef {{tp: number, pp: number, dp: number, zero: number, micro_batch: number, recompute: string,
-   *   sequence_parallel: boolean, chunks: number}} Layout
+   *   sequence_parallel: boolean, chunks: number, cp?: number, ep?: number}} Layout
    */
 
   // ------------------------------------------------------------ the model
@@ -65,12 +66,14 @@
     };
   }
 
-  /** `planner.stage_parameters`: what a GPU of `stage` holds, split by t and copied, and ZeRO-3's largest unit. */
-  function stageParameters(count, tp, pp, stage, tied) {
+  /** `planner.stage_parameters`: what a GPU of `stage` holds, split by t and copied, ZeRO-3's largest unit, and
+   * its experts (E/ep of each layer's, `experts.device_parameters`). */
+  function stageParameters(count, tp, pp, stage, tied, ep = 1) {
     const first = stage === 0;
     const last = stage === pp - 1;
     const layers = count.layers / pp;
-    let split = layers * count.layer.split;
+    const layerSplit = count.layer.split - count.layer.experts + count.layer.experts / ep;
+    let split = layers * layerSplit;
     let copied = layers * count.layer.copied;
     const ends = [];
     if (first) {
@@ -82,8 +85,9 @@
       ends.push(!tied ? count.output : !first ? count.embedding : 0);
     }
     split += ends.reduce((sum, end) => sum + end, 0);
-    const unit = Math.max(count.layer.split / tp + count.layer.copied, ...ends.map((end) => end / tp));
-    return { parameters: split / tp + copied, largest_unit: unit };
+    const unit = Math.max(layerSplit / tp + count.layer.copied, ...ends.map((end) => end / tp));
+    const experts = (layers * count.layer.experts) / (ep * tp);
+    return { parameters: split / tp + copied, largest_unit: unit, experts };
   }
 
   /** `parallel_activations.shape_layer_activation_bytes`: Korthikanti et al.'s count for one layer of any shape. */
@@ -101,11 +105,15 @@
 
   /** `planner.stage_memory`: bytes by role on a GPU of `stage`. */
   function stageMemory(c, s, count, hw, run, lay, stage) {
-    const held = stageParameters(count, lay.tp, lay.pp, stage, s.tied);
+    const cp = lay.cp ?? 1;
+    const ep = lay.ep ?? 1;
+    const held = stageParameters(count, lay.tp, lay.pp, stage, s.tied, ep);
     const recipe = run.recipeBytes;
     const sharded = c.stages[String(lay.zero)];
+    // The dense parameters' states over dp × cp, the experts' over their data-parallel degree cp·dp ÷ ep.
     const role = (/** @type {string} */ name) =>
-      (recipe[name] * held.parameters) / (sharded.includes(name) ? lay.dp : 1);
+      (recipe[name] * (held.parameters - held.experts)) / (sharded.includes(name) ? lay.dp * cp : 1) +
+      (held.experts ? (recipe[name] * held.experts) / (sharded.includes(name) ? (cp * lay.dp) / ep : 1) : 0);
     let parameters = role("parameters");
     let gradients = role("gradients");
     if (lay.zero === 3) {
@@ -130,9 +138,10 @@
       );
     // `pipeline.one_f_one_b_in_flight`: what stage i of 1F1B holds at its peak, min(p − i, m).
     const inFlight = Math.min(lay.pp - stage, microbatches);
-    let activations = (s.layers / lay.pp) * layer(lay.recompute) * inFlight;
-    if (lay.recompute === "full") activations += layer("none");
-    const tokens = run.sequence * lay.micro_batch;
+    // Context parallelism splits every tensor along the sequence: each of the cp GPUs keeps a cp-th.
+    let activations = ((s.layers / lay.pp) * layer(lay.recompute) * inFlight) / cp;
+    if (lay.recompute === "full") activations += layer("none") / cp;
+    const tokens = (run.sequence * lay.micro_batch) / cp;
     const spread = lay.sequence_parallel ? lay.tp : 1;
     if (stage === 0) {
       activations += inFlight * tokens * (c.token_id_bytes + (c.embedding_mask_bytes * s.hidden) / spread);
@@ -172,9 +181,31 @@
 
   const ringFactor = (/** @type {number} */ n) => (2 * (n - 1)) / n;
 
+  /** `planner._placement_of`: whether groups of `members` blocks of tp adjacent ranks span nodes, and the fewest
+   * members of one on a node. */
+  function groupPlacement(hw, tp, members) {
+    const placed = rankPlacement(tp, (hw.per_node * hw.nodes) / (tp * members), members, hw.per_node);
+    return { spans: placed.dataSpansNodes, perNode: placed.dataPerNode };
+  }
+
+  /** `context.exposed_ring_seconds`: one layer's ring, forward and backward, beyond the attention it runs beside. */
+  function exposedRingSeconds(c, sequence, batch, hidden, kvWidth, context, flops, bandwidth, forwardPasses) {
+    if (context === 1) return 0;
+    const local = sequence / context;
+    const block = 2 * local * batch * kvWidth * c.activation_bytes;
+    const sent = (forwardPasses * (context - 1) + 2 * (context - 1)) * block;
+    const step = (c.block_flops_per_token_pair_hidden * local * local * batch * hidden) / c.causal_factor;
+    const attention = ((context - 1) * (forwardPasses + 2) * step) / flops;
+    return Math.max(0, sent / bandwidth - attention);
+  }
+
   /** `planner.step_time`: a step's seconds by part. */
   function stepTime(c, s, count, hw, run, lay) {
     const { tp: t, pp: p, dp: d } = lay;
+    const cp = lay.cp ?? 1;
+    const ep = lay.ep ?? 1;
+    const local = run.sequence / cp;
+    const layers = s.layers / p;
     const gpus = hw.per_node * hw.nodes;
     const sequences = Math.floor(run.global_batch / run.sequence);
     const m = Math.floor(sequences / (d * lay.micro_batch));
@@ -187,23 +218,56 @@
     if (t > 1) {
       // `tensor.exposed_allreduce_seconds`: the forward all-reduces whole (twice with recomputation), and what
       // each backward one takes beyond its weight-gradient GEMM at the sustained rate.
-      const one =
-        (ringFactor(t) * lay.micro_batch * run.sequence * s.hidden * c.activation_bytes) / hw.nvlink_bandwidth;
+      const one = (ringFactor(t) * lay.micro_batch * local * s.hidden * c.activation_bytes) / hw.nvlink_bandwidth;
       const forward = c.allreduces_per_layer.forward * (lay.recompute === "full" ? 2 : 1);
       let perLayer = forward * one;
       for (const width of Object.values(c.column_parallel_widths)) {
-        const gemm = (2 * lay.micro_batch * run.sequence * s.hidden * width * s.hidden) / t / sustained;
+        const gemm = (2 * lay.micro_batch * local * s.hidden * width * s.hidden) / t / sustained;
         perLayer += Math.max(0, one - gemm);
       }
-      tensor = m * (s.layers / p) * perLayer;
+      tensor = m * layers * perLayer;
     }
-    const placed = rankPlacement(t, p, d, hw.per_node);
+    let context = 0;
+    if (cp > 1) {
+      const group = groupPlacement(hw, t, cp);
+      const link = group.spans ? hw.network_bandwidth * group.perNode : hw.nvlink_bandwidth;
+      const passes = lay.recompute === "full" ? 2 : 1;
+      const width = count.query_width / t;
+      const ring = exposedRingSeconds(
+        c,
+        run.sequence,
+        lay.micro_batch,
+        width,
+        count.kv_width / t,
+        cp,
+        sustained,
+        link,
+        passes,
+      );
+      context = m * layers * ring;
+    }
+    let expert = 0;
+    if (ep > 1) {
+      const group = groupPlacement(hw, t, ep);
+      const routed = (lay.micro_batch * local) / (lay.sequence_parallel ? t : 1);
+      const one = (routed * s.experts_per_token * s.hidden * c.activation_bytes * (ep - 1)) / ep;
+      const perLayer =
+        c.alltoalls_per_layer.forward * (lay.recompute === "full" ? 2 : 1) + c.alltoalls_per_layer.backward;
+      const sent = perLayer * one;
+      const seconds = group.spans ? sent / group.perNode / hw.network_bandwidth : sent / hw.nvlink_bandwidth;
+      expert = m * layers * seconds;
+    }
+    const placed = rankPlacement(t, p, cp * d, hw.per_node);
     let data = 0;
-    if (d > 1) {
-      const held = stageParameters(count, t, p, 0, s.tied).parameters;
+    if (cp * d > 1) {
+      const stage = stageParameters(count, t, p, 0, s.tied, ep);
+      const expertDp = (cp * d) / ep;
+      // A reduce-scatter's or an all-gather's share of each group's data: dense over dp × cp, experts over theirs.
+      const held =
+        (ringFactor(cp * d) / 2) * (stage.parameters - stage.experts) +
+        (expertDp > 1 ? (ringFactor(expertDp) / 2) * stage.experts : 0);
       const grads = held * run.recipeBytes.gradients;
       const params = held * run.recipeBytes.parameters;
-      const onePass = ringFactor(d) / 2;
       const seconds = (/** @type {number} */ sent) =>
         placed.dataSpansNodes ? sent / placed.dataPerNode / hw.network_bandwidth : sent / hw.nvlink_bandwidth;
       const perMicro = compute / m;
@@ -214,25 +278,32 @@
           (perMicro * c.forward_flops_per_parameter) /
           c.flops_per_parameter[lay.recompute === "full" ? "full" : "none"];
         data =
-          m *
-          (Math.max(0, seconds(onePass * params) - forward) +
-            Math.max(0, seconds(onePass * (params + grads)) - (perMicro - forward)));
+          m * (Math.max(0, seconds(params) - forward) + Math.max(0, seconds(params + grads) - (perMicro - forward)));
       } else {
         const backward = (perMicro * c.backward_flops_per_parameter) / total;
         const forward = (perMicro * c.forward_flops_per_parameter) / total;
-        if (lay.zero === 0) data = Math.max(0, seconds(ringFactor(d) * grads) - backward);
-        else data = Math.max(0, seconds(onePass * grads) - backward) + Math.max(0, seconds(onePass * params) - forward);
+        if (lay.zero === 0) data = Math.max(0, seconds(2 * grads) - backward);
+        else data = Math.max(0, seconds(grads) - backward) + Math.max(0, seconds(params) - forward);
       }
     }
     let pipeline = 0;
     let bubble = 0;
     if (p > 1) {
-      const crossing = (lay.micro_batch * run.sequence * s.hidden * c.activation_bytes) / t;
+      const crossing = (lay.micro_batch * local * s.hidden * c.activation_bytes) / t;
       const link = placed.boundaryCrossesNodes ? hw.network_bandwidth : hw.nvlink_bandwidth;
       pipeline = (2 * m * lay.chunks * crossing) / link;
-      bubble = ((p - 1) / m) * (compute + tensor);
+      bubble = ((p - 1) / m) * (compute + tensor + context + expert);
     }
-    return { compute, bubble, tensor, data, pipeline, total: compute + bubble + tensor + data + pipeline };
+    return {
+      compute,
+      bubble,
+      tensor,
+      data,
+      pipeline,
+      context,
+      expert,
+      total: compute + bubble + tensor + data + pipeline + context + expert,
+    };
   }
 
   /** `planner.counted`: a count and its noun, singular for one. */
@@ -249,9 +320,11 @@
   /** `planner.broken_rule`: the first rule the layout breaks, or null. */
   function brokenRule(config, s, hw, run, lay) {
     const { tp: t, pp: p, dp: d } = lay;
+    const cp = lay.cp ?? 1;
+    const ep = lay.ep ?? 1;
     const gpus = hw.per_node * hw.nodes;
     const rule = (/** @type {string} */ id, values = {}) => ruleOf(config, id, values);
-    if (t * p * d !== gpus) return rule("gpus", { tp: t, pp: p, dp: d, product: t * p * d, gpus });
+    if (t * cp * p * d !== gpus) return rule("gpus", { tp: t, cp, pp: p, dp: d, product: t * cp * p * d, gpus });
     if (t > hw.per_node || hw.per_node % t) {
       const where = config.tp_node_where[t > hw.per_node ? "beyond" : "divide"];
       return rule("tp-node", { tp: t, where, per_node: hw.per_node });
@@ -260,6 +333,12 @@
     if (s.kv_heads % t) return rule("tp-kv-heads", { tp: t, kv_heads: s.kv_heads });
     const width = s.experts ? s.expert_ffn : s.ffn;
     if (width % t) return rule("tp-ffn", { tp: t, width });
+    if (run.sequence % (2 * cp) && cp > 1) {
+      return rule("cp-sequence", { cp, sequence: run.sequence.toLocaleString("en"), chunks: 2 * cp });
+    }
+    if (ep > 1 && !s.experts) return rule("ep-dense", { ep });
+    if (s.experts && s.experts % ep) return rule("ep-experts", { ep, experts: s.experts });
+    if ((cp * d) % ep) return rule("ep-devices", { ep, group: cp * d });
     if (lay.sequence_parallel && t < 2) return rule("sequence-parallel");
     if (s.layers % p) return rule("pp-layers", { pp: p, layers: s.layers });
     if (lay.chunks > 1 && (p < 2 || Math.floor(s.layers / p) % lay.chunks)) {
@@ -282,7 +361,7 @@
       return rule("micro-stages", { microbatches: counted(config, microbatches, "micro-batch"), pp: p });
     }
     if (lay.chunks > 1 && microbatches % p) return rule("micro-interleaved", { microbatches, pp: p });
-    if (lay.zero && d < 2) return rule("zero-dp", { zero: lay.zero });
+    if (lay.zero && d * cp < 2) return rule("zero-dp", { zero: lay.zero });
     if (lay.zero >= 2 && p > 1) return rule("zero-pipeline", { zero: lay.zero, pp: p });
     return null;
   }

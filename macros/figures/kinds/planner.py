@@ -50,6 +50,8 @@ _PART_WORDS = {
     "tensor": "exposed tensor-parallel all-reduces",
     "data": "exposed data-parallel traffic",
     "pipeline": "pipeline sends",
+    "context": "exposed context-parallel ring traffic",
+    "expert": "expert-parallel all-to-alls",
     "total": "step",
 }
 
@@ -246,8 +248,8 @@ def plan_fill(catalog: Catalog, workload: str, layout: str, share: int = DEFAULT
 def plan_time(
     catalog: Catalog, workload: str, layout: str, part: str = "total", share: int = DEFAULT_SHARE
 ) -> Computed:
-    """Seconds of one part of a layout's step (compute, bubble, tensor, data, pipeline) or the whole step, as the
-    planner bounds them at the stated share of peak and the links' line rates."""
+    """Seconds of one part of a layout's step (compute, bubble, tensor, data, pipeline, context, expert) or the
+    whole step, as the planner bounds them at the stated share of peak and the links' line rates."""
     _checked(part, TIME_PARTS, "part of a step")
     plan, found = plan_of(catalog, workload, layout, share)
     value = plan.step_seconds if part == "total" else plan.time.by_part()[part]
