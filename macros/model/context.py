@@ -22,9 +22,10 @@ Hiding. One step computes, for its s/c queries against a block of s/c keys, QK�
 V: 2 × 2(s/c)²bh FLOPs in the forward pass, all of them without a causal mask. The block's transfer
 hides behind that when 4(s/c)²bh/F ≥ 2e(s/c)b·h_kv/W, that is when each device holds at least
 s/c ≥ e·h_kv·F/(2h·W) tokens (e bytes per value, F the FLOP/s, W the link's bytes per second each
-way): with e = 2 and h_kv = h, at least F/W. The bound is the course's own count of the overlap Liu et
-al. rest ring attention on. A causal mask computes half the scores on average (once the split is
-balanced), so it needs twice the tokens.
+way): with e = 2 and h_kv = h, at least F/W, Liu et al.'s own condition (§3, "Arithmetic Intensity
+Between Hosts": the block size "should be greater than or equal to F/B"). The course adds two factors:
+h_kv/h for grouped-query attention, and a causal mask, which computes half the scores on average (once the
+split is balanced), so it needs twice the tokens.
 """
 
 from __future__ import annotations
