@@ -52,6 +52,7 @@ def test_each_record_vouches_for_a_figure_of_its_own_case() -> None:
     assert named, "no record names a figure: figures.yml is not read"
     for record in named:
         figure = course_figure(record.figure)
+        per: Fraction | float | int
         if record.unit in AT_THE_FIGURES_SHAPE:
             per = Fraction(figure.value)
         elif record.unit not in PER_PARAMETER:
