@@ -7,6 +7,10 @@ small shapes at 2, 4 and 16 ranks, with and without grouped-query attention, who
 checked against attention over the whole sequence. Each rank's sends, counted where `isend` is called, are
 compared with the course's block and its forward count, and the blocks each step held with its
 `ring_schedule`.
+
+PyTorch's own ring (torch_ring.py: `_templated_ring_attention` and its backward, at 2 and 4 ranks) is
+measured too, forward and backward: forward it sends the course's c − 1 blocks; backward it sends the blocks
+c − 1 times and their gradients c times in fp32, (c − 1) + 2c blocks' bytes where the course counts 2(c − 1).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from tests.conftest import catalog
 
 from .conftest import FIGURES, Recorder, course_figure
 from .context_parallel import CASES
+from .torch_ring import CASES as TORCH_CASES
+from .torch_ring import TOLERANCE as TORCH_TOLERANCE
 from .worlds import run_world
 
 TORCH = ("torch",)
@@ -90,3 +96,59 @@ def test_ring_kv_bytes(record: Recorder, size: int, name: str) -> None:
         record(key, ["ring-kv-bytes", "model.context.ring_bytes_per_layer"], TORCH, measured, course, "B")
         assert FIGURES.get(key) == (FIGURE if ring_pass == "forward" else f"{FIGURE}/{ring_pass}")
         assert measured == course
+
+
+#: PyTorch's own ring (torch_ring.py), at 2 and 4 ranks.
+TORCH_WORLDS = (2, 4)
+
+
+@cache
+def torch_world(size: int) -> list[dict[str, Any]]:
+    return run_world(size, list(TORCH_CASES), main="torch_ring:rank_main")
+
+
+def others(size: int, rank: int, calls: list[tuple[int, str, list[int]]]) -> list[tuple[int, str]]:
+    """Each all-to-all's bytes to other ranks (its input, less the split it keeps) and its dtype."""
+    return [(nbytes * (sum(splits) - splits[rank]) // sum(splits), dtype) for nbytes, dtype, splits in calls]
+
+
+@pytest.mark.parametrize("size", TORCH_WORLDS)
+def test_torch_ring_attention(record: Recorder, size: int) -> None:
+    """PyTorch's ring sends c − 1 blocks forward, the course's count; backward, c − 1 blocks and c fp32 gradients."""
+    s, b, heads, d = TORCH_CASES["small"]
+    block = context.ring_bytes_per_layer(s, b, heads * d, heads, heads, size, "block")
+    forward_course = context.ring_bytes_per_layer(s, b, heads * d, heads, heads, size, "forward")
+    backward_course = context.ring_bytes_per_layer(s, b, heads * d, heads, heads, size, "backward")
+    for rank, measured in enumerate(torch_world(size)):
+        case = measured["small"]
+        assert case["error"] < TORCH_TOLERANCE and case["dq_error"] < TORCH_TOLERANCE
+        assert others(size, rank, case["forward"]) == [(block, "torch.bfloat16")] * (size - 1)
+        # The blocks again, in bf16, and the gradients of keys and values, accumulated in fp32, one hop more.
+        sent_backward = others(size, rank, case["backward"])
+        assert sorted(sent_backward) == sorted(
+            [(block, "torch.bfloat16")] * (size - 1) + [(2 * block, "torch.float32")] * size
+        )
+    case = torch_world(size)[0]["small"]
+    forward = sum(n for n, _ in others(size, 0, case["forward"]))
+    record(
+        f"ring-kv-bytes/torch-ring/forward/world-{size}",
+        ["ring-kv-bytes", "model.context.ring_bytes_per_layer"],
+        TORCH,
+        forward,
+        forward_course,
+        "B",
+    )
+    assert forward == forward_course
+    backward = sum(n for n, _ in others(size, 0, case["backward"]))
+    record(
+        f"ring-kv-bytes/torch-ring/backward/world-{size}",
+        ["ring-kv-bytes", "model.context.ring_bytes_per_layer"],
+        TORCH,
+        backward,
+        backward_course,
+        "B",
+        differs="PyTorch's ring backward (_templated_ring_attention_backward) sends the keys and values c − 1 times"
+        " and their gradients c times, the last hop bringing each block's gradients to its owner, in fp32"
+        " (convert_to_f32): (c − 1) + 2c blocks, where the course counts 2(c − 1)",
+    )
+    assert backward == (size - 1) * block + size * 2 * block
