@@ -6,10 +6,14 @@ per-rank bytes and per-step traffic of DDP, ZeroRedundancyOptimizer, FSDP2 and
 DeepSpeed's ZeRO stages at 1, 2, 4 and 8 ranks over gloo (test_data_parallel),
 Megatron-LM's tensor parallelism under PyTorch's DTensor at 2, 4 and 8 ranks,
 its collectives per layer with and without sequence parallelism
-(test_tensor_parallel), the bytes autograd saves per layer (test_activations)
-and FLOPs (test_flops). Each measurement is a per-parameter or per-element ratio on small
+(test_tensor_parallel), the bytes autograd saves per layer (test_activations),
+FLOPs (test_flops), Mixtral's total, experts' and active parameters
+(test_experts), expert parallelism's all-to-alls at 2, 4 and 8 ranks
+(test_expert_parallel) and ring attention's key/value blocks at 2, 4 and 16
+ranks (test_context_parallel). Each measurement is a per-parameter or per-element ratio on small
 shapes, compared with the course's function in `macros.model` and scaled to the
-course's shapes by that function's formula; each is written to
+course's shapes by that function's formula, or, for the all-to-all and ring
+bytes of Lessons 13 and 14, bytes at the figure's own shape; each is written to
 `catalog/measured.yml` (records.py).
 
 What it cannot measure here, and so does not claim:

@@ -38,21 +38,29 @@ def test_measured_file_is_current(request: pytest.FixtureRequest) -> None:
 
 #: The units of a record whose course value is the figure's per parameter (or the figure itself, for a count).
 PER_PARAMETER = {"param", "B/param", "FLOP/param", "element/param"}
+#: The units of a record measured at its figure's own shape (bytes sent by a world run at the figure's case): the
+#: course value it was compared with is the figure's value itself.
+AT_THE_FIGURES_SHAPE = {"B"}
 
 
 def test_each_record_vouches_for_a_figure_of_its_own_case() -> None:
     """A record that names a figure measured the figure's case: the course's value it was compared with is the
     figure's value, per parameter where the figure counts bytes or FLOPs of a model (its parameter count an
-    input). A ratio (unit 1, B/sbh, B/as2b) is the layer's own, and scales any figure of that layer."""
+    input), itself where the record is in bytes at the figure's shape. A ratio (unit 1, B/sbh, B/as2b) is the
+    layer's own, and scales any figure of that layer."""
     named = [record for record in records.RECORDED if record.figure]
     assert named, "no record names a figure: figures.yml is not read"
     for record in named:
         figure = course_figure(record.figure)
-        if record.unit not in PER_PARAMETER:
+        per: Fraction | float | int
+        if record.unit in AT_THE_FIGURES_SHAPE:
+            per = Fraction(figure.value)
+        elif record.unit not in PER_PARAMETER:
             assert record.unit in {"1", "B/sbh", "B/as2b"}, f"{record.key}: no rule for unit {record.unit}"
             continue
-        counts = [quantity.value for quantity in figure.computed.inputs if quantity.unit == "param"]
-        per = Fraction(figure.value) / counts[0] if len(counts) == 1 and record.unit != "param" else figure.value
+        else:
+            counts = [quantity.value for quantity in figure.computed.inputs if quantity.unit == "param"]
+            per = Fraction(figure.value) / counts[0] if len(counts) == 1 and record.unit != "param" else figure.value
         assert per == Fraction(record.course), (
             f"{record.key} compared the software with the course's {records.exact(record.course)} {record.unit},"
             f" but {record.figure} is {per} of it: name a figure of the record's own case in figures.yml"

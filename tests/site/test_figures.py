@@ -90,9 +90,10 @@ def test_each_page_carries_its_figures_tooltips_once(site_dir: Path, records: li
     assert data["report"].startswith(f"{course().repo_url}/issues/new?template=figure-wrong.yml&")
 
 
-#: The stages whose figures real training software can reproduce (issue 27): counts, FLOPs, memory, traffic.
+#: The stages whose figures real training software can reproduce (issue 27): counts, FLOPs, memory, traffic;
+#: Stage 7's context parallelism's ring and its mixture of experts' counts and all-to-alls (issue 29).
 #: Stage 3 (number formats) is arithmetic of the formats themselves.
-ENGINE_STAGES = {1, 2, 4, 5, 6}
+ENGINE_STAGES = {1, 2, 4, 5, 6, 7}
 #: Lessons of those stages none of whose figures an engine here reproduces, and why.
 #: None today: Lesson 12's pipeline figures (bubble, stage memory) are unmeasured, the tier running no pipeline engine,
 #: but it shows GPT-3's tensor-parallel bytes per layer, which the tier measured.
