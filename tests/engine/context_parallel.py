@@ -29,8 +29,9 @@ import torch.distributed as dist
 
 #: The cases a world runs, by name: (sequence s, batch b, heads, kv_heads, head_dim d, compute attention).
 CASES: dict[str, tuple[int, int, int, int, int, bool]] = {
-    # Llama 3 405B's long-context stage (Lesson 13): one sequence of 131,072 tokens, 128 heads of 128, 8 of keys.
-    "llama3-405b-long-context": (131072, 1, 128, 8, 128, False),
+    # Llama 3 405B's long-context stage (Lesson 13): one sequence of 131,072 tokens on one GPU of its 8-way
+    # tensor-parallel group, which holds 128/8 of the heads of 128 and 8/8 of the key-value heads.
+    "llama3-405b-long-context": (131072, 1, 16, 1, 128, False),
     "small-gqa": (48, 2, 8, 2, 8, True),
     "small-mha": (32, 1, 4, 4, 16, True),
 }

@@ -50,7 +50,8 @@ def world(size: int) -> list[dict[str, Any]]:
 
 def course_bytes(name: str, size: int, ring_pass: str) -> int:
     """The course's bytes per layer of the case (`ring_pass` forward, or one block); the figure's for Llama 3's,
-    after checking that the case is the figure's (the workload's sequence and degree, the model's heads)."""
+    after checking that the case is the figure's (the workload's sequence and degree, a GPU's share of the
+    model's heads under its tensor parallelism)."""
     s, b, heads, kv_heads, d, _ = CASES[name]
     value = context.ring_bytes_per_layer(s, b, heads * d, heads, kv_heads, size, ring_pass)
     if name == WORKLOAD:
@@ -60,7 +61,10 @@ def course_bytes(name: str, size: int, ring_pass: str) -> int:
             catalog().quantity(WORKLOAD, "sequence").count,
             catalog().quantity(WORKLOAD, "context").count,
         )
-        assert (b, heads, kv_heads, d) == (1, shape.heads, shape.kv_heads, shape.hidden // shape.heads)
+        # One GPU of the run's tensor-parallel group: Megatron-Core splits the query and key-value heads t ways.
+        t = catalog().quantity(WORKLOAD, "tensor").count
+        assert shape.kv_heads is not None
+        assert (b, heads, kv_heads, d) == (1, shape.heads // t, shape.kv_heads // t, shape.hidden // shape.heads)
         figure = course_figure(FIGURE if ring_pass == "forward" else f"{FIGURE}/{ring_pass}")
         assert figure.value == value
     return value
