@@ -32,9 +32,9 @@ T = TypeVar("T")
 Check = Callable[[Any], T]
 
 #: Lower-case words and digits joined by hyphens: glossary ids, question ids.
-SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+SLUG = re.compile(r"\A[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 #: A catalog id also allows dots, as in `gpt2-1.5b`.
-CATALOG_ID = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
+CATALOG_ID = re.compile(r"\A[a-z0-9]+(?:[-.][a-z0-9]+)*\Z")
 
 
 class SchemaError(ValueError):
@@ -410,11 +410,25 @@ def read_text(path: Path, where: str) -> str:
 MAX_DIGITS = 40
 
 
+#: A whole number as a data file writes one: decimal digits, grouped by underscores if they like (46_702_792_704).
+_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)")
+
+
 class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """libyaml's safe loader (ten times faster where PyYAML has it) that refuses a key given twice, a key that
     is not a scalar (a list or a mapping), an alias (`*name`), and a whole number of more than `MAX_DIGITS`."""
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        # YAML 1.1, which PyYAML reads, takes a leading zero for octal (032 is 26), a colon for base 60 (1:30 is
+        # 90) and 0b for binary: a value that changes in silence. A data file's whole numbers are decimal.
+        if not _DECIMAL.fullmatch(str(node.value)):
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"{node.value} is not a decimal whole number (YAML would read it as octal, binary, hexadecimal or"
+                " base 60): write it in decimal digits, without a leading zero",
+                node.start_mark,
+            )
         # Counted before it is read (Python refuses to read one of more than 4,300 decimal digits), and again
         # once read: hexadecimal (0xfff...) and base 60 (1:0:0...) write a large one in fewer digits.
         digits = sum(character.isdigit() for character in str(node.value))
@@ -428,6 +442,15 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
                 node.start_mark,
             )
         return number
+
+    def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
+        # Base 60 again (1:30.5 is 90.5).
+        if ":" in str(node.value):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{node.value} is a number in base 60 to YAML: write it in decimal", node.start_mark
+            )
+        value: float = super().construct_yaml_float(node)
+        return value
 
     def construct_document(self, node: yaml.Node) -> Any:
         # A data file is written out in full: an alias reuses a value, so that a few lines can stand for a
@@ -477,6 +500,7 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
 
 
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _StrictLoader.construct_yaml_float)
 _StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_located)
 
 

@@ -190,6 +190,10 @@ HOSTILE_LOGS = [
     ('[{"page":"p","url":"u","id":"x","value":1e999,"unit":"B","display":"d"}]', "a finite number, not 1e999"),
     ("[" * 100_000 + "]" * 100_000, "nest more than 16 deep"),
     ('{"a":' * 50_000 + "1" + "}" * 50_000, "nest more than 16 deep"),
+    # Attack round 6: an unterminated string of escaped quotes, which a whole-string pattern backtracked over
+    # from each quote (43 s for these 100 KB).
+    ('"' + '\\"' * 50_000, "Unterminated string"),
+    ('["' + '\\"' * 50_000 + '[[[[[[[[[[[[[[[[[[[["]', "expected an object, got str"),
     (
         '[{"page":"p","url":"u","id":"x","value":"1","unit":"B","display":"d","x":' + "[" * 20 + "]" * 20 + "}]",
         "16 deep",

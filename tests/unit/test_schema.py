@@ -82,6 +82,8 @@ def test_a_type_function_returns_the_clean_value(check: object, value: object, c
         (percentage, "5", "expected a percentage above 0 and at most 100"),
         (percentage, "150%", "expected a percentage above 0 and at most 100"),
         (slug, "L8 Practice", "expected lower-case words and digits joined by hyphens"),
+        # Attack round 6: `$` matched before a final newline, so "x-1\n" passed beside "x-1".
+        (slug, "l8-practice-1\n", "expected lower-case words and digits joined by hyphens"),
         (web_url, "javascript:alert(1)", "expected an address starting with https://"),
         (web_url, "//evil.example/x", "expected an address starting with https://"),
         (one_of("a", "b"), "c", "expected one of: a, b"),
@@ -102,6 +104,31 @@ def test_yaml_refuses_a_key_given_twice_with_both_lines() -> None:
 def test_yaml_refuses_a_nested_key_given_twice() -> None:
     with pytest.raises(SchemaError, match=r"the key 'layers' is given twice"):
         load_yaml("gpt:\n  layers: 1\n  layers: 2\n", "x.yml")
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        # Attack round 6: YAML 1.1 reads these as other numbers, and a build passed with Mixtral's 032 layers as 26.
+        ("a: 1\nlayers: 032\n", "x.yml:2: not valid YAML: 032 is not a decimal whole number"),
+        ("a: 1\nb: 2\nminutes: 1:30\n", "x.yml:3: not valid YAML: 1:30 is not a decimal whole number"),
+        ("bits: 0b101\n", "x.yml:1: not valid YAML: 0b101 is not a decimal whole number"),
+        ("mask: 0x1f\n", "x.yml:1: not valid YAML: 0x1f is not a decimal whole number"),
+        ("share: 1:30.5\n", "x.yml:1: not valid YAML: 1:30.5 is a number in base 60 to YAML"),
+    ],
+)
+def test_yaml_refuses_a_number_yaml_would_read_in_another_base(source: str, message: str) -> None:
+    with pytest.raises(SchemaError, match=message):
+        load_yaml(source, "x.yml")
+
+
+def test_yaml_reads_decimal_numbers_as_written() -> None:
+    assert load_yaml("a: 46_702_792_704\nb: 0\nc: -3\nd: 2.5\n", "x.yml") == {
+        "a": 46_702_792_704,
+        "b": 0,
+        "c": -3,
+        "d": 2.5,
+    }
 
 
 def test_invalid_yaml_names_the_file_and_line() -> None:

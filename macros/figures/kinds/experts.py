@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from ... import model
@@ -78,10 +79,21 @@ def moe_flops_per_token(catalog: Catalog, entry: str, count: str = "active") -> 
     return Computed(per * value, "FLOP", f"{per} × N_{count}", words, inputs)
 
 
+#: A capacity factor as an author writes one: "1", "1.25".
+_FACTOR = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,6})?")
+#: Past this, every expert would hold the whole batch many times over.
+MOST_CAPACITY_FACTOR = 64
+
+
 @figure_kind("expert-capacity")
 def expert_capacity(catalog: Catalog, tokens: int, experts_count: int, factor: str = "1") -> Computed:
     """Switch Transformer's expert capacity, Eq. (3): (tokens per batch ÷ experts) × capacity factor."""
+    # Read as written, a decimal: Fraction() would take "1e99999999" and build it, "1/0" or "1_000" as well.
+    if not isinstance(factor, str) or not _FACTOR.fullmatch(factor):
+        raise ValueError(f'factor= is a decimal capacity factor in quotes, such as "1.25", not {factor!r}')
     capacity_factor = Fraction(factor)
+    if not 0 < capacity_factor <= MOST_CAPACITY_FACTOR:
+        raise ValueError(f"factor= is a capacity factor above 0 and at most {MOST_CAPACITY_FACTOR}, not {factor}")
     value = experts.expert_capacity(tokens, experts_count, capacity_factor)
     words = (
         f"({tokens:,} tokens per batch ÷ {experts_count} experts) × capacity factor"
