@@ -77,7 +77,6 @@ def test_expert_capacity_is_switch_transformers_eq_3() -> None:
         experts.expert_capacity(6, 3, Fraction(0))
 
 
-
 @pytest.mark.parametrize("factor", ["1e99999999", "1/0", "1_000", " 1.25", "1.25\n", "-1", "1.2.3"])
 def test_a_capacity_factor_is_read_as_a_decimal_or_refused(factor: str) -> None:
     # Attack round 6: Fraction() built 10 to the 99,999,999th for minutes, raised ZeroDivisionError, took "1_000".
