@@ -83,9 +83,25 @@ def _exact(body: str) -> Fraction:
 MOST_ROWS = 100_000
 
 
+#: Commas as they group thousands, and only so: "4,194,304", never "1,2,3".
+_GROUPED = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?")
+
+
+def _ungrouped(text: str) -> str:
+    """`text` without the commas that group its thousands; ValueError for a comma anywhere else."""
+    if "," in text and not _GROUPED.fullmatch(text.rstrip("".join(SUFFIXES))):
+        raise ValueError(text)
+    return text.replace(",", "")
+
+
 def _count(flag: str, limit: str | None = None) -> Any:
     def read(text: str) -> int:
-        body, scale = text.strip().replace("_", "").replace(",", ""), 1
+        try:
+            body, scale = _ungrouped(text.strip().replace("_", "")), 1
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{flag} {text!r}: commas group thousands (4,194,304); write the number without them"
+            ) from None
         if body[-1:] in SUFFIXES:
             body, scale = body[:-1], SUFFIXES[body[-1]]
         try:
@@ -105,8 +121,8 @@ def _count(flag: str, limit: str | None = None) -> Any:
     return read
 
 
-#: The least share of peak --share takes.
-LEAST_SHARE = Fraction(1, 100)
+#: The least share of peak --share takes, and the most memory --reserve holds back.
+LEAST_SHARE, MOST_RESERVE = Fraction(1, 100), Fraction(9, 10)
 
 
 def _share(flag: str, allow_zero: bool) -> Any:
@@ -120,10 +136,11 @@ def _share(flag: str, allow_zero: bool) -> Any:
             raise argparse.ArgumentTypeError(
                 f"{flag} {text!r}: a share is a fraction or a percentage: {body}% or {float(value / 100):g}"
             )
-        # A share of peak below 1% is no GPU's: its days would be printed in the trillions.
-        ok = 0 <= value < 1 if allow_zero else LEAST_SHARE <= value <= 1
+        # A share of peak below 1% is no GPU's: its days would be printed in the trillions. Memory held back past
+        # 90% leaves nothing to plan with, and 99.9999% would be printed as 100%.
+        ok = 0 <= value <= MOST_RESERVE if allow_zero else LEAST_SHARE <= value <= 1
         if not ok:
-            bounds = "from 0% up to, not including, 100%" if allow_zero else "from 1% to 100%"
+            bounds = "from 0% to 90%" if allow_zero else "from 1% to 100%"
             raise argparse.ArgumentTypeError(f"{flag} {text!r}: expected a share {bounds}")
         return value
 
@@ -133,11 +150,12 @@ def _share(flag: str, allow_zero: bool) -> Any:
 def _rate(flag: str) -> Any:
     def read(text: str) -> Fraction:
         try:
-            value = _exact(text.strip().replace(",", ""))
+            value = _exact(_ungrouped(text.strip()))
         except ValueError:
             raise argparse.ArgumentTypeError(f"{flag} {text!r}: expected a bandwidth, such as 400 or 37.5") from None
-        if not 0 < value <= 100_000:
-            raise argparse.ArgumentTypeError(f"{flag} {text}: expected a bandwidth above 0 and at most 100,000")
+        # Below one (gigabit or gigabyte a second) no GPU's link, and a step's time would run to 10³⁴ days.
+        if not 1 <= value <= 100_000:
+            raise argparse.ArgumentTypeError(f"{flag} {text}: expected a bandwidth from 1 to 100,000")
         return value
 
     return read
@@ -148,8 +166,9 @@ def _money(text: str) -> Fraction:
         value = _exact(text.strip().removeprefix("$"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"--price {text!r}: expected dollars per GPU-hour, such as 2.5") from None
-    if value <= 0 or value > 10_000:
-        raise argparse.ArgumentTypeError(f"--price {text}: expected dollars per GPU-hour above 0 and at most 10,000")
+    # Below a cent an hour the cost column would print $0.
+    if value < Fraction(1, 100) or value > 10_000:
+        raise argparse.ArgumentTypeError(f"--price {text}: expected dollars per GPU-hour from 0.01 to 10,000")
     return value
 
 

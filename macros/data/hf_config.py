@@ -72,6 +72,16 @@ def _flag(where: str, config: Mapping[str, Any], key: str, default: bool) -> boo
 MAX_CONFIG_CHARACTERS = 1_000_000
 
 
+def _one_value_a_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's fields, refusing a key given twice: json keeps the last value of one in silence."""
+    fields: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in fields:
+            raise ValueError(f"{json.dumps(key)} is given twice; give it once")
+        fields[key] = value
+    return fields
+
+
 def parse_config(text: str, where: str) -> tuple[TransformerShape, str]:
     """The shape a config.json's `text` describes, and its `model_type`; `where` names the file in messages.
 
@@ -84,7 +94,7 @@ def parse_config(text: str, where: str) -> tuple[TransformerShape, str]:
             " (a few thousand): give the model's config.json, not its weights or index"
         )
     try:
-        config = json.loads(text)
+        config = json.loads(text, object_pairs_hook=_one_value_a_key)
     except json.JSONDecodeError as error:
         raise ConfigError(f"{where}: not JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
     except (ValueError, RecursionError) as error:

@@ -99,6 +99,7 @@ def configs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "bert.json").write_text('{"model_type": "bert", "hidden_size": 768}')
     (folder / "missing.json").write_text('{"model_type": "llama", "hidden_size": 4096}')
     (folder / "binary.json").write_bytes(b"\xff\xfe\x00")
+    (folder / "twice.json").write_text('{"model_type": "llama", "hidden_size": 4096, "hidden_size": 8}')
     # Past what any config.json holds: refused after reading its first 4,000,001 bytes, not read whole.
     with (folder / "huge.json").open("wb") as huge:
         huge.truncate(300_000_000)
@@ -143,7 +144,7 @@ def test_a_schedule_too_long_to_simulate_is_planned_in_closed_form() -> None:
         ),
         (
             ["--model", "llama-3-8b", *LLAMA3_ON_16, "--network-gbit-s", "0"],
-            "--network-gbit-s 0: expected a bandwidth above 0",
+            "--network-gbit-s 0: expected a bandwidth from 1 to 100,000",
         ),
         (
             ["--model", "llama-3-8b", *LLAMA3_ON_16, "--global-batch", "4202496", "--dp", "16"],
@@ -169,6 +170,13 @@ def test_a_schedule_too_long_to_simulate_is_planned_in_closed_form() -> None:
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--training-tokens", "1e999999999"], "expected a whole number"),
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--price", "1e-999999999"], "expected dollars per GPU-hour"),
         (["--config", "{folder}/huge.json", *LLAMA3_ON_16], "more than 4,000,000 bytes"),
+        # Attack round 6, finding 12: commas anywhere, bandwidths and prices too small to be any, a reserve of all
+        # memory, a key given twice.
+        (["--model", "llama-3-8b", *LLAMA3_ON_16, "--training-tokens", "1,2,3"], "commas group thousands"),
+        (["--model", "llama-3-8b", *LLAMA3_ON_16, "--network-gbit-s", "1e-30"], "expected a bandwidth from 1 to"),
+        (["--model", "llama-3-8b", *LLAMA3_ON_16, "--price", "1e-28"], "expected dollars per GPU-hour from 0.01"),
+        (["--model", "llama-3-8b", *LLAMA3_ON_16, "--reserve", "99.9999%"], "expected a share from 0% to 90%"),
+        (["--config", "{folder}/twice.json", *LLAMA3_ON_16], '"hidden_size" is given twice; give it once'),
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--gpu", "v100-32gb"], "no dense bf16 peak for it"),
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--recipe", "adamw"], "--recipe 'adamw' is not a recipe"),
         (["--model", "llama-3-8b", "--gpus", "16"], "the following arguments are required"),
