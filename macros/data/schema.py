@@ -421,11 +421,13 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         # YAML 1.1, which PyYAML reads, takes a leading zero for octal (032 is 26), a colon for base 60 (1:30 is
         # 90) and 0b for binary: a value that changes in silence. A data file's whole numbers are decimal.
-        if not _DECIMAL.fullmatch(str(node.value)):
+        written = str(node.value)
+        if not _DECIMAL.fullmatch(written):
+            shown = written if len(written) <= 20 else written[:20] + "…"
             raise yaml.constructor.ConstructorError(
                 None,
                 None,
-                f"{node.value} is not a decimal whole number (YAML would read it as octal, binary, hexadecimal or"
+                f"{shown} is not a decimal whole number (YAML would read it as octal, binary, hexadecimal or"
                 " base 60): write it in decimal digits, without a leading zero",
                 node.start_mark,
             )
@@ -446,8 +448,10 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
     def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
         # Base 60 again (1:30.5 is 90.5).
         if ":" in str(node.value):
+            written = str(node.value)
+            shown = written if len(written) <= 20 else written[:20] + "…"
             raise yaml.constructor.ConstructorError(
-                None, None, f"{node.value} is a number in base 60 to YAML: write it in decimal", node.start_mark
+                None, None, f"{shown} is a number in base 60 to YAML: write it in decimal", node.start_mark
             )
         value: float = super().construct_yaml_float(node)
         return value

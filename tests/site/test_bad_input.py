@@ -373,9 +373,15 @@ def test_a_lesson_added_later_is_checked_like_the_first(course_copy: Path) -> No
             f"parameters: {'9' * 5000}",
             "models.yml:4: not valid YAML: a whole number of more than 40 digits",
         ),
-        # Hexadecimal and base 60 write a large one in fewer digits.
-        ("layers: 48", f"layers: 0x{'f' * 3600}", "models.yml:5: not valid YAML: a whole number of more than 40"),
-        ("layers: 48", f"layers: {':'.join(['1'] * 26)}", "models.yml:5: not valid YAML: a whole number of more than"),
+        # Hexadecimal and base 60 would write a large one in fewer digits; YAML 1.1 reads a leading zero as octal,
+        # so that 032 layers were 26 and the build passed (attack round 6). A data file's numbers are decimal.
+        (
+            "layers: 48",
+            f"layers: 0x{'f' * 3600}",
+            "models.yml:5: not valid YAML: 0xffffffffffffffffff… is not a decimal",
+        ),
+        ("layers: 48", f"layers: {':'.join(['1'] * 26)}", "models.yml:5: not valid YAML: 1:1:1:1:1:1:1:1:1:1:… is not"),
+        ("layers: 48", "layers: 032", "models.yml:5: not valid YAML: 032 is not a decimal whole number"),
     ],
 )
 def test_a_bad_catalog_value_fails_the_build_naming_file_and_key(
