@@ -102,6 +102,7 @@ from .memory import (
     model_state_bytes,
     recipe,
     state_bytes_per_parameter,
+    value_bytes,
 )
 from .shape import (
     BLOCK_PARAMETERS_PER_LAYER_PER_HIDDEN_SQUARED,
@@ -235,6 +236,7 @@ __all__ = [
     "training_flops",
     "training_seconds",
     "transfer_seconds",
+    "value_bytes",
     "vector_parameters",
     "zero_bytes_per_parameter",
     "zero_communication_elements",

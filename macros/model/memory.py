@@ -18,6 +18,17 @@ from .checks import lookup
 BYTES_PER_VALUE: Mapping[str, int] = MappingProxyType({"fp16": 2, "bf16": 2, "fp32": 4})
 
 
+def value_bytes(precision: str) -> int:
+    """Bytes per value of the floating-point format `precision`, or KeyError naming the formats there are.
+
+    >>> value_bytes("fp7")
+    Traceback (most recent call last):
+    ...
+    KeyError: "unknown format 'fp7'; known: fp16, bf16, fp32"
+    """
+    return lookup(BYTES_PER_VALUE, precision, "format")
+
+
 @dataclass(frozen=True)
 class Recipe:
     """What one training recipe keeps per parameter: each model state's bytes, in the order they are counted."""
@@ -153,7 +164,7 @@ def copy_bytes(parameters: int, precision: str) -> int:
     """
     _check_count("parameters", parameters)
     try:
-        return BYTES_PER_VALUE[precision] * parameters
+        return value_bytes(precision) * parameters
     except (KeyError, TypeError):
         raise KeyError(f"unknown precision {precision!r}; known: {', '.join(BYTES_PER_VALUE)}") from None
 
@@ -176,6 +187,6 @@ def activation_bytes(hidden: int, batch: int, sequence: int, layers: int, precis
     """
     values = activation_values(hidden, batch, sequence, layers)
     try:
-        return BYTES_PER_VALUE[precision] * values
+        return value_bytes(precision) * values
     except (KeyError, TypeError):
         raise KeyError(f"unknown precision {precision!r}; known: {', '.join(BYTES_PER_VALUE)}") from None

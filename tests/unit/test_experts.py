@@ -77,6 +77,12 @@ def test_expert_capacity_is_switch_transformers_eq_3() -> None:
         experts.expert_capacity(6, 3, Fraction(0))
 
 
+def test_an_unknown_format_is_named_with_the_known_ones() -> None:
+    # Attack round 6, finding 11: the build said only "fp7." (a bare KeyError of the format table).
+    with pytest.raises(KeyError, match="unknown format 'fp7'; known: fp16, bf16, fp32"):
+        figure("alltoall_bytes", "mixtral-8x7b", 4096, 8, "alltoall", "fp7")
+
+
 @pytest.mark.parametrize("factor", ["1e99999999", "1/0", "1_000", " 1.25", "1.25\n", "-1", "1.2.3"])
 def test_a_capacity_factor_is_read_as_a_decimal_or_refused(factor: str) -> None:
     # Attack round 6: Fraction() built 10 to the 99,999,999th for minutes, raised ZeroDivisionError, took "1_000".

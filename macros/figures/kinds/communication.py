@@ -18,7 +18,7 @@ def _ring(catalog: Catalog, workload: str, precision: str) -> tuple[Fraction, Qu
     devices = catalog.quantity(workload, "devices")
     gradients = model.copy_bytes(parameters.count, precision)
     sent = model.ring_allreduce_bytes_sent(gradients, devices.count)
-    per_value = model.BYTES_PER_VALUE[precision]
+    per_value = model.value_bytes(precision)
     formula = f"2(N − 1)/N × {per_value} B ({precision} gradients) × parameters"
     return sent, parameters, devices, formula
 
@@ -28,7 +28,7 @@ def allreduce_bytes(catalog: Catalog, workload: str, precision: str = "fp16") ->
     """Bytes each device sends to all-reduce a workload's gradients (fp16 unless `precision` says) over a ring."""
     sent, parameters, devices, formula = _ring(catalog, workload, precision)
     n = devices.value
-    per_value = model.BYTES_PER_VALUE[precision]
+    per_value = model.value_bytes(precision)
     words = f"2 × ({n} − 1)/{n} × {per_value} bytes ({precision} gradients) × {shown(parameters)}"
     return Computed(sent, "B", formula, words, (parameters, devices))
 
@@ -58,7 +58,7 @@ def ring_bytes(catalog: Catalog, entry: str, devices: int, precision: str = "fp1
     """
     parameters = catalog.quantity(entry, "parameters")
     gradients = model.copy_bytes(parameters.count, precision)
-    per_value = model.BYTES_PER_VALUE[precision]
+    per_value = model.value_bytes(precision)
     words = f"2 × ({devices} − 1)/{devices} × {per_value} bytes ({precision} gradients) × {shown(parameters)}"
     return Computed(
         model.ring_allreduce_bytes_sent(gradients, devices),
@@ -73,7 +73,7 @@ def ring_bytes(catalog: Catalog, entry: str, devices: int, precision: str = "fp1
 def ring_bytes_limit(catalog: Catalog, entry: str, precision: str = "fp16") -> Computed:
     """What those bytes approach as the number of devices grows: twice the gradients' bytes."""
     parameters = catalog.quantity(entry, "parameters")
-    per_value = model.BYTES_PER_VALUE[precision]
+    per_value = model.value_bytes(precision)
     return Computed(
         2 * model.copy_bytes(parameters.count, precision),
         "B",

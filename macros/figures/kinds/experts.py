@@ -110,7 +110,7 @@ def _alltoall(
         raise ValueError(f"{entry!r} names no `experts:` and `experts_per_token:` in models.yml")
     experts.check_expert_degree(record.experts, degree)
     h, k = catalog.quantity(entry, "hidden"), catalog.quantity(entry, "experts_per_token")
-    per_value = model.BYTES_PER_VALUE[precision]
+    per_value = model.value_bytes(precision)
     value = experts.alltoall_bytes(tokens, k.count, h.count, per_value, degree)
     formula = "tokens × k × h × bytes × (e − 1)/e"
     words = (

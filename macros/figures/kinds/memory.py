@@ -87,7 +87,7 @@ def activations(catalog: Catalog, workload: str, precision: str = model.ACTIVATI
     batch = catalog.quantity(workload, "batch")
     sequence = catalog.quantity(workload, "sequence")
     value = model.activation_bytes(hidden.count, batch.count, sequence.count, layers.count, precision)
-    per_value = model.BYTES_PER_VALUE[precision]
+    per_value = model.value_bytes(precision)
     factor = model.ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN
     words = (
         f"{factor} × hidden size {shown(hidden)} × batch {shown(batch)} × sequence {shown(sequence)}"
