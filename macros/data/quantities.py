@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -152,6 +152,9 @@ def with_defaults(defaults: Mapping[str, Any], chosen: Mapping[str, Any]) -> dic
 def round_significant(value: Number, digits: int) -> str:
     """`value` rounded to `digits` significant digits, without trailing zeros or exponent.
 
+    A tie rounds away from zero, as readers round and as answers.js reads an answer back:
+    the course's exact fractions make ties (31.25%), and half to even would show 31.2% beside 18.8%.
+
     >>> round_significant(60.3979776, 2)
     '60'
     >>> round_significant(1234567, 3)
@@ -161,7 +164,7 @@ def round_significant(value: Number, digits: int) -> str:
     if exact == 0:
         return "0"
     quantum = Decimal(1).scaleb(exact.adjusted() - digits + 1)
-    rounded = exact.quantize(quantum, rounding=ROUND_HALF_EVEN) if quantum < 1 else _round_to_integer(exact, quantum)
+    rounded = exact.quantize(quantum, rounding=ROUND_HALF_UP) if quantum < 1 else _round_to_integer(exact, quantum)
     text = f"{rounded:,f}"
     if "." in text:
         text = text.rstrip("0").rstrip(".")
@@ -175,7 +178,7 @@ def _decimal(value: Number) -> Decimal:
 
 
 def _round_to_integer(exact: Decimal, quantum: Decimal) -> Decimal:
-    return (exact / quantum).quantize(Decimal(1), rounding=ROUND_HALF_EVEN) * quantum
+    return (exact / quantum).quantize(Decimal(1), rounding=ROUND_HALF_UP) * quantum
 
 
 def _scaled(value: Number, scales: tuple[tuple[Number, str], ...], digits: int, scale: str | None) -> Display:

@@ -98,6 +98,24 @@ def test_round_significant(value: float, digits: int, expected: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("value", "digits", "expected"),
+    # Exact ties, as the course's fractions make them (31.25%, 5.625 GB, 15.625 GB, 0.0078125): a reader
+    # rounds them up, and so does answers.js when it reads an answer, so a key never shows one way and
+    # reads the other. Half to even showed 31.2%, 5.62 and 15.62 beside 18.8%.
+    [
+        (Fraction(3125, 100), 3, "31.3"),
+        (Fraction(5625, 1000), 3, "5.63"),
+        (Fraction(15625, 1000), 4, "15.63"),
+        (Fraction(1875, 100), 3, "18.8"),
+        (Fraction(1, 128), 4, "0.007813"),
+        (125, 2, "130"),
+    ],
+)
+def test_a_tie_rounds_up_as_readers_round(value: Fraction, digits: int, expected: str) -> None:
+    assert round_significant(value, digits) == expected
+
+
+@pytest.mark.parametrize(
     ("call", "message"),
     [
         ({"unit": "GB"}, "unknown unit 'GB'; use one of: B, param"),
