@@ -256,7 +256,7 @@ def display_quantity(
     if unit == "1":
         return Display(_plain(value, digits), Fraction(1), "")
     if nominal:
-        return _nominal(value, sold, digits)
+        return _nominal(value, sold, digits, scale)
     if unit == "B" and value < 1000 and scale in (None, "B") and not binary:
         number = _plain(value, digits)
         text = f"{number}-byte" if adjective else f"{number} {'byte' if number == '1' else 'bytes'}"
@@ -276,14 +276,18 @@ def format_quantity(value: Number, unit: str, **options: Any) -> str:
     return display_quantity(value, unit, **options).text
 
 
-def _nominal(value: Number, sold: int | None, digits: int) -> Display:
+def _nominal(value: Number, sold: int | None, digits: int, scale: str | None = None) -> Display:
     """A GPU's memory as its vendor sells it and as CUDA gives it to programs: "80 GB (79.2 GiB to programs)".
 
     `sold` is the capacity the vendor names, in bytes of its decimal GB (an "80 GB" card is
     80 × 10**9 here: a name, which the card's physical memory exceeds); `value` is what CUDA
     reports as the device's total, the physical memory less what the driver and firmware
     reserve (catalog/gpus.yml). The second part is in GiB, the display unit a quiz
-    reads a bare answer in.
+    reads a bare answer in. In a decimal `scale`, such as a chart's GB axis, what programs get
+    comes first, where the line it labels is drawn, and the name after it:
+
+    >>> _nominal(85_028_896_768, 80 * 10**9, 3, "GB").text
+    '85 GB to programs (sold as 80 GB)'
 
     Raises:
         ValueError: no `sold`; only a GPU's memory carries the capacity it is sold with.
@@ -293,8 +297,11 @@ def _nominal(value: Number, sold: int | None, digits: int) -> Display:
             "nominal= shows a GPU's memory as sold and as programs get it; only a GPU's memory carries"
             " the capacity it is sold with (sold=)"
         )
-    shown = _scaled(value, (*BINARY_SCALES, (1, "B")), digits, None)
     name = _plain(Fraction(sold, 10**9), digits)
+    if scale is not None and scale not in {symbol for _, symbol in BINARY_SCALES}:
+        shown = _scaled(value, SCALES["B"], digits, scale)
+        return Display(f"{shown.text} {shown.symbol} to programs (sold as {name} GB)", shown.factor, shown.symbol)
+    shown = _scaled(value, (*BINARY_SCALES, (1, "B")), digits, scale)
     return Display(f"{name} GB ({shown.text} {shown.symbol} to programs)", shown.factor, shown.symbol)
 
 

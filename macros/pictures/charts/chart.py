@@ -255,7 +255,12 @@ def reference(line: Any, chart: Chart, unit: str) -> tuple[str, Figure, str]:
         raise ChartError(f"lines=: {error.args[0] if error.args else error}") from None
     if figure.unit != unit:
         raise ChartError(f"lines=: {line!r} is in {figure.unit}, the chart's figures in {unit}")
-    return label, figure, render(*arguments, **chart.display)
+    display = dict(chart.display)
+    if name == "value" and arguments[1] == "memory" and unit == "B":
+        # A GPU's memory is labelled in the axis's units, as the axis marks it, where prose gives it in GiB:
+        # an H100's line sits at 85 GB on a GB axis, which "80 GB (79.2 GiB to programs)" would not say.
+        display.setdefault("scale", display_quantity(figure.value, unit).symbol)
+    return label, figure, render(*arguments, **display)
 
 
 def legend(names: list[str], what: str) -> ET.Element:
