@@ -35,6 +35,10 @@ _POWER = re.compile(r"^(?:(?P<mantissa>\d+(?:\.\d+)?) × )?(?P<base>10|2)(?P<exp
 _FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 #: A GPU's memory as sold and as programs get it: "80 GB (79.2 GiB to programs)".
 _NOMINAL = re.compile(r"^(?P<sold>\d[\d,]*) GB \((?P<number>\d[\d,]*(?:\.\d+)?) (?P<unit>[KMGT])iB to programs\)$")
+#: The same on a chart's decimal axis: what programs get first, in the axis's units, then the name it is sold by.
+_NOMINAL_DECIMAL = re.compile(
+    r"^(?P<number>\d[\d,]*(?:\.\d+)?) (?P<unit>[kMGT])B to programs \(sold as (?P<sold>\d[\d,]*) GB\)$"
+)
 
 
 class FigureInput(TypedDict):
@@ -121,10 +125,11 @@ def parse_display(display: str, unit: str) -> tuple[Decimal, Decimal]:
     Raises:
         ValueError: the text does not read as a quantity in `unit`.
     """
-    nominal = _NOMINAL.match(display.strip())
+    nominal = _NOMINAL.match(display.strip()) or _NOMINAL_DECIMAL.match(display.strip())
     if nominal and unit == "B":
         digits = nominal.group("number").replace(",", "")
-        factor = Decimal(_BINARY[nominal.group("unit") + "i"])
+        binary = nominal.re is _NOMINAL
+        factor = Decimal(_BINARY[nominal.group("unit") + "i"] if binary else _SCALE[nominal.group("unit")])
         last_place = Decimal(1).scaleb(-len(digits.split(".")[1])) if "." in digits else Decimal(1)
         # A card sold as N GB has at most N GiB, of which programs get less: never more than it is sold as.
         if Decimal(digits) * factor > Decimal(nominal.group("sold").replace(",", "")) * _BINARY["Gi"]:
