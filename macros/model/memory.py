@@ -14,8 +14,9 @@ from types import MappingProxyType
 from .checks import check_count as _check_count
 from .checks import lookup
 
-#: Bytes per value of each floating-point format.
-BYTES_PER_VALUE: Mapping[str, int] = MappingProxyType({"fp16": 2, "bf16": 2, "fp32": 4})
+#: Bytes per value of each floating-point format; "fp8" is either of FP8 Formats for Deep Learning's two 8-bit
+#: formats, E4M3 and E5M2 (Micikevicius et al. 2022, Table 1).
+BYTES_PER_VALUE: Mapping[str, int] = MappingProxyType({"fp16": 2, "bf16": 2, "fp32": 4, "fp8": 1})
 
 
 def value_bytes(precision: str) -> int:
@@ -24,7 +25,7 @@ def value_bytes(precision: str) -> int:
     >>> value_bytes("fp7")
     Traceback (most recent call last):
     ...
-    KeyError: "unknown format 'fp7'; known: fp16, bf16, fp32"
+    KeyError: "unknown format 'fp7'; known: fp16, bf16, fp32, fp8"
     """
     return lookup(BYTES_PER_VALUE, precision, "format")
 
