@@ -25,7 +25,8 @@ def test_torch_finfo_is_the_courses_format(fmt: str) -> None:
 
 
 def _cast(values: list[float], dtype: torch.dtype) -> list[float]:
-    return torch.tensor(values, dtype=torch.float32).to(dtype).to(torch.float32).tolist()
+    cast: list[float] = torch.tensor(values, dtype=torch.float32).to(dtype).to(torch.float32).tolist()
+    return cast
 
 
 def test_a_cast_to_e4m3_saturates_at_448_and_keeps_nan() -> None:
