@@ -25,7 +25,7 @@ reads `model.model_state_bytes(...)` whichever module holds it.
 
 from __future__ import annotations
 
-from . import conditions, context, experts, layout, parallel_activations, pipeline, planner, tensor
+from . import conditions, context, experts, fp8, layout, parallel_activations, pipeline, planner, tensor
 from .activations import (
     ACTIVATION_COUNTS,
     ATTENTION_SCORE_BYTES,
@@ -202,6 +202,7 @@ __all__ = [
     "embedding_parameters",
     "experts",
     "format_quantity_value",
+    "fp8",
     "fsdp_held_states",
     "fsdp_largest_micro_batch",
     "fsdp_state_bytes",
