@@ -9,7 +9,7 @@ from ...model import fp8
 from .frames import Cell, Device, Frame, Frames
 
 #: The columns of the frames, and where each tensor is drawn: column and symbol.
-_COLUMNS = ("weights", "activations", "gradients", "AdamW m, v")
+_COLUMNS = ("weights", "activations", "gradients", "moments")
 
 _CELLS: Mapping[str, tuple[int, str]] = {
     "parameters": (0, "W"),
@@ -26,9 +26,9 @@ _CELLS: Mapping[str, tuple[int, str]] = {
 _WORDS: Mapping[str, tuple[str, str]] = {
     "start": (
         "Between iterations.",
-        "The layer's master weights W are kept in fp32, and AdamW's two moments m and v in bf16. (X stands for the"
-        " layer's input, Y for its output, and ∂X, ∂Y and ∂W for the gradients of the loss with respect to its"
-        " input, its output and its weights.)",
+        "The layer's master weights W are kept in fp32, and AdamW's two moments m and v (the last column) in bf16."
+        " (X stands for the layer's input, Y for its output, and ∂X, ∂Y and ∂W for the gradients of the loss with"
+        " respect to its input, its output and its weights.)",
     ),
     "quantize": (
         "Quantize the weights to fp8.",
