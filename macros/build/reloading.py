@@ -5,7 +5,7 @@ module in it would not show until the server restarts. `reimport_if_changed`
 notices that a module file changed since the package was imported and imports
 the package anew: every module of it but those of the model layer (`macros.model`)
 that neither changed nor import, directly or not, a module that did. Those keep
-their caches, which is the point: Lesson 15's pipeline schedule takes about a second
+their caches, which is the point: Lesson 16's pipeline schedule takes about a second
 to simulate, most of a rebuild after an edit elsewhere. Only the model can be kept so:
 it imports nothing outside itself (tests/unit/test_layout.py) and holds no state but
 caches of its own pure functions, where the layers above hold registries their

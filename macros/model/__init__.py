@@ -25,7 +25,7 @@ reads `model.model_state_bytes(...)` whichever module holds it.
 
 from __future__ import annotations
 
-from . import conditions, context, experts, layout, parallel_activations, pipeline, planner, tensor
+from . import conditions, context, experts, fp8, layout, parallel_activations, pipeline, planner, tensor
 from .activations import (
     ACTIVATION_COUNTS,
     ATTENTION_SCORE_BYTES,
@@ -93,6 +93,7 @@ from .memory import (
     ACTIVATION_PRECISION,
     ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN,
     BYTES_PER_VALUE,
+    COUNTED_RECIPES,
     DEFAULT_RECIPE,
     RECIPES,
     Recipe,
@@ -143,6 +144,7 @@ __all__ = [
     "BLOCK_PARAMETERS_PER_LAYER_PER_HIDDEN_SQUARED",
     "BYTES_PER_VALUE",
     "CHECKPOINT_BYTES_PER_TOKEN_HIDDEN",
+    "COUNTED_RECIPES",
     "DEFAULT_RECIPE",
     "FLOPS_PER_PARAMETER",
     "FLOPS_PER_PETAFLOP_S_DAY",
@@ -200,6 +202,7 @@ __all__ = [
     "embedding_parameters",
     "experts",
     "format_quantity_value",
+    "fp8",
     "fsdp_held_states",
     "fsdp_largest_micro_batch",
     "fsdp_state_bytes",

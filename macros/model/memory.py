@@ -14,8 +14,9 @@ from types import MappingProxyType
 from .checks import check_count as _check_count
 from .checks import lookup
 
-#: Bytes per value of each floating-point format.
-BYTES_PER_VALUE: Mapping[str, int] = MappingProxyType({"fp16": 2, "bf16": 2, "fp32": 4})
+#: Bytes per value of each floating-point format; "fp8" is either of FP8 Formats for Deep Learning's two 8-bit
+#: formats, E4M3 and E5M2 (Micikevicius et al. 2022, Table 1).
+BYTES_PER_VALUE: Mapping[str, int] = MappingProxyType({"fp16": 2, "bf16": 2, "fp32": 4, "fp8": 1})
 
 
 def value_bytes(precision: str) -> int:
@@ -24,7 +25,7 @@ def value_bytes(precision: str) -> int:
     >>> value_bytes("fp7")
     Traceback (most recent call last):
     ...
-    KeyError: "unknown format 'fp7'; known: fp16, bf16, fp32"
+    KeyError: "unknown format 'fp7'; known: fp16, bf16, fp32, fp8"
     """
     return lookup(BYTES_PER_VALUE, precision, "format")
 
@@ -113,11 +114,39 @@ RECIPES: Mapping[str, Recipe] = MappingProxyType(
 #: The recipe the course's figures assume unless they say otherwise: ZeRO's.
 DEFAULT_RECIPE = "mixed-adam"
 
+#: Recipes a lesson counts that the memory calculator and the layout planner do not offer: both read a recipe's
+#: first state as the format its passes run in (`pass_activations.passes_bytes_per_value`), and an FP8 recipe's
+#: passes are no one format. "deepseek-v3-fp8" is what DeepSeek-AI 2024 (DeepSeek-V3 Technical Report,
+#: https://arxiv.org/abs/2412.19437) §3.3.3 keeps per parameter: "We adopt the BF16 data format instead of FP32
+#: to track the first and second moments in the AdamW optimizer", while "the master weights (stored by the
+#: optimizer) and gradients (used for batch size accumulation) are still retained in FP32". The FP8 weights the
+#: GEMMs read, cast from the master weights (its Figure 6), are not counted: the paper gives no count of them.
+COUNTED_RECIPES: Mapping[str, Recipe] = MappingProxyType(
+    {
+        "deepseek-v3-fp8": Recipe(
+            "DeepSeek-V3's FP8 training with AdamW's moments in bf16",
+            MappingProxyType(
+                {
+                    "fp32_parameters": 4,
+                    "fp32_gradients": 4,
+                    "bf16_momentum": 2,
+                    "bf16_variance": 2,
+                }
+            ),
+            "as DeepSeek-AI 2024 keeps them (§3.3.3): fp32 master weights and gradients, AdamW's two moments in"
+            " bf16; the FP8 copies of the weights the GEMMs read are not counted",
+        ),
+    }
+)
+
 #: ZeRO §3.2: a transformer keeps about 12 × hidden × batch × sequence values
 #: of activations per layer.
 ACTIVATION_VALUES_PER_LAYER_TOKEN_HIDDEN = 12
 #: ...which ZeRO §3.2 counts in fp16.
 ACTIVATION_PRECISION = "fp16"
+
+
+_ALL_RECIPES: Mapping[str, Recipe] = MappingProxyType({**RECIPES, **COUNTED_RECIPES})
 
 
 def recipe(recipe_id: str) -> Recipe:
@@ -126,7 +155,7 @@ def recipe(recipe_id: str) -> Recipe:
     Raises:
         KeyError: no such recipe; the message lists the known ones.
     """
-    return lookup(RECIPES, recipe_id, "recipe")
+    return lookup(_ALL_RECIPES, recipe_id, "recipe")
 
 
 def state_bytes_per_parameter(state: str, recipe_id: str = DEFAULT_RECIPE) -> int:

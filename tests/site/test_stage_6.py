@@ -70,7 +70,7 @@ QUOTES = {
         "are shared between the input and output layers",
         "improve batch-level communication overlapping",
     ],
-    15: [
+    16: [
         # Narayanan et al. §3.2, Takeaway #1
         "When considering different forms of model parallelism, tensor model parallelism should generally be used up"
         " to degree g when using g-GPU servers, and then pipeline model parallelism can be used to scale up to larger"
@@ -135,8 +135,8 @@ def test_lesson_12_keys_its_bubbles_by_both_denominators(site_dir: Path) -> None
     assert keys["l12-practice-4"] == 100_663_296  # 2 × 2048 × 12288 × 2 bytes
 
 
-def test_lesson_15_keys_its_layout_by_the_papers_degrees(site_dir: Path) -> None:
-    keys = _keys(site_dir, 15)
+def test_lesson_16_keys_its_layout_by_the_papers_degrees(site_dir: Path) -> None:
+    keys = _keys(site_dir, 16)
     # The first stage's GPUs: 16 bytes × (a 35th of 529.6 billion parameters less the embeddings, and the embeddings,
     # (51,200 + 2,048) × 20,480 by Eq. 2), over its t = 8 GPUs.
     embeddings = 53_248 * 20_480

@@ -145,8 +145,8 @@ def test_a_lessons_prefix_defaults_to_its_number_and_may_be_set(tmp_path: Path) 
 
 
 def test_a_moved_lesson_keeps_its_prefix_and_the_prefix_is_then_taken(tmp_path: Path) -> None:
-    """The capstone moved from 13 to 15 with `questions: l13`; a new Lesson 13 without `questions:` would take
-    the same prefix, and readers' stored answers would land on the wrong questions."""
+    """The capstone moved from 13 to 15 (16 since) with `questions: l13`; a new Lesson 13 without `questions:`
+    would take the same prefix, and readers' stored answers would land on the wrong questions."""
     _write_with_prefix(tmp_path, "a.md", 13, None)
     _write_with_prefix(tmp_path, "b.md", 15, "l13")
     with pytest.raises(

@@ -128,8 +128,8 @@ def test_a_fused_fp32_buffer_of_gpt2_is_the_papers_6_gb() -> None:
 
 
 def test_an_unknown_precision_names_the_known_ones() -> None:
-    with pytest.raises(KeyError, match="fp16, bf16, fp32"):
-        model.copy_bytes(GPT2_PARAMETERS, "fp8")
+    with pytest.raises(KeyError, match="unknown precision 'fp4'; known: fp16, bf16, fp32, fp8"):
+        model.copy_bytes(GPT2_PARAMETERS, "fp4")
 
 
 def test_fp32_recipes_count_state_by_optimizer() -> None:
@@ -143,5 +143,5 @@ def test_fp32_recipes_count_state_by_optimizer() -> None:
 def test_activations_in_fp32_take_twice_zeros_fp16() -> None:
     fp16 = model.activation_bytes(hidden=1600, batch=32, sequence=1024, layers=48)
     assert model.activation_bytes(hidden=1600, batch=32, sequence=1024, layers=48, precision="fp32") == 2 * fp16
-    with pytest.raises(KeyError, match="unknown precision 'fp8'"):
-        model.activation_bytes(hidden=1600, batch=32, sequence=1024, layers=48, precision="fp8")
+    with pytest.raises(KeyError, match="unknown precision 'fp4'; known: fp16, bf16, fp32, fp8"):
+        model.activation_bytes(hidden=1600, batch=32, sequence=1024, layers=48, precision="fp4")

@@ -221,7 +221,7 @@
   // --------------------------------------------------------------- tooltips
   // Made on a figure's or term's first hover, focus or tap: one element at the end of the body
   // (inserted beside a figure in a table, it would make the browser lay the whole table out
-  // again: 50 ms on Lesson 15), fixed to the viewport, so that no scroller clips it: below its
+  // again: 50 ms on Lesson 16), fixed to the viewport, so that no scroller clips it: below its
   // trigger where it fits, else above, else on the roomier side, scrolling within itself; never
   // under Material's header, never past an edge. Its links are no stops of the page's Tab order
   // (a figure costs a keyboard reader one stop): Enter on the figure goes to them, Tab past

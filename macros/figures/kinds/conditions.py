@@ -93,7 +93,7 @@ def hiding_tokens(catalog: Catalog, workload: str, layout: str, traffic: str, sh
 def hiding_margin(catalog: Catalog, workload: str, layout: str, traffic: str, share: int = DEFAULT_SHARE) -> Computed:
     """How many times the tokens of `hiding_tokens`' bound a layout's micro-batch holds (1 at the bound).
 
-    The bound is at line rate and a stated share of peak; Lesson 15 reads it as a margin, since GPT-3's ZeRO-3 at
+    The bound is at line rate and a stated share of peak; Lesson 16 reads it as a margin, since GPT-3's ZeRO-3 at
     about 1.35 times it measured far behind PTD-P, and at about 5.4 times held its own (Narayanan et al., Table 2).
     """
     bound, words, formula, tokens, inputs = _hiding_bound(catalog, workload, layout, traffic, share)

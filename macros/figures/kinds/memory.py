@@ -43,7 +43,7 @@ def model_states(catalog: Catalog, entry: str, state: str = "all", recipe: str =
 
 @figure_kind("one-copy")
 def one_copy(catalog: Catalog, entry: str, precision: str) -> Computed:
-    """Bytes of one value per parameter in `precision` (fp16, bf16, fp32), such as a fused fp32 gradient buffer."""
+    """Bytes of one value per parameter in `precision` (fp16, bf16, fp32, fp8), such as a fused fp32 gradient buffer."""
     parameters = catalog.quantity(entry, "parameters")
     value = model.copy_bytes(parameters.count, precision)
     per_parameter = value // parameters.value

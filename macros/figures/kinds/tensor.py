@@ -293,7 +293,7 @@ def peak_share(catalog: Catalog, claim: str, peak: str) -> Computed:
 
 @figure_kind("bytes-per-value")
 def bytes_per_value(catalog: Catalog, precision: str = "fp16") -> Computed:
-    """Bytes one value takes in `precision` (fp16, bf16, fp32): what an activation or gradient costs on the wire."""
+    """Bytes one value takes in `precision` (fp16, bf16, fp32, fp8): what an activation or gradient costs to send."""
     try:
         value = model.BYTES_PER_VALUE[precision]
     except (KeyError, TypeError):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from .alltoall_dispatch import alltoall_dispatch_frames
+from .fp8_linear import fp8_linear_frames
 from .frames import Frames
 from .fsdp_unit import fsdp_unit_frames
 from .mixed_precision import mixed_precision_frames
@@ -31,4 +32,5 @@ DIAGRAMS: Mapping[str, Callable[..., Frames]] = {
     "pipeline_schedules": pipeline_schedules_frames,
     "mixed_precision": mixed_precision_frames,
     "alltoall_dispatch": alltoall_dispatch_frames,
+    "fp8_linear": fp8_linear_frames,
 }

@@ -1,0 +1,83 @@
+"""One linear layer's training iteration in DeepSeek-V3's FP8 recipe, frame by frame: which tensors it keeps in fp8,
+bf16 and fp32, and where each conversion goes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ...model import fp8
+from .frames import Cell, Device, Frame, Frames
+
+#: The columns of the frames, and where each tensor is drawn: column and symbol.
+_COLUMNS = ("weights", "activations", "gradients", "moments")
+
+_CELLS: Mapping[str, tuple[int, str]] = {
+    "parameters": (0, "W"),
+    "activations": (1, "X"),
+    "outputs": (1, "Y"),
+    "output_gradients": (2, "∂Y"),
+    "activation_gradients": (2, "∂X"),
+    "gradients": (2, "∂W"),
+    "momentum": (3, "m"),
+    "variance": (3, "v"),
+}
+
+#: What each step does, in words: its title, then its description.
+_WORDS: Mapping[str, tuple[str, str]] = {
+    "start": (
+        "Between iterations.",
+        "The layer's master weights W are kept in fp32, and AdamW's two moments m and v (the last column) in bf16."
+        " (X stands for the layer's input, Y for its output, and ∂X, ∂Y and ∂W for the gradients of the loss with"
+        " respect to its input, its output and its weights.)",
+    ),
+    "quantize": (
+        "Quantize the weights to fp8.",
+        "The fp32 master weights are cast to E4M3, each 128x128 block of them with a scaling factor of its own,"
+        " for the GEMMs of both passes.",
+    ),
+    "forward": (
+        "Forward pass: Fprop in fp8.",
+        "The layer's input X arrives in bf16 and is quantized to E4M3, a scaling factor per token per 128"
+        " channels. The GEMM multiplies the fp8 input by the fp8 weights, adding up the products in the Tensor Cores"
+        " and, every 128 of them along the inner dimension, in fp32 on the CUDA Cores, and writes its output Y in"
+        " bf16. The fp8 input is kept for the backward pass.",
+    ),
+    "backward": (
+        "Backward pass: Dgrad and Wgrad in fp8.",
+        "The gradient of the output, ∂Y, arrives in bf16 and is quantized to fp8. Dgrad multiplies it by the fp8"
+        " weights into ∂X, in bf16, for the layer before; Wgrad multiplies it by the fp8 input kept from the"
+        " forward pass into the weights' gradient ∂W, in fp32. The kept input is no longer needed.",
+    ),
+    "update": (
+        "Update: AdamW, fp32 weights, bf16 moments.",
+        "The optimizer updates AdamW's moments, kept in bf16, and the fp32 master weights from the fp32 gradient."
+        " The fp8 copy of the weights is now out of date: the next iteration quantizes the master weights again.",
+    ),
+}
+
+
+def fp8_linear_frames() -> Frames:
+    """One linear layer in DeepSeek-V3's FP8 recipe (its §3.3 and Figure 6), frame by frame, from
+    `model.fp8.fp8_linear_iteration`: a row per precision, a column per kind of tensor."""
+    rows = (fp8.MASTER, fp8.WIDE, fp8.GEMM)
+    frames = []
+    for step in fp8.fp8_linear_iteration():
+        devices = []
+        for precision in rows:
+            cells = []
+            for column in range(len(_COLUMNS)):
+                here = [k for k in step.held if k.precision == precision and _CELLS[k.tensor][0] == column]
+                text = ", ".join(_CELLS[k.tensor][1] for k in here)
+                made = any(k in step.made for k in here)
+                scaled = any(k.scaled for k in here)
+                state = " ".join(name for name, on in (("made", made), ("scaled", scaled)) if on)
+                cells.append(Cell(text, state))
+            devices.append(Device(precision, tuple(cells)))
+        arrows = () if step.converts is None else ((rows.index(step.converts[0]), rows.index(step.converts[1])),)
+        title, description = _WORDS[step.name]
+        frames.append(Frame(title, description, tuple(devices), arrows))
+    return Frames(
+        tuple(frames),
+        _COLUMNS,
+        {"made": "outlined: made or changed in this step", "scaled": "tinted: in fp8, with its scaling factors"},
+    )
