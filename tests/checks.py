@@ -35,9 +35,10 @@ _POWER = re.compile(r"^(?:(?P<mantissa>\d+(?:\.\d+)?) × )?(?P<base>10|2)(?P<exp
 _FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 #: A GPU's memory as sold and as programs get it: "80 GB (79.2 GiB to programs)".
 _NOMINAL = re.compile(r"^(?P<sold>\d[\d,]*) GB \((?P<number>\d[\d,]*(?:\.\d+)?) (?P<unit>[KMGT])iB to programs\)$")
-#: The same on a chart's decimal axis: what programs get first, in the axis's units, then the name it is sold by.
+#: What programs get on a chart's decimal axis, in the axis's units and in binary ones: "85 GB to programs (79.2 GiB)".
 _NOMINAL_DECIMAL = re.compile(
-    r"^(?P<number>\d[\d,]*(?:\.\d+)?) (?P<unit>[kMGT])B to programs \(sold as (?P<sold>\d[\d,]*) GB\)$"
+    r"^(?P<number>\d[\d,]*(?:\.\d+)?) (?P<unit>[kMGT])B to programs"
+    r" \((?P<binary>\d[\d,]*(?:\.\d+)?) (?P<binary_unit>[KMGT])iB\)$"
 )
 
 
@@ -125,11 +126,18 @@ def parse_display(display: str, unit: str) -> tuple[Decimal, Decimal]:
     Raises:
         ValueError: the text does not read as a quantity in `unit`.
     """
-    nominal = _NOMINAL.match(display.strip()) or _NOMINAL_DECIMAL.match(display.strip())
+    decimal = _NOMINAL_DECIMAL.match(display.strip())
+    if decimal and unit == "B":
+        # Both readings of what programs get must hold the same bytes, each within its last digit.
+        shown, half_step = parse_display(f"{decimal.group('number')} {decimal.group('unit')}B", unit)
+        binary, binary_half = parse_display(f"{decimal.group('binary')} {decimal.group('binary_unit')}iB", unit)
+        if abs(shown - binary) > half_step + binary_half:
+            raise ValueError(f"{display!r} gives programs two different amounts")
+        return shown, half_step
+    nominal = _NOMINAL.match(display.strip())
     if nominal and unit == "B":
         digits = nominal.group("number").replace(",", "")
-        binary = nominal.re is _NOMINAL
-        factor = Decimal(_BINARY[nominal.group("unit") + "i"] if binary else _SCALE[nominal.group("unit")])
+        factor = Decimal(_BINARY[nominal.group("unit") + "i"])
         last_place = Decimal(1).scaleb(-len(digits.split(".")[1])) if "." in digits else Decimal(1)
         # A card sold as N GB has at most N GiB, of which programs get less: never more than it is sold as.
         if Decimal(digits) * factor > Decimal(nominal.group("sold").replace(",", "")) * _BINARY["Gi"]:

@@ -284,10 +284,11 @@ def _nominal(value: Number, sold: int | None, digits: int, scale: str | None = N
     reports as the device's total, the physical memory less what the driver and firmware
     reserve (catalog/gpus.yml). The second part is in GiB, the display unit a quiz
     reads a bare answer in. In a decimal `scale`, such as a chart's GB axis, what programs get
-    comes first, where the line it labels is drawn, and the name after it:
+    is given in it, where the line it labels is drawn, and in GiB beside it; the name is left
+    out there, since a card sold as "80 GB" has 80 GiB, more than the 85 GB would suggest:
 
     >>> _nominal(85_028_896_768, 80 * 10**9, 3, "GB").text
-    '85 GB to programs (sold as 80 GB)'
+    '85 GB to programs (79.2 GiB)'
 
     Raises:
         ValueError: no `sold`; only a GPU's memory carries the capacity it is sold with.
@@ -297,11 +298,13 @@ def _nominal(value: Number, sold: int | None, digits: int, scale: str | None = N
             "nominal= shows a GPU's memory as sold and as programs get it; only a GPU's memory carries"
             " the capacity it is sold with (sold=)"
         )
-    name = _plain(Fraction(sold, 10**9), digits)
+    binary = _scaled(value, (*BINARY_SCALES, (1, "B")), digits, None)
     if scale is not None and scale not in {symbol for _, symbol in BINARY_SCALES}:
         shown = _scaled(value, SCALES["B"], digits, scale)
-        return Display(f"{shown.text} {shown.symbol} to programs (sold as {name} GB)", shown.factor, shown.symbol)
+        text = f"{shown.text} {shown.symbol} to programs ({binary.text} {binary.symbol})"
+        return Display(text, shown.factor, shown.symbol)
     shown = _scaled(value, (*BINARY_SCALES, (1, "B")), digits, scale)
+    name = _plain(Fraction(sold, 10**9), digits)
     return Display(f"{name} GB ({shown.text} {shown.symbol} to programs)", shown.factor, shown.symbol)
 
 

@@ -85,12 +85,12 @@ def test_reference_lines_are_the_gpus_memory_as_figures() -> None:
         ("catalog/h100-sxm5/memory", 85_028_896_768),
     ]
     # Labelled in the axis's decimal GB, where the lines are drawn; on this chart by name alone (the series
-    # runs where "H100 85 GB to programs (sold as 80 GB)" would go), with the figures in the data table.
+    # runs where "H100 85 GB to programs (79.2 GiB)" would go), with the figures in the data table.
     labels = [" ".join(t.get_text().split()) for t in soup.select(".sbn-chart__reference text")]
     assert sorted(labels) == ["H100", "V100"]
     extras = [" ".join(li.get_text().split()) for li in soup.select("details.sbn-chart__data li")]
-    assert "H100, a reference line: 85 GB to programs (sold as 80 GB)" in extras
-    assert "V100, a reference line: 34.1 GB to programs (sold as 32 GB)" in extras
+    assert "H100, a reference line: 85 GB to programs (79.2 GiB)" in extras
+    assert "V100, a reference line: 34.1 GB to programs (31.7 GiB)" in extras
 
 
 def test_a_mark_sits_at_its_entrys_own_x_value() -> None:
@@ -118,7 +118,7 @@ def _label_boxes(soup: BeautifulSoup) -> list[tuple[str, tuple[float, float, flo
 
 def test_reference_lines_too_close_for_their_figures_are_labelled_by_name_all_alike() -> None:
     """Lesson 8: four GPUs' lines a line of text apart, which the series crosses, and two marks beside them:
-    "A100 42.3 GB to programs (sold as 40 GB)" has no room there, on one line or two, so each line is named only."""
+    "A100 42.3 GB to programs (39.4 GiB)" has no room there, on one line or two, so each line is named only."""
     soup = chart(
         "device_states",
         x={"parameters": {"from": 250_000_000, "to": 6_000_000_000, "step": 250_000_000}},
@@ -133,7 +133,7 @@ def test_reference_lines_too_close_for_their_figures_are_labelled_by_name_all_al
     assert names == ["RTX 4090", "V100", "A100", "H100"]
     assert len(soup.select("svg .sbn-chart__reference line[data-fig-id]")) == 4  # the lines keep their figures
     extras = [" ".join(li.get_text().split()) for li in soup.select("details.sbn-chart__data li")]
-    assert "A100, a reference line: 42.3 GB to programs (sold as 40 GB)" in extras
+    assert "A100, a reference line: 42.3 GB to programs (39.4 GiB)" in extras
     points = _series_points(soup)
     boxes = _label_boxes(soup)
     assert [name for name, _ in boxes if "GB" in name] == ["GPT-2 24 GB", "ZeRO's limit 22.4 GB"]
@@ -376,9 +376,9 @@ def test_a_reference_line_runs_across_stacked_bars_at_its_figure() -> None:
     y = Scale(0, 150e9, BOTTOM, TOP)
     assert float(attribute(line, "y1")) == float(attribute(line, "y2")) == pytest.approx(y(42_298_834_944))
     label = " ".join(one(soup, ".sbn-chart__reference text").get_text().split())
-    assert label == "A100 42.3 GB to programs (sold as 40 GB)"
+    assert label == "A100 42.3 GB to programs (39.4 GiB)"
     extras = [" ".join(li.get_text().split()) for li in soup.select("details.sbn-chart__data li")]
-    assert extras == ["A100, a reference line: 42.3 GB to programs (sold as 40 GB)"]
+    assert extras == ["A100, a reference line: 42.3 GB to programs (39.4 GiB)"]
 
 
 def test_a_bar_charts_labels_beside_the_last_bar_keep_apart() -> None:
@@ -391,7 +391,7 @@ def test_a_bar_charts_labels_beside_the_last_bar_keep_apart() -> None:
 
 
 def test_a_key_too_wide_for_the_bars_puts_a_figures_brackets_on_a_line_of_its_own() -> None:
-    # Lesson 4's chart: three bars, five segments and the A100, whose key "A100 42.3 GB to programs (sold as 40 GB)"
+    # Lesson 4's chart: three bars, five segments and the A100, whose key "A100 42.3 GB to programs (39.4 GiB)"
     # on one line would leave the bars under 30 units each.
     states = ["fp32_parameters", "fp32_gradients", "fp32_momentum", "fp32_variance"]
     workloads = ["gpt2-batch-1", "gpt2-batch-8", "zero-gpt2-activations"]
@@ -399,9 +399,9 @@ def test_a_key_too_wide_for_the_bars_puts_a_figures_brackets_on_a_line_of_its_ow
     soup = chart("step_bytes", **three)
     text = one(soup, ".sbn-chart__reference text")
     figure = one(text, "tspan.fig")
-    assert figure.get_text() == "42.3 GB to programs (sold as 40 GB)"  # whole, as the figure's checks read it
+    assert figure.get_text() == "42.3 GB to programs (39.4 GiB)"  # whole, as the figure's checks read it
     second = one(figure, "tspan")
-    assert (second.get_text(), second["x"], float(attribute(second, "dy"))) == ("(sold as 40 GB)", text["x"], 18)
+    assert (second.get_text(), second["x"], float(attribute(second, "dy"))) == ("(39.4 GiB)", text["x"], 18)
     # Every label, the second line included, keeps a line's height from the next.
     ys = sorted(float(attribute(t, "y")) for t in soup.select(".sbn-chart__key text"))
     ys = sorted([*ys, float(attribute(text, "y")), float(attribute(text, "y")) + 18])

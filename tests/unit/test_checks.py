@@ -111,9 +111,9 @@ def test_code_hides_no_typed_figure(html: str, typed: str) -> None:
         # What CUDA gives programs of an H100 80GB and of a V100 32 GB, beside the capacity each is sold with.
         ("80 GB (79.2 GiB to programs)", "B", "85028896768"),
         ("32 GB (31.7 GiB to programs)", "B", "34089730048"),
-        # The same on a chart's decimal axis: 85,028,896,768 B is 85.0 GB, 42,298,834,944 B is 42.3 GB.
-        ("85 GB to programs (sold as 80 GB)", "B", "85028896768"),
-        ("42.3 GB to programs (sold as 40 GB)", "B", "42298834944"),
+        # The same on a chart's decimal axis: 85,028,896,768 B is 85.0 GB and 79.19 GiB, 42,298,834,944 B 42.3 GB.
+        ("85 GB to programs (79.2 GiB)", "B", "85028896768"),
+        ("42.3 GB to programs (39.4 GiB)", "B", "42298834944"),
         ("3.14 × 10²³ FLOP", "FLOP", "314260018790400000000000"),
         ("5.96 × 10⁻⁸", "1", "0.000000059604644775390625"),
         ("2⁻²⁴", "1", "0.000000059604644775390625"),
@@ -133,7 +133,7 @@ def test_a_faithful_display_rederives(display: str, unit: str, value: str) -> No
         ("1.5 million parameters", "param", "1500000000"),
         ("164 s", "s", "0.1640625"),
         ("80 GB (79.3 GiB to programs)", "B", "85028896768"),
-        ("79.2 GB to programs (sold as 80 GB)", "B", "85028896768"),
+        ("85.1 GB to programs (79.2 GiB)", "B", "85028896768"),
         ("32 GB", "B", "34359738368"),
         ("77%", "1", "0.76"),
         ("3.15 × 10²³ FLOP", "FLOP", "314260018790400000000000"),
@@ -154,8 +154,9 @@ def test_a_wrong_display_does_not(display: str, unit: str, value: str) -> None:
         ("24 GB/s", "B"),
         ("80 GB (79.2 GiB)", "B"),
         ("24 GB (79.2 GiB to programs)", "B"),
-        # 85 GB is more than the 24 GiB a card sold as 24 GB can have.
-        ("85 GB to programs (sold as 24 GB)", "B"),
+        # 85 GB is not 24 GiB, nor 79.2 GB 79.2 GiB.
+        ("85 GB to programs (24 GiB)", "B"),
+        ("79.2 GB to programs (79.2 GiB)", "B"),
         ("80 GB (79.2 GiB to programs)", "1"),
         ("76%", "B"),
         ("3.14 × 10²³ bytes", "FLOP"),
@@ -163,5 +164,7 @@ def test_a_wrong_display_does_not(display: str, unit: str, value: str) -> None:
     ],
 )
 def test_a_display_that_is_not_of_the_unit_is_refused(display: str, unit: str) -> None:
-    with pytest.raises(ValueError, match=r"is not a display of a quantity|more than the card is sold with"):
+    with pytest.raises(
+        ValueError, match=r"is not a display of a quantity|more than the card is sold with|two different amounts"
+    ):
         parse_display(display, unit)
