@@ -298,4 +298,5 @@ def bytes_per_value(catalog: Catalog, precision: str = "fp16") -> Computed:
         value = model.BYTES_PER_VALUE[precision]
     except (KeyError, TypeError):
         raise KeyError(f"unknown precision {precision!r}; known: {', '.join(model.BYTES_PER_VALUE)}") from None
-    return Computed(value, "B", f"bytes per {precision} value", f"{value} bytes per value in {precision}")
+    unit = "byte" if value == 1 else "bytes"
+    return Computed(value, "B", f"bytes per {precision} value", f"{value} {unit} per value in {precision}")

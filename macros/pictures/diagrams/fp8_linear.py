@@ -40,11 +40,13 @@ _WORDS: Mapping[str, tuple[str, str]] = {
         "The layer's input X arrives in bf16 and is quantized to E4M3, a scaling factor per token per 128"
         " channels. The GEMM multiplies the fp8 input by the fp8 weights, adding up the products in the Tensor Cores"
         " and, every 128 of them along the inner dimension, in fp32 on the CUDA Cores, and writes its output Y in"
-        " bf16. The fp8 input is kept for the backward pass.",
+        " bf16. The input is kept for the backward pass in fp8 too, tiled the other way, 128x1, a factor per"
+        " channel for each tile of tokens, since Wgrad's inner dimension is the tokens (the report's Appendix B.2).",
     ),
     "backward": (
         "Backward pass: Dgrad and Wgrad in fp8.",
-        "The gradient of the output, ∂Y, arrives in bf16 and is quantized to fp8. Dgrad multiplies it by the fp8"
+        "The gradient of the output, ∂Y, arrives in bf16 and is quantized to fp8 twice, in 1x128 tiles"
+        " for Dgrad and in 128x1 tiles for Wgrad. Dgrad multiplies it by the fp8"
         " weights into ∂X, in bf16, for the layer before; Wgrad multiplies it by the fp8 input kept from the"
         " forward pass into the weights' gradient ∂W, in fp32. The kept input is no longer needed.",
     ),
