@@ -75,12 +75,14 @@ _MODIFIERS = (
 #: Russian's ("ГБ"; "К", "М" and "Т" are read as the Latin letters they look like, `lookalike`).
 _SIZE = (
     r"(?i:(?:kilo|mega|giga|tera|peta|exa|zetta|yotta|ronna|quetta|kibi|mebi|gibi|tebi|pebi)?(?:bytes?|bits?))"
-    r"|(?i:[kmgtpezyrq]i?(?:b(?:its?)?|bytes?)(?:/s|ps)?)|B(?:/s|ps)?|bits?(?:/s|ps)|(?i:gigs?)|[KMГTП]?Б"
+    r"|(?i:[kmgtpezyrq]i?(?:b(?:its?|s)?|bytes?)(?:/s|ps)?)|B(?:/s|ps)?|bits?(?:/s|ps)|(?i:gigs?|megs?)|[KMГTП]?Б"
+    # An Ethernet port's rate: "400GbE", "100 GbE".
+    r"|[kMGT]bE"
 )
 #: Units of compute and its rate: FLOPs with a prefix, PF-days, TOPS, transfers, hertz, watts, tokens a second.
 _RATE = (
     r"(?i:(?:kilo|mega|giga|tera|peta|exa|zetta|yotta|ronna|quetta)?flop(?:s|/s)?|[kmgtpezyrq]flop(?:s|/s)?"
-    r"|pf-?days?)|(?i:[kmgtp]?tops)|[kMG]?T/s|[kMG]?Hz|[kMGT]?Wh?|(?i:toks?|tokens?)/s"
+    r"|pf-?days?)|(?i:[kmgtp]?tops)|[kMG]?T/s|[kMG]?Hz|[kMGT]?Wh?|(?i:(?:kilo|mega|giga)?watts?)|(?i:toks?|tokens?)/s"
 )
 #: Units of time, spelt out or short.
 _TIME = (
@@ -93,7 +95,7 @@ _SCALE = r"(?i:thousand|million|billion|trillion|bn)"
 _UNIT_WORDS = (
     rf"{_SIZE}|{_RATE}|{_SCALE}"
     rf"|(?:[kmbgKMBGT]\s*+-?\s*+)?(?:(?:{_MODIFIERS})\s++){{0,2}}(?:{_COUNTS})"
-    rf"|{_TIME}|%|(?i:percent|per\s?cent)"
+    rf"|{_TIME}|[%٪]|(?i:percent|per\s?cent)"
 )
 #: A number as it is written: "1,024", "2.5" or, without its zero, ".5".
 #: A comma after it ends a clause ("Lesson 8, Stage 4"). Its digits are taken whole (`++`) and its groups are at
@@ -108,7 +110,7 @@ _IN_DIGITS = (
     rf"(?<![\w.\-/^])(?<![−+×÷] ){_NUMBER}"
     rf"(?:[eE][+-]?\d++|\s*+[×x*·]\s*+10\s*+\^\s*+[+-]?\d++|\s*+\^\s*+[+-]?\d++|\s*+[/⁄]\s*+\d++"
     rf"|\s*+[-–—]\s*+{_NUMBER})?"
-    rf"(?:\s*+[-–—−]?\s*+(?:{_UNIT_WORDS})(?![\w])|[KMBTkb](?=[\s\-]|$)"
+    rf"(?:\s*+[-–—−]?\s*+(?:{_UNIT_WORDS})(?![\w])|[KMGBTkb](?=[\s\-]|$)"
     rf"|\s*+[x×]\s*+(?:(?:{_MODIFIERS})\s++){{0,2}}(?:{_COUNTS})(?![\w])|\s++h(?![\w])|\s++d(?![\w\-]))"
 )
 #: A price: a currency's sign before a number, with its scale ("$2.5M", "$81,331", "€2.5"); prices come from the
@@ -129,14 +131,21 @@ _IN_WORDS = (
     rf"(?<![\w\-]){_NUMBER_WORD}(?:[\s\-]++(?:{_NUMBER_WORD}|(?i:hundred))){{0,6}}"
     rf"(?:\s++{_SCALE}|[\s\-]++(?!(?i:flops?|second)(?![\w/]))(?:{_SIZE}|{_RATE}|{_TIME}))(?![\w])"
 )
+#: A scale word after "a", with what it counts: "a trillion tokens", "a billion parameters". Alone it is a size's
+#: round name ("exactly a trillion", of a model named for it), and "a thousand" is prose's "many".
+_A_SCALE = (
+    r"(?<![\w\-])(?i:an?)\s++(?i:million|billion|trillion)\s++"
+    rf"(?:(?:{_MODIFIERS})\s++){{0,2}}(?:{_COUNTS}|{_SIZE}|{_RATE})(?![\w])"
+)
 #: A typed figure, in any of its forms.
-TYPED_FIGURE = re.compile(rf"{_PRICE}|{_IN_WORDS}|{_IN_DIGITS}")
+TYPED_FIGURE = re.compile(rf"{_PRICE}|{_IN_WORDS}|{_A_SCALE}|{_IN_DIGITS}")
 
 #: A number format's name and width: "16-bit", as fp16 names it, and its bytes in words ("two bytes", "a four-byte
 #: value"), as the course writes the width of fp32, fp16 and fp8, a format's definition and not a figure.
 _FORMAT_NAME = re.compile(r"\d+-bits?|(?i:one|two|four|eight)[\s\-]bytes?")
-#: What every typed figure holds: a digit, a currency's sign or a number word; most text holds none.
-_NUMERAL = re.compile(rf"\d|[$€£¥₹]|{_NUMBER_WORD}")
+#: What every typed figure holds: a digit, a currency's sign, a number word or a scale word's "illion"; most text
+#: holds none.
+_NUMERAL = re.compile(rf"\d|[$€£¥₹]|{_NUMBER_WORD}|(?i:illion)")
 #: A percentage: what a quiz's hint states of its tolerance.
 _PERCENTAGE = re.compile(r".*(?:%|(?i:percent|per ?cent))")
 

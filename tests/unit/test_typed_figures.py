@@ -230,6 +230,21 @@ FORMS = [
     ("twenty-four hours", "twenty-four hours"),
     ("Three days", "Three days"),
     ("two TFLOPS", "two TFLOPS"),
+    # Attack round 6: units, a scale after "a", and look-alikes beyond Greek and Cyrillic.
+    ("24 GBs", "24 GBs"),
+    ("80G of HBM", "80G"),
+    ("a 400GbE port", "400GbE"),
+    ("a trillion tokens", "a trillion tokens"),
+    ("a billion model parameters", "a billion model parameters"),
+    ("350 watts", "350 watts"),
+    ("2 kilowatts", "2 kilowatts"),
+    ("24 megs", "24 megs"),
+    ("24 G\u13f4", "24 GB"),
+    ("24 \u0262\u0299", "24 GB"),
+    ("24 \U0001d406\U0001d401", "24 GB"),
+    ("24 \U0001d6a9", "24 B"),
+    ("50\u066a", "50\u066a"),
+    ("10²⁴ FLOPs", "10^24 FLOPs"),
 ]
 
 
@@ -265,6 +280,7 @@ NOT_FIGURES = [
     "fp32 takes four bytes, a two-byte fp16 and one byte of fp8",
     "by as much as a couple of hundred MiB",
     "eight A100 GPUs, and six second generation NVSwitches",
+    "with exactly a trillion the formula gives",
 ]
 
 
