@@ -487,13 +487,13 @@ class Build:
                     self._report_attribute(attribute, lines[0] if lines else None)
                 else:
                     self._report_attribute(attribute, markup_line(attribute))
-        for line, math in _escaped_math(page.markdown, page.first_line):
+        for math_line, math in _escaped_math(page.markdown, page.first_line):
             shown = _BACKSLASH_ESCAPE.sub(r"\1", math)
             self.report(
                 f"{math!r} is MathJax's inline math: the site does not enable MathJax (mkdocs.yml's"
                 r" markdown_extensions), so Markdown reads \( and \) as escaped parentheses and the page shows"
                 f" {shown!r}; write the formula in words or in code",
-                line,
+                math_line,
             )
         seen: dict[str, int] = {}
         for syntax in unrendered(own, page.reported):
