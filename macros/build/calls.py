@@ -139,7 +139,8 @@ def parse_call(text: str, line: int) -> Call:
     return Call(text=" ".join(written.split()), line=line, name=call.func.id, args=args, kwargs=kwargs)
 
 
-def _code_ranges(markdown: str) -> list[tuple[int, int]]:
+def code_ranges(markdown: str) -> list[tuple[int, int]]:
+    """Where `markdown` holds code (fenced blocks and code spans), as ranges of its characters."""
     ranges = [match.span() for match in _FENCE.finditer(markdown)]
     for match in _CODE_SPAN.finditer(markdown):
         if not any(start <= match.start() < end for start, end in ranges):
@@ -211,7 +212,7 @@ def render_calls(
     replaced by what `report` returns; `inspect_call`, if given, sees every call
     that rendered, with what its macro returned.
     """
-    code = _code_ranges(markdown)
+    code = code_ranges(markdown)
     parts: list[str] = []
     position = 0
     for match in _TEMPLATE.finditer(markdown):

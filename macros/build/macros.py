@@ -347,12 +347,15 @@ class Macros:
 
 def _check_options(macro: str, draw: Callable[..., object], given: Mapping[str, Any]) -> None:
     """Refuse an option that neither the picture `draw` (its keyword-only parameters: a function's, or its options'
-    class's) nor a figure's display takes, naming both lists.
+    class's) nor a figure's display takes, naming both lists, and an option `draw` needs that is not given.
 
-    Without it, a misspelt layout option would be answered by the display options alone, which do not have it.
+    Without it, a misspelt layout option would be answered by the display options alone, which do not have it, and
+    a missing one by Python's TypeError, which names the function and not the call's option.
     """
     signature = inspect.signature(draw).parameters.values()
     own = [p.name for p in signature if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    needed = [p.name for p in signature if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is p.empty]
+    missing = [name for name in needed if name not in given]
     for name in given:
         if name not in own and name not in DISPLAY_OPTIONS:
             close = difflib.get_close_matches(name, [*own, *DISPLAY_OPTIONS], n=1)
@@ -361,3 +364,8 @@ def _check_options(macro: str, draw: Callable[..., object], given: Mapping[str, 
                 f"{macro}() has no option {name!r}{hint}; its own are {', '.join(own)},"
                 f" and a figure's display options {', '.join(DISPLAY_OPTIONS)}"
             )
+    if missing:
+        raise CallError(
+            f"{macro}() needs {' and '.join(f'{name}=' for name in missing)}, which the call does not give; its"
+            f' options {", ".join(needed)} are needed, the rest optional (README, "Figures" and "Pictures")'
+        )

@@ -49,7 +49,7 @@ from ..pages.lesson_head import with_head
 from ..quiz import KeyFigure, ReportedAlready
 from ..quiz.units import UnitTableError, unit_table
 from .assets import strip_site_assets
-from .calls import Call, render_calls
+from .calls import Call, code_ranges, render_calls
 from .search import defer_search_docs
 
 # The name MkDocs' strict mode counts errors under (any logger under "mkdocs").
@@ -487,6 +487,14 @@ class Build:
                     self._report_attribute(attribute, lines[0] if lines else None)
                 else:
                     self._report_attribute(attribute, markup_line(attribute))
+        for math_line, math in _escaped_math(page.markdown, page.first_line):
+            shown = _BACKSLASH_ESCAPE.sub(r"\1", math)
+            self.report(
+                f"{math!r} is MathJax's inline math: the site does not enable MathJax (mkdocs.yml's"
+                r" markdown_extensions), so Markdown reads \( and \) as escaped parentheses and the page shows"
+                f" {shown!r}; write the formula in words or in code",
+                math_line,
+            )
         seen: dict[str, int] = {}
         for syntax in unrendered(own, page.reported):
             lines = lines_of(page.markdown, syntax.text, page.first_line)
@@ -722,6 +730,25 @@ _ESCAPED = re.compile(f"{util.STX}([0-9]+){util.ETX}")
 _PAGE_FIELDS = ("title", "description", "hide")
 #: What Material's `hide` may hide of a page.
 _HIDEABLE = frozenset({"navigation", "toc", "footer", "path", "tags", "feedback"})
+
+
+#: MathJax's inline math, `\(x\)`, on one line: in the HTML it is "(x)", a parenthesis like any other.
+_ESCAPED_MATH = re.compile(r"\\\((?:(?!\\\)).)+\\\)")
+
+
+def _escaped_math(markdown: str, first_line: int) -> list[tuple[int, str]]:
+    r"""Each `\(…\)` of a page's Markdown outside code, with its line: read in the source, since the page's HTML
+    shows it as parentheses (ARCHITECTURE.md, "A build": every problem at its line).
+
+    >>> _escaped_math("a\n\\(y\\) and `\\(z\\)`\n```\n\\(w\\)\n```", 1)
+    [(2, '\\(y\\)')]
+    """
+    code = code_ranges(markdown)
+    return [
+        (first_line + markdown.count("\n", 0, match.start()), match.group(0))
+        for match in _ESCAPED_MATH.finditer(markdown)
+        if not any(start <= match.start() < end for start, end in code)
+    ]
 
 
 def _theme_title(md: Markdown, root: etree.Element, built: set[str]) -> str | None:

@@ -33,6 +33,7 @@ import markdown
 
 from .catalog import Source
 from .lessons import LessonIndex, relative_link
+from .lookalike import as_read
 from .markup import link_html, source_html
 from .schema import (
     Fields,
@@ -76,9 +77,20 @@ class Entry:
     where: str | None = None
 
 
+def name_key(name: str) -> str:
+    """A term's or an alias's name as the glossary keys it: as a reader reads it (`lookalike.as_read`: "ZеRO" with a
+    Cyrillic е is "ZeRO"), in any case, so that a look-alike letter neither hides a name given twice nor makes a
+    second name of one.
+
+    >>> name_key("Z\\u0435RO")
+    'zero'
+    """
+    return as_read(name).casefold()
+
+
 @dataclass(frozen=True)
 class Glossary:
-    """Every entry by id, and every name (term or alias, case-folded) to its entry."""
+    """Every entry by id, and every name (term or alias, keyed by `name_key`) to its entry."""
 
     entries: Mapping[str, Entry]
     names: Mapping[str, str]
@@ -89,9 +101,9 @@ class Glossary:
         Raises:
             GlossaryError: no entry has that name; the message lists the nearest.
         """
-        entry_id = self.names.get(name.casefold()) if isinstance(name, str) else None
+        entry_id = self.names.get(name_key(name)) if isinstance(name, str) else None
         if entry_id is None:
-            close = difflib.get_close_matches(str(name).casefold(), list(self.names), n=3, cutoff=0.6)
+            close = difflib.get_close_matches(name_key(str(name)), list(self.names), n=3, cutoff=0.6)
             hint = f" Nearest: {', '.join(close)}." if close else ""
             raise GlossaryError(f"unknown term {name!r}.{hint} Add it to the glossary file, or use a known term.")
         return self.entries[entry_id]
@@ -227,7 +239,7 @@ def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = 
     names: dict[str, str] = {}
     for entry in entries.values():
         for term_name in (entry.term, *entry.aliases):
-            key = term_name.casefold()
+            key = name_key(term_name)
             if key in names and names[key] != entry.id:
                 field = "term" if term_name == entry.term else "aliases"
                 message = f"the name {term_name!r} is also {names[key]}'s"
@@ -254,7 +266,7 @@ def usages(docs_dir: Path, glossary: Glossary) -> dict[str, list[str]]:
         except SchemaError as error:
             raise GlossaryError(str(error)) from None
         for _, term_name in TERM_CALL.findall(source):
-            entry_id = glossary.names.get(term_name.casefold())
+            entry_id = glossary.names.get(name_key(term_name))
             if entry_id:
                 used[entry_id].add(src_path)
     return {entry_id: sorted(pages) for entry_id, pages in used.items()}

@@ -93,6 +93,9 @@ def parse_config(text: str, where: str) -> tuple[TransformerShape, str]:
             f"{where}: {len(text):,} characters, more than the {MAX_CONFIG_CHARACTERS:,} of any model's config.json"
             " (a few thousand): give the model's config.json, not its weights or index"
         )
+    # A byte-order mark is how Windows' editors begin a UTF-8 file (Notepad's "UTF-8 with BOM"): JSON's RFC 8259
+    # lets a reader ignore it, and the file means the same without it; json.loads refuses it.
+    text = text.removeprefix("\ufeff")
     try:
         config = json.loads(text, object_pairs_hook=_one_value_a_key)
     except json.JSONDecodeError as error:

@@ -169,8 +169,9 @@ def front_matter_lines(text: str) -> int:
     return match.group(0).count("\n") if match else 0
 
 
-def parse_lesson(src_path: str, meta: Mapping[str, Any]) -> Lesson | None:
-    """The lesson that `meta` describes; None for a page outside the stage folders.
+def parse_lesson(src_path: str, meta: Mapping[str, Any], source: str = "") -> Lesson | None:
+    """The lesson that `meta` describes, read from the file `source` (where a field's problem is told at its line);
+    None for a page outside the stage folders.
 
     Raises:
         LessonError: the page is in a stage folder but is not a lesson, a field is unknown,
@@ -197,9 +198,11 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any]) -> Lesson | None:
     for name in ("title", "description"):
         typed = find_in_text(clean[name] or "")
         if typed:
-            raise LessonError(
-                f"{src_path}: the front matter's {name} types {', '.join(map(repr, typed))}; "
-                "titles and descriptions show no figures, since they cannot carry a computed one"
+            raise _at(
+                src_path,
+                _key_line(source, name),
+                f"the front matter's {name} types {', '.join(map(repr, typed))}; "
+                "titles and descriptions show no figures, since they cannot carry a computed one",
             )
         markup = markup_in(clean[name] or "")
         if markup:
@@ -272,7 +275,7 @@ def index_lessons(docs_dir: Path) -> LessonIndex:
             source = read_text(path, f"{docs_dir.name}/{src_path}")
         except SchemaError as error:
             raise LessonError(str(error)) from None
-        lesson = parse_lesson(src_path, read_front_matter(source, src_path))
+        lesson = parse_lesson(src_path, read_front_matter(source, src_path), source)
         if lesson is None:
             continue
         lesson = replace(lesson, questions_line=_key_line(source, "questions" if lesson.questions else "lesson"))

@@ -29,21 +29,43 @@ CONFUSABLES = str.maketrans(
         **dict(zip("АВСЕНІЈКМОРЅТХУҮԚԜ", "ABCEHIJKMOPSTXYYQW", strict=True)),
         # Cyrillic small letters.
         **dict(zip("асеіјорѕхуүһԁԛԝ", "aceijopsxyyhdqw", strict=True)),
+        # Cherokee capitals (Unicode's confusables: "Ᏼ" is drawn as "B").
+        **dict(zip("ᎪᏴᏟᎠᎬᏀᎻᎫᏦᏞᎷᏢᎡᏚᎢᏙᎳᏃ", "ABCDEGHJKLMPRSTVWZ", strict=True)),
+        # Latin small capitals ("ɢʙ"), which a reader reads as the capitals they are drawn as, smaller: every one
+        # Unicode names so.
+        **{
+            chr(code): name[-1]
+            for code in range(0x0250, 0x1D2C)
+            if (name := unicodedata.name(chr(code), "")).startswith("LATIN LETTER SMALL CAPITAL ") and len(name) == 28
+        },
     }
 )
+#: The compatibility forms that are a letter or digit in another font or width: mathematical alphanumerics
+#: ("𝐆𝐁", "𝖦𝖡"), full-width and half-width forms ("ＧＢ"). NFKC folds them to the letter itself; its other foldings
+#: (a superscript to a digit, "½" to "1⁄2") change what a text says, and are left to the readers that want them.
+_OTHER_FONT = ("<font>", "<wide>", "<narrow>")
 #: Unicode's categories of combining marks: nonspacing and enclosing.
 _COMBINING = frozenset({"Mn", "Me"})
 
 
 def as_read(text: str) -> str:
     """`text` letter by letter as a person reads it: without invisible characters, without combining marks that
-    do not compose with their letter (an accent that does, as in "é", stays), look-alike letters read as Latin.
+    do not compose with their letter (an accent that does, as in "é", stays), letters in another font or width read
+    as themselves, look-alike letters read as Latin.
 
-    >>> as_read("2\\u03324\\u0332 G\\u0392, P\\u0430ris, caf\\u0065\\u0301")
-    '24 GB, Paris, café'
+    >>> as_read("2\\u03324\\u0332 G\\u0392, P\\u0430ris, caf\\u0065\\u0301, 24 G\\u13f4")
+    '24 GB, Paris, café, 24 GB'
+    >>> as_read("24 \\u0262\\u0299, \\U0001d406\\U0001d401, 10²")
+    '24 GB, GB, 10²'
     """
     composed = unicodedata.normalize("NFC", visible(text))
     if composed.isascii():  # most text: nothing to drop or fold
         return composed
-    kept = "".join(character for character in composed if unicodedata.category(character) not in _COMBINING)
+    kept = "".join(
+        unicodedata.normalize("NFKC", character)
+        if unicodedata.decomposition(character).startswith(_OTHER_FONT)
+        else character
+        for character in composed
+        if unicodedata.category(character) not in _COMBINING
+    )
     return kept.translate(CONFUSABLES)

@@ -75,12 +75,14 @@ _MODIFIERS = (
 #: Russian's ("ГБ"; "К", "М" and "Т" are read as the Latin letters they look like, `lookalike`).
 _SIZE = (
     r"(?i:(?:kilo|mega|giga|tera|peta|exa|zetta|yotta|ronna|quetta|kibi|mebi|gibi|tebi|pebi)?(?:bytes?|bits?))"
-    r"|(?i:[kmgtpezyrq]i?(?:b(?:its?)?|bytes?)(?:/s|ps)?)|B(?:/s|ps)?|bits?(?:/s|ps)|(?i:gigs?)|[KMГTП]?Б"
+    r"|(?i:[kmgtpezyrq]i?(?:b(?:its?|s)?|bytes?)(?:/s|ps)?)|B(?:/s|ps)?|bits?(?:/s|ps)|(?i:gigs?|megs?)|[KMГTП]?Б"
+    # An Ethernet port's rate: "400GbE", "100 GbE".
+    r"|[kMGT]bE"
 )
 #: Units of compute and its rate: FLOPs with a prefix, PF-days, TOPS, transfers, hertz, watts, tokens a second.
 _RATE = (
     r"(?i:(?:kilo|mega|giga|tera|peta|exa|zetta|yotta|ronna|quetta)?flop(?:s|/s)?|[kmgtpezyrq]flop(?:s|/s)?"
-    r"|pf-?days?)|(?i:[kmgtp]?tops)|[kMG]?T/s|[kMG]?Hz|[kMGT]?Wh?|(?i:toks?|tokens?)/s"
+    r"|pf-?days?)|(?i:[kmgtp]?tops)|[kMG]?T/s|[kMG]?Hz|[kMGT]?Wh?|(?i:(?:kilo|mega|giga)?watts?)|(?i:toks?|tokens?)/s"
 )
 #: Units of time, spelt out or short.
 _TIME = (
@@ -92,24 +94,28 @@ _SCALE = r"(?i:thousand|million|billion|trillion|bn)"
 #: Words and symbols that make a number a size, memory, count, time or rate.
 _UNIT_WORDS = (
     rf"{_SIZE}|{_RATE}|{_SCALE}"
-    rf"|(?:[kmbgKMBGT]\s*-?\s*)?(?:(?:{_MODIFIERS})\s+){{0,2}}(?:{_COUNTS})"
-    rf"|{_TIME}|%|(?i:percent|per\s?cent)"
+    rf"|(?:[kmbgKMBGT]\s*+-?\s*+)?(?:(?:{_MODIFIERS})\s++){{0,2}}(?:{_COUNTS})"
+    rf"|{_TIME}|[%٪]|(?i:percent|per\s?cent)"
 )
 #: A number as it is written: "1,024", "2.5" or, without its zero, ".5".
-_NUMBER = r"(?:\d(?:[\d,]*\d)?(?:\.\d+)?|\.\d+)"  # a comma after it ends a clause: "Lesson 8, Stage 4"
+#: A comma after it ends a clause ("Lesson 8, Stage 4"). Its digits are taken whole (`++`) and its groups are at
+#: most 20, so that a run of "1,1,1,…" costs each start it is tried at a bounded step, not the rest of the run
+#: (quadratic: 8,000 of "1," took 153 s); a longer run's figure is still found, from a later group on.
+_NUMBER = r"(?:\d++(?:,\d++){0,20}(?:\.\d++)?|\.\d++)"
 #: A number (not part of a word or an id, such as fp16, GPT-2 or gpt2-1.5b), in digits, with an exponent
 #: (1e9, × 10^9, 2^30), as a fraction (1/2) or a range (24–32), then such a unit; or a scale letter (1.5B,
 #: 7b); or a multiplier's sign before a count ("8x GPUs", "8x H100"); or a lone "h" or "d" after a space
 #: ("2 h", "3 d": "12h" is a formula's 12·h). A number after an operator and a space is a formula's ("N − 1 steps").
 _IN_DIGITS = (
     rf"(?<![\w.\-/^])(?<![−+×÷] ){_NUMBER}"
-    rf"(?:[eE][+-]?\d+|\s*[×x*·]\s*10\s*\^\s*[+-]?\d+|\s*\^\s*[+-]?\d+|\s*[/⁄]\s*\d+|\s*[-–—]\s*{_NUMBER})?"
-    rf"(?:\s*[-–—−]?\s*(?:{_UNIT_WORDS})(?![\w])|[KMBTkb](?=[\s\-]|$)"
-    rf"|\s*[x×]\s*(?:(?:{_MODIFIERS})\s+){{0,2}}(?:{_COUNTS})(?![\w])|\s+h(?![\w])|\s+d(?![\w\-]))"
+    rf"(?:[eE][+-]?\d++|\s*+[×x*·]\s*+10\s*+\^\s*+[+-]?\d++|\s*+\^\s*+[+-]?\d++|\s*+[/⁄]\s*+\d++"
+    rf"|\s*+[-–—]\s*+{_NUMBER})?"
+    rf"(?:\s*+[-–—−]?\s*+(?:{_UNIT_WORDS})(?![\w])|[KMGBTkb](?=[\s\-]|$)"
+    rf"|\s*+[x×]\s*+(?:(?:{_MODIFIERS})\s++){{0,2}}(?:{_COUNTS})(?![\w])|\s++h(?![\w])|\s++d(?![\w\-]))"
 )
 #: A price: a currency's sign before a number, with its scale ("$2.5M", "$81,331", "€2.5"); prices come from the
 #: catalog. A lone "$" is no price.
-_PRICE = rf"(?<![\w$])[$€£¥₹]\s?{_NUMBER}(?:[KMBT](?![\w])|\s*{_SCALE}(?![\w]))?"
+_PRICE = rf"(?<![\w$])[$€£¥₹]\s?{_NUMBER}(?:[KMBT](?![\w])|\s*+{_SCALE}(?![\w]))?"
 #: A number word. The course writes small counts in words ("four stages", "eight GPUs"), which stay words.
 _NUMBER_WORD = (
     r"(?i:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
@@ -122,17 +128,24 @@ _NUMBER_WORD = (
 #: A "hundred" counts only after a number word: "a couple of hundred MiB" says how much it varies, no figure. A
 #: singular "second" after one is an ordinal ("six second-generation NVSwitches").
 _IN_WORDS = (
-    rf"(?<![\w\-]){_NUMBER_WORD}(?:[\s\-]+(?:{_NUMBER_WORD}|(?i:hundred)))*"
-    rf"(?:\s+{_SCALE}|[\s\-]+(?!(?i:flops?|second)(?![\w/]))(?:{_SIZE}|{_RATE}|{_TIME}))(?![\w])"
+    rf"(?<![\w\-]){_NUMBER_WORD}(?:[\s\-]++(?:{_NUMBER_WORD}|(?i:hundred))){{0,6}}"
+    rf"(?:\s++{_SCALE}|[\s\-]++(?!(?i:flops?|second)(?![\w/]))(?:{_SIZE}|{_RATE}|{_TIME}))(?![\w])"
+)
+#: A scale word after "a", with what it counts: "a trillion tokens", "a billion parameters". Alone it is a size's
+#: round name ("exactly a trillion", of a model named for it), and "a thousand" is prose's "many".
+_A_SCALE = (
+    r"(?<![\w\-])(?i:an?)\s++(?i:million|billion|trillion)\s++"
+    rf"(?:(?:{_MODIFIERS})\s++){{0,2}}(?:{_COUNTS}|{_SIZE}|{_RATE})(?![\w])"
 )
 #: A typed figure, in any of its forms.
-TYPED_FIGURE = re.compile(rf"{_PRICE}|{_IN_WORDS}|{_IN_DIGITS}")
+TYPED_FIGURE = re.compile(rf"{_PRICE}|{_IN_WORDS}|{_A_SCALE}|{_IN_DIGITS}")
 
 #: A number format's name and width: "16-bit", as fp16 names it, and its bytes in words ("two bytes", "a four-byte
 #: value"), as the course writes the width of fp32, fp16 and fp8, a format's definition and not a figure.
 _FORMAT_NAME = re.compile(r"\d+-bits?|(?i:one|two|four|eight)[\s\-]bytes?")
-#: What every typed figure holds: a digit, a currency's sign or a number word; most text holds none.
-_NUMERAL = re.compile(rf"\d|[$€£¥₹]|{_NUMBER_WORD}")
+#: What every typed figure holds: a digit, a currency's sign, a number word or a scale word's "illion"; most text
+#: holds none.
+_NUMERAL = re.compile(rf"\d|[$€£¥₹]|{_NUMBER_WORD}|(?i:illion)")
 #: A percentage: what a quiz's hint states of its tolerance.
 _PERCENTAGE = re.compile(r".*(?:%|(?i:percent|per ?cent))")
 
@@ -173,7 +186,9 @@ _MARKUP = re.compile(
     # A comment as the HTML standard ends it: "<!-->" and "<!--->" are whole, "--!>" ends one as "-->" does.
     r"<!--(?:-?>|.*?--!?>|.*\Z)|<![^>]*>|<\?[^>]*>"
     r"|<(?P<end>/)?(?P<tag>[a-zA-Z][^\s/>]*)"
-    r"(?P<attributes>(?:[^>=/]|/(?!\s*>)|=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]*))*)(?P<closed>/)?\s*>",
+    # A value is taken whole (`(?>…)`), as a browser reads it once: "=" after "=" could otherwise end one value or
+    # start the next, 2^n readings of n of them tried before a tag that never closes is given up.
+    r"(?P<attributes>(?:[^>=/]|/(?!\s*>)|=(?>\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]*)))*)(?P<closed>/)?\s*>",
     re.DOTALL,
 )
 _ATTRIBUTE = re.compile(r"""([^\s/>=][^\s/>=]*)(?:\s*=+\s*(?:"([^"]*)"|'([^']*)'|(?!["'])([^\s>]*)))?""")
@@ -367,10 +382,15 @@ def lines_of(source: str, text: str, first_line: int = 1) -> list[int]:
     with markup or character references between its characters, spaces and line breaks only where `text` has a
     space, and outside macro calls.
 
-    >>> lines_of("a\\n24 **GB** and 3 da<i>ys</i>\\n24&nbsp;GB\\n{{ x(caption='24 GB') }}", "24 GB")
+    >>> lines_of("a\\n24 **GB** and 3 da<i>ys</i>\\n24&nbsp;GB\\n{{ x(caption='24 GB') }}\\n124 GBytes", "24 GB")
     [2, 3]
     """
     readable = _CALL.sub(lambda call: re.sub(r"[^\n]", " ", call.group(0)), source)
     readable = "\n".join(normalized(html_module.unescape(line)) for line in readable.split("\n"))
     pattern = _SPACE.join(_GAP.join(map(re.escape, word)) for word in text.split())
+    # Where the figure starts or ends with a letter or a digit, a longer one is not it: "24 GB" is not on the line
+    # of "124 GB", "1.24 GB" or "24 GBytes", each a typed figure found on its own.
+    start = r"(?<![\w.])" if text[:1].isalnum() else ""
+    end = r"(?!\w)" if text[-1:].isalnum() else ""
+    pattern = f"{start}{pattern}{end}"
     return [first_line + readable.count("\n", 0, match.start()) for match in re.finditer(pattern, readable)]

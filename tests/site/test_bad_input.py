@@ -87,6 +87,11 @@ WRONG_CALLS = [
         '{{ table("one_copy", rows={"entry": ["gpt2-1.5b"]}, columns={"precision": ["fp16"]}, captoin="x") }}',
         "table() has no option 'captoin' (did you mean caption?); its own are rows, columns, caption,",
     ),
+    # Attack round 6: a table without its columns said "TypeError: figure_table() missing 1 required keyword-only".
+    (
+        '{{ table("one_copy", rows={"entry": ["gpt2-1.5b"]}, caption="x") }}',
+        "table() needs columns=, which the call does not give; its options rows, columns are needed",
+    ),
     (
         '{{ chart("one_copy", x={"entry": ["gpt2-1.5b"]}, fixed={"precision": "fp16"}, caption="x", lables={}) }}',
         "chart() has no option 'lables' (did you mean labels?); its own are x, caption, series,",

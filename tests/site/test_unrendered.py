@@ -20,6 +20,12 @@ UNREAD = [
     ("/// tab | A tab\nText\n///", "'/// tab | A tab' is a /// block no extension reads", "/// tab | A tab"),
     ("A paragraph{: .wide }\n\nand more.", "'{: .wide }' is an attribute list that attached to nothing", "{: .wide }"),
     ("A [broken](link", "'[broken](link' is a link Markdown could not read", "[broken](link"),
+    # MathJax's inline math, which Markdown shows as "(y)": read in the source (issue 25), outside code.
+    (
+        "Let \\(y = 2x\\) hold, as `\\(code\\)` shows.",
+        "'\\\\(y = 2x\\\\)' is MathJax's inline math: the site does not enable MathJax",
+        "\\(y = 2x\\)",
+    ),
 ]
 
 

@@ -49,6 +49,9 @@ def test_a_term_is_found_by_its_name_or_an_alias_in_any_case(tmp_path: Path) -> 
     assert glossary.lookup("All-reduces").id == "all-reduce"
     assert glossary.lookup("allreduce").id == "all-reduce"
     assert glossary.lookup("Ring all-reduce").id == "ring-all-reduce"
+    # A look-alike letter is read as the letter it looks like: a Cyrillic е, a mathematical bold l.
+    assert glossary.lookup("all-r\u0435duce").id == "all-reduce"
+    assert glossary.lookup("a\U0001d425lreduce").id == "all-reduce"
 
 
 def test_an_unknown_term_names_the_nearest(tmp_path: Path) -> None:
@@ -159,6 +162,15 @@ def test_script_in_a_definition_is_refused_at_its_line(tmp_path: Path, written: 
         (
             GOOD + "x:\n  term: All-Reduce\n  aliases: []\n  definition: d\n  related: []\n",
             r"terms.yml:\d+: x\.term: the name 'All-Reduce' is also all-reduce's",
+        ),
+        # Attack round 6: an alias with a look-alike letter (a Cyrillic е, a Cherokee Ꭺ) is the name it reads as.
+        (
+            GOOD + "gradient:\n  term: gradient\n  aliases: [all-r\u0435duce]\n  definition: d\n  related: []\n",
+            r"terms.yml:\d+: gradient\.aliases: the name 'all-r\u0435duce' is also all-reduce's",
+        ),
+        (
+            GOOD + "x:\n  term: \u13aaLL-REDUCE\n  aliases: []\n  definition: d\n  related: []\n",
+            r"terms.yml:\d+: x\.term: the name '\u13aaLL-REDUCE' is also all-reduce's",
         ),
         (
             GOOD.replace("related: [ring-all-reduce]", "related: [ring]"),

@@ -249,3 +249,11 @@ def test_a_nested_search_setting_is_refused_at_its_own_line() -> None:
     with pytest.raises(LessonError) as refused:
         parse_lesson("stage-4/x.md", read_front_matter(text, "stage-4/x.md"))
     assert str(refused.value).startswith("stage-4/x.md:9: front matter.search: boost: got 0")
+
+
+def test_a_typed_figure_in_a_lessons_title_is_told_at_the_title_line() -> None:
+    # Attack round 6: the message named the file and no line.
+    source = "---\nlesson: 8\ntitle: Why 24 GB is too much\n---\n"
+    with pytest.raises(LessonError, match=r"^stage-4/x\.md:3: the front matter's title types '24 GB'") as raised:
+        parse_lesson("stage-4/x.md", {**_lesson(), "title": "Why 24 GB is too much"}, source)
+    assert raised.value.line == 3

@@ -149,6 +149,11 @@ def test_mixtral_counts_every_expert_and_the_two_a_token_uses() -> None:
     assert (round(count.total / 1e9, 1), round(count.active / 1e9, 1)) == (46.7, 12.9)
 
 
+def test_a_config_written_with_a_byte_order_mark_reads_as_without_it() -> None:
+    # Attack round 6: a config.json saved as Windows' "UTF-8 with BOM" was refused as not JSON.
+    assert parse_config("\ufeff" + json.dumps(LLAMA3_8B), "config.json")[0] == shape_of(LLAMA3_8B)
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 
 import pytest
@@ -229,6 +230,21 @@ FORMS = [
     ("twenty-four hours", "twenty-four hours"),
     ("Three days", "Three days"),
     ("two TFLOPS", "two TFLOPS"),
+    # Attack round 6: units, a scale after "a", and look-alikes beyond Greek and Cyrillic.
+    ("24 GBs", "24 GBs"),
+    ("80G of HBM", "80G"),
+    ("a 400GbE port", "400GbE"),
+    ("a trillion tokens", "a trillion tokens"),
+    ("a billion model parameters", "a billion model parameters"),
+    ("350 watts", "350 watts"),
+    ("2 kilowatts", "2 kilowatts"),
+    ("24 megs", "24 megs"),
+    ("24 G\u13f4", "24 GB"),
+    ("24 \u0262\u0299", "24 GB"),
+    ("24 \U0001d406\U0001d401", "24 GB"),
+    ("24 \U0001d6a9", "24 B"),
+    ("50\u066a", "50\u066a"),
+    ("10²⁴ FLOPs", "10^24 FLOPs"),
 ]
 
 
@@ -264,6 +280,7 @@ NOT_FIGURES = [
     "fp32 takes four bytes, a two-byte fp16 and one byte of fp8",
     "by as much as a couple of hundred MiB",
     "eight A100 GPUs, and six second generation NVSwitches",
+    "with exactly a trillion the formula gives",
 ]
 
 
@@ -336,3 +353,34 @@ def test_each_spelling_of_a_typed_figure_is_found_on_its_own_line() -> None:
     source = "Intro\n\nFirst: 24 GB here.\n\nSecond: 24GB there, 24**GB** and 24<b>GB</b>."
     assert lines_of(source, "24 GB") == [3]
     assert lines_of(source, "24GB") == [5, 5, 5]
+
+
+#: Text an author or a pull request could write, on which the check once took time growing with its square or
+#: faster (attack round 6: 8,000 of "1," took 153 s), each read in a bounded time now.
+HOSTILE_TEXTS = [
+    "1," * 8000,
+    "one " * 8000,
+    "1" + " " * 16000 + "x",
+    "24 – " * 8000,
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS, ids=lambda text: repr(text[:6]))
+def test_a_hostile_text_is_read_in_time_growing_with_its_length(text: str) -> None:
+    start = time.perf_counter()
+    assert find_in_text(text) == []
+    assert time.perf_counter() - start < 10
+
+
+def test_a_tag_of_many_equals_signs_that_never_closes_is_read_at_once() -> None:
+    # Each "=" could end one unquoted value or start the next: 2^n readings of a tag with no ">".
+    start = time.perf_counter()
+    typed_figures("<p " + "=" * 40 + " x", figures=False)
+    assert time.perf_counter() - start < 10
+
+
+def test_a_typed_figure_is_not_found_on_the_line_of_a_longer_one() -> None:
+    # Attack round 6: "24 GB" in a code block was reported at an earlier line that held "24 GBytes".
+    source = "```\nx = 24 GBytes\ny = 124 GB, 1.24 GB\nz = 24 GB\n```"
+    assert lines_of(source, "24 GB") == [4]
+    assert lines_of(source, "24 GBytes") == [2]
