@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...model import fp8
-from .frames import Cell, Device, Frame, Frames
+from .frames import Frames
+from .iteration import iteration_frames
 
 #: The columns of the frames, and where each tensor is drawn: column and symbol.
 _COLUMNS = ("weights", "activations", "gradients", "moments")
@@ -61,25 +62,11 @@ _WORDS: Mapping[str, tuple[str, str]] = {
 def fp8_linear_frames() -> Frames:
     """One linear layer in DeepSeek-V3's FP8 recipe (its §3.3 and Figure 6), frame by frame, from
     `model.fp8.fp8_linear_iteration`: a row per precision, a column per kind of tensor."""
-    rows = (fp8.MASTER, fp8.WIDE, fp8.GEMM)
-    frames = []
-    for step in fp8.fp8_linear_iteration():
-        devices = []
-        for precision in rows:
-            cells = []
-            for column in range(len(_COLUMNS)):
-                here = [k for k in step.held if k.precision == precision and _CELLS[k.tensor][0] == column]
-                text = ", ".join(_CELLS[k.tensor][1] for k in here)
-                made = any(k in step.made for k in here)
-                scaled = any(k.scaled for k in here)
-                state = " ".join(name for name, on in (("made", made), ("scaled", scaled)) if on)
-                cells.append(Cell(text, state))
-            devices.append(Device(precision, tuple(cells)))
-        arrows = () if step.converts is None else ((rows.index(step.converts[0]), rows.index(step.converts[1])),)
-        title, description = _WORDS[step.name]
-        frames.append(Frame(title, description, tuple(devices), arrows))
-    return Frames(
-        tuple(frames),
+    return iteration_frames(
+        fp8.fp8_linear_iteration(),
+        (fp8.MASTER, fp8.WIDE, fp8.GEMM),
         _COLUMNS,
+        _CELLS,
+        _WORDS,
         {"made": "outlined: made or changed in this step", "scaled": "tinted: in fp8, with its scaling factors"},
     )

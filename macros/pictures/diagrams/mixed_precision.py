@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...model import mixed_precision
-from .frames import Cell, Device, Frame, Frames
+from .frames import Frames
+from .iteration import iteration_frames
 
 #: The columns of a mixed-precision iteration's frames, and where each of its tensors is drawn: column and symbol.
 _ITERATION_COLUMNS = ("weights", "activations", "gradients", "Adam m, v")
@@ -60,26 +61,12 @@ _ITERATION_WORDS: Mapping[str, tuple[str, str]] = {
 def mixed_precision_frames() -> Frames:
     """One mixed-precision iteration for a layer (Micikevicius et al., Figure 1, with their loss scaling), frame by
     frame, from `model.mixed_precision_iteration`: a row per precision, a column per kind of tensor."""
-    steps = mixed_precision.mixed_precision_iteration()
-    rows = (mixed_precision.MASTER, mixed_precision.PASSES)
-    frames = []
-    for step in steps:
-        devices = []
-        for precision in rows:
-            cells = []
-            for column in range(len(_ITERATION_COLUMNS)):
-                here = [k for k in step.held if k.precision == precision and _ITERATION_CELLS[k.tensor][0] == column]
-                text = ", ".join(("S" if k.scaled else "") + _ITERATION_CELLS[k.tensor][1] for k in here)
-                made = any(k in step.made for k in here)
-                scaled = any(k.scaled for k in here)
-                state = " ".join(name for name, on in (("made", made), ("scaled", scaled)) if on)
-                cells.append(Cell(text, state))
-            devices.append(Device(precision, tuple(cells)))
-        arrows = () if step.converts is None else ((rows.index(step.converts[0]), rows.index(step.converts[1])),)
-        title, description = _ITERATION_WORDS[step.name]
-        frames.append(Frame(title, description, tuple(devices), arrows))
-    return Frames(
-        tuple(frames),
+    return iteration_frames(
+        mixed_precision.mixed_precision_iteration(),
+        (mixed_precision.MASTER, mixed_precision.PASSES),
         _ITERATION_COLUMNS,
+        _ITERATION_CELLS,
+        _ITERATION_WORDS,
         {"made": "outlined: made or changed in this step", "scaled": "tinted: S times its true value"},
+        scaled_symbol="S",
     )
