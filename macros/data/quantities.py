@@ -298,14 +298,14 @@ def _nominal(value: Number, sold: int | None, digits: int, scale: str | None = N
             "nominal= shows a GPU's memory as sold and as programs get it; only a GPU's memory carries"
             " the capacity it is sold with (sold=)"
         )
-    binary = _scaled(value, (*BINARY_SCALES, (1, "B")), digits, None)
-    if scale is not None and scale not in {symbol for _, symbol in BINARY_SCALES}:
+    decimal = scale is not None and scale not in {symbol for _, symbol in BINARY_SCALES}
+    binary = _scaled(value, (*BINARY_SCALES, (1, "B")), digits, None if decimal else scale)
+    if decimal:
         shown = _scaled(value, SCALES["B"], digits, scale)
         text = f"{shown.text} {shown.symbol} to programs ({binary.text} {binary.symbol})"
         return Display(text, shown.factor, shown.symbol)
-    shown = _scaled(value, (*BINARY_SCALES, (1, "B")), digits, scale)
     name = _plain(Fraction(sold, 10**9), digits)
-    return Display(f"{name} GB ({shown.text} {shown.symbol} to programs)", shown.factor, shown.symbol)
+    return Display(f"{name} GB ({binary.text} {binary.symbol} to programs)", binary.factor, binary.symbol)
 
 
 def _in_powers(value: Number, base: int, digits: int, unit: str) -> Display:

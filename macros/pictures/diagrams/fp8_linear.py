@@ -68,5 +68,5 @@ def fp8_linear_frames() -> Frames:
         _COLUMNS,
         _CELLS,
         _WORDS,
-        {"made": "outlined: made or changed in this step", "scaled": "tinted: in fp8, with its scaling factors"},
+        "tinted: in fp8, with its scaling factors",
     )

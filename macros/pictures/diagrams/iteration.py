@@ -18,12 +18,13 @@ def iteration_frames(
     columns: tuple[str, ...],
     cells: Mapping[str, tuple[int, str]],
     words: Mapping[str, tuple[str, str]],
-    legend: Mapping[str, str],
+    scaled_means: str,
     scaled_symbol: str = "",
 ) -> Frames:
     """The frames of `steps`: in each, a row per precision of `rows` holding, in the column `cells` gives each
-    tensor, its symbol (after `scaled_symbol` when it is scaled), outlined where the step made it; an arrow for
-    the step's conversion; the step's title and description from `words`."""
+    tensor, its symbol (after `scaled_symbol` when it is scaled), outlined where the step made it and tinted where
+    it is scaled (the legend says what that means, `scaled_means`); an arrow for the step's conversion; the step's
+    title and description from `words`."""
     frames = []
     for step in steps:
         devices = []
@@ -40,4 +41,4 @@ def iteration_frames(
         arrows = () if step.converts is None else ((rows.index(step.converts[0]), rows.index(step.converts[1])),)
         title, description = words[step.name]
         frames.append(Frame(title, description, tuple(devices), arrows))
-    return Frames(tuple(frames), columns, legend)
+    return Frames(tuple(frames), columns, {"made": "outlined: made or changed in this step", "scaled": scaled_means})

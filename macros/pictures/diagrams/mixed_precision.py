@@ -67,6 +67,6 @@ def mixed_precision_frames() -> Frames:
         _ITERATION_COLUMNS,
         _ITERATION_CELLS,
         _ITERATION_WORDS,
-        {"made": "outlined: made or changed in this step", "scaled": "tinted: S times its true value"},
+        "tinted: S times its true value",
         scaled_symbol="S",
     )
