@@ -6,11 +6,9 @@
 
 The model is a Hugging Face config.json (`--config`: GPT-2, Llama, Mistral, Qwen2, Mixtral) or a catalog entry
 (`--model`); the GPU, its NVLink and its network port come from the catalog (`--gpu`, `--nvlink`, `--network`).
-Any of `--tp --pp --dp --zero --micro-batch --recompute --sequence-parallel --chunks` holds that field fixed;
-every other is searched. `--cp` (context-parallel degree) and `--ep` (expert-parallel degree, a mixture of experts
-only) are fixed degrees, 1 unless given: they are searched once the page's search mirrors them (its arithmetic
-does already, layout by layout). It prints the
-best layouts as a table (`--top`), or everything as JSON (`--json`):
+Any of `--tp --cp --pp --dp --ep --zero --micro-batch --recompute --sequence-parallel --chunks` holds that field
+fixed; every other is searched (the expert-parallel degree for a mixture of experts only). It prints the best
+layouts as a table (`--top`), or everything as JSON (`--json`):
 `parameters`, and `layouts` best first, each with its degrees, `memory` by role in bytes on the most loaded GPU,
 `fits`, `step_seconds` and `tokens_per_second`; `invalid` holds each rule some layouts break, with one of them.
 
@@ -239,16 +237,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--cp",
         type=_count("--cp", "gpus"),
-        help="context-parallel degree, fixed (default 1, not searched: searched once the page's search mirrors"
-        " it): each sequence split over cp GPUs in 2·cp zig-zag chunks, a ring of keys and values each layer, what its"
-        " attention does not hide counted",
+        help="context-parallel degree (default: searched): each sequence split over cp GPUs in 2·cp zig-zag chunks,"
+        " a ring of keys and values each layer, what its attention does not hide counted",
     )
     p.add_argument(
         "--ep",
         type=_count("--ep", "gpus"),
-        help="expert-parallel degree of a mixture of experts, fixed (default 1, not searched: searched once the page's"
-        " search mirrors it): each GPU holds experts/ep of each layer's experts, the experts' tensor-parallel degree"
-        " equal to --tp; its all-to-alls are counted exposed",
+        help="expert-parallel degree of a mixture of experts (default: searched; 1 for a dense model): each GPU"
+        " holds experts/ep of each layer's experts, the experts' tensor-parallel degree equal to --tp; its all-to-alls"
+        " are counted exposed",
     )
     p.add_argument("--top", type=_count("--top"), default=10, help="rows of the table (default 10)")
     p.add_argument("--json", action="store_true", help="everything as JSON")
@@ -458,6 +455,8 @@ def reason_words(plan: planner.Plan) -> str:
     r = plan.reason
     if r.kind == "fastest":
         return "the fastest layout that fits"
+    if r.kind == "as-fast" and not r.extra:
+        return "as fast as #1, with as much on its most loaded GPU"
     if r.kind == "as-fast":
         return f"as fast as #1, with {float(r.extra) / GIB:.2f} GiB more on its most loaded GPU"
     if r.kind == "slower":
@@ -515,7 +514,7 @@ def _table(
     count = planned.parameters
     active = f", {count.active:,} active per token" if count.active != count.total else ""
     lines = [f"{name}: {count.total:,} parameters{active}", *header, ""]
-    # The context and expert degrees get columns when they are given (they are not searched).
+    # The context and expert degrees get columns when a plan shown or not uses them.
     folded = any(p.layout.cp > 1 or p.layout.ep > 1 for p in planned.plans)
     degree_cells = ("tp", "cp", "ep", "pp", "dp") if folded else ("tp", "pp", "dp")
     header_cells = ("#", *degree_cells, "ZeRO", "SP", "mb", "recompute", "GiB", "fits", "step s", "tokens/s", "MFU")

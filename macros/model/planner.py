@@ -2,8 +2,8 @@
 
 Given a model's shape (`shape.TransformerShape`), a cluster (`Hardware`) and a run (`Run`: sequence length,
 global batch, a stated share of peak, a recipe, a memory reserve), the planner enumerates every layout
-(`Layout`): data × tensor × pipeline degrees that multiply to the GPUs (with a context-parallel degree cp and an
-expert-parallel degree ep when the caller fixes them, 1 otherwise), a ZeRO stage 0 to 3, tensor parallelism
+(`Layout`): data × tensor × context × pipeline degrees that multiply to the GPUs, an expert-parallel degree ep
+that divides cp × dp for a mixture of experts (1 for a dense model), a ZeRO stage 0 to 3, tensor parallelism
 with or without sequence parallelism, the 1F1B schedule (interleaved when `Run.chunks` > 1), a micro-batch
 size and a recomputation (none, selective, full). Each layout either breaks a rule (`RULES`, the first one
 named) or gets its memory on the most loaded GPU by role and its step time by part, and the valid ones are
@@ -97,12 +97,15 @@ Conventions that differ from the two references the tests compare with, and why:
 - Korthikanti et al.'s counts, and so this planner's, include the dropout masks (1 byte per value): a model
   trained without dropout, as Llama is, keeps 2sbh per layer less than counted.
 
-Left out, and said so in each result's place: searching context and expert degrees (they are planned when fixed,
-and searched once the page's search mirrors them), context parallelism's all-to-all form (DeepSpeed-Ulysses),
-overlapping the all-to-alls, uneven routing and dropped tokens, FSDP's hybrid
-sharding, activation and optimizer offloading, fp8 compute, the imbalance of the first and last stages'
-compute, network latency, and anything measured: every time here is a bound at the stated share of peak and the
-links' bandwidths, which a measured step checks.
+Ranking: by step time and then memory, each to `TIE_DIGITS` significant digits, and layouts that tie in both by
+`layout_order`, so that the page's floats rank as these fractions do. Context parallelism whose ring hides ties
+with the data-parallel layout it replaces and holds a cp-th of its activations, so it often ranks first: the
+bounds count no cost for attention in shorter blocks, nor the ring's latency.
+
+Left out, and said so in each result's place: context parallelism's all-to-all form (DeepSpeed-Ulysses), overlapping
+the all-to-alls, uneven routing and dropped tokens, FSDP's hybrid sharding, activation and optimizer offloading, fp8
+compute, the imbalance of the first and last stages' compute, network latency, and anything measured: every time
+here is a bound at the stated share of peak and the links' bandwidths, which a measured step checks.
 """
 
 from __future__ import annotations
@@ -134,6 +137,13 @@ from .pipeline import boundary_bytes, bubble_formula, interleaved_bubble, interl
 from .shape import ParameterCount, TransformerShape, parameter_count
 from .sharding import STAGES, device_bytes_by_role, role_bytes_per_parameter
 from .tensor import exposed_allreduce_seconds
+
+# A search weighs thousands of layouts that share far fewer stages, placements and layers: each of these pure
+# functions is computed once per arguments, as `_plan` is once per plan.
+_rank_placement = lru_cache(maxsize=4096)(rank_placement)
+_role_bytes_per_parameter = lru_cache(maxsize=64)(role_bytes_per_parameter)
+_shape_layer_activation_bytes = lru_cache(maxsize=4096)(shape_layer_activation_bytes)
+_device_bytes_by_role = lru_cache(maxsize=4096)(device_bytes_by_role)
 
 #: The recipe the planner assumes unless told: Megatron-LM's bf16 recipe, 18 bytes per parameter.
 PLANNER_RECIPE = "bf16-adam"
@@ -543,6 +553,7 @@ class Stage:
         return self.split + self.copied
 
 
+@lru_cache(maxsize=4096)
 def stage_parameters(count: ParameterCount, tp: int, pp: int, stage: int, tied: bool, ep: int = 1) -> Stage:
     """The parameters a GPU of `stage` (0 to pp − 1) holds: its L/p layers, and the embeddings where they are.
 
@@ -591,14 +602,14 @@ def stage_memory(
     """
     s, lay = shape, layout
     held = stage_parameters(count, lay.tp, lay.pp, stage, s.tied, lay.ep)
-    states = dict(device_bytes_by_role(held.dense, lay.dp * lay.cp, lay.zero, run.recipe))
+    states = dict(_device_bytes_by_role(held.dense, lay.dp * lay.cp, lay.zero, run.recipe))
     if held.experts:
         # The experts' states are copied, or sharded, over the experts' data-parallel group only.
-        for role, value in device_bytes_by_role(held.experts, lay.expert_dp, lay.zero, run.recipe).items():
+        for role, value in _device_bytes_by_role(held.experts, lay.expert_dp, lay.zero, run.recipe).items():
             states[role] += value
     parameters, gradients = states["parameters"], states["gradients"]
     if lay.zero == 3:
-        bytes_per = role_bytes_per_parameter(run.recipe)
+        bytes_per = _role_bytes_per_parameter(run.recipe)
         parameters += held.largest_unit * bytes_per["parameters"]
         gradients += held.largest_unit * bytes_per["gradients"]
     microbatches = run.global_batch // run.sequence // (lay.dp * lay.micro_batch)
@@ -608,7 +619,7 @@ def stage_memory(
     scores = run.attention == "stored"
 
     def layer(recompute: str) -> Fraction:
-        return shape_layer_activation_bytes(
+        return _shape_layer_activation_bytes(
             run.sequence,
             lay.micro_batch,
             s.hidden,
@@ -655,6 +666,7 @@ def most_loaded(
     return max(memories, key=lambda pair: pair[1].total)
 
 
+@lru_cache(maxsize=4096)
 def flops_per_token(shape: TransformerShape, count: ParameterCount, sequence: int, recompute: str) -> int:
     """Training FLOPs per token: 6N (8N with full recomputation) plus attention's (`attention_flops_per_token`)."""
     matmul = training_flops(count.matmul, 1, "full" if recompute == "full" else "none")
@@ -716,12 +728,12 @@ def hiding_bound(
         raise KeyError(f"unknown traffic {traffic!r}; known: {', '.join(HIDING_TRAFFIC)}")
     lay = layout
     group = lay.dp * lay.cp  # the dense gradients' group: dp × cp
-    placed = rank_placement(lay.tp, lay.pp, group, hardware.per_node)
+    placed = _rank_placement(lay.tp, lay.pp, group, hardware.per_node)
     if placed.data_spans_nodes:
         bandwidth = Fraction(hardware.network_bandwidth) * placed.data_per_node
     else:
         bandwidth = Fraction(hardware.nvlink_bandwidth)
-    roles = role_bytes_per_parameter(run.recipe)
+    roles = _role_bytes_per_parameter(run.recipe)
     kind = "full" if lay.recompute == "full" else "none"
     per_parameter = Fraction(flops_per_token(shape, count, run.sequence, kind), count.total)
     total = FLOPS_PER_PARAMETER["none"]
@@ -770,7 +782,7 @@ def _placement_of(hardware: Hardware, tp: int, members: int) -> tuple[bool, int]
     """Whether the groups of `members` blocks of tp adjacent ranks (a context- or an expert-parallel group, in
     Megatron-Core's order) span nodes, and the fewest members of one on a node (`layout.rank_placement` with each
     group as a stage's data-parallel group)."""
-    placed = rank_placement(tp, hardware.gpus // (tp * members), members, hardware.per_node)
+    placed = _rank_placement(tp, hardware.gpus // (tp * members), members, hardware.per_node)
     return placed.data_spans_nodes, placed.data_per_node
 
 
@@ -781,8 +793,12 @@ def _group_seconds(hardware: Hardware, sent: Fraction, spans: bool, per_node: in
     return transfer_seconds(cross_host_bytes_per_port(sent, per_node), hardware.network_bandwidth)
 
 
-def step_time(shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout) -> StepTime:
-    """A step's seconds by part on the layout (see the module's docstring for each part)."""
+@lru_cache(maxsize=4096)
+def _stage_free_time(
+    shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout
+) -> StepTime:
+    """Every part of a step's time but the data-parallel traffic, which alone depends on the ZeRO stage: the same
+    for the four stages of a layout, and so computed once for them (`layout` is taken with ZeRO-0)."""
     s, h, lay = shape, hardware, layout
     t, p, d, c, e = lay.tp, lay.pp, lay.dp, lay.cp, lay.ep
     sequences = run.global_batch // run.sequence
@@ -831,12 +847,38 @@ def step_time(shape: TransformerShape, count: ParameterCount, hardware: Hardware
         alltoalls = alltoalls_per_layer("both") + (alltoalls_per_layer("forward") if lay.recompute == "full" else 0)
         expert = m * layers * _group_seconds(h, alltoalls * one_alltoall, spans, per_node)
 
-    placed = rank_placement(t, p, c * d, h.per_node)
+    pipeline = bubble = Fraction(0)
+    if p > 1:
+        placed = _rank_placement(t, p, c * d, h.per_node)
+        crossing = boundary_bytes(lay.micro_batch, local, s.hidden, ACTIVATION_BYTES, t)
+        link = h.network_bandwidth if placed.boundary_crosses_nodes else h.nvlink_bandwidth
+        pipeline = transfer_seconds(2 * m * lay.chunks * crossing, link)
+        share = interleaved_bubble(p, m, lay.chunks) if lay.chunks > 1 else bubble_formula(p, m)
+        bubble = share * (compute + tensor + context + expert)
+    return StepTime(
+        compute=compute,
+        bubble=bubble,
+        tensor=tensor,
+        data=Fraction(0),
+        pipeline=pipeline,
+        context=context,
+        expert=expert,
+    )
+
+
+def step_time(shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout) -> StepTime:
+    """A step's seconds by part on the layout (see the module's docstring for each part)."""
+    s, h, lay = shape, hardware, layout
+    t, p, d, c, e = lay.tp, lay.pp, lay.dp, lay.cp, lay.ep
+    parts = _stage_free_time(shape, count, hardware, run, replace(layout, zero=0))
+    compute = parts.compute
+    m = run.global_batch // run.sequence // (d * lay.micro_batch)
+    placed = _rank_placement(t, p, c * d, h.per_node)
     data = Fraction(0)
     groups = c * d
     if groups > 1:
         held = stage_parameters(count, t, p, 0, s.tied, e)
-        bytes_per = role_bytes_per_parameter(run.recipe)
+        bytes_per = _role_bytes_per_parameter(run.recipe)
         expert_dp = lay.expert_dp
 
         def one_pass(role: str) -> Fraction:
@@ -870,16 +912,7 @@ def step_time(shape: TransformerShape, count: ParameterCount, hardware: Hardware
                 data = max(Fraction(0), seconds(one_pass("gradients")) - backward)
                 data += max(Fraction(0), seconds(one_pass("parameters")) - forward)
 
-    pipeline = bubble = Fraction(0)
-    if p > 1:
-        crossing = boundary_bytes(lay.micro_batch, local, s.hidden, ACTIVATION_BYTES, t)
-        link = h.network_bandwidth if placed.boundary_crosses_nodes else h.nvlink_bandwidth
-        pipeline = transfer_seconds(2 * m * lay.chunks * crossing, link)
-        share = interleaved_bubble(p, m, lay.chunks) if lay.chunks > 1 else bubble_formula(p, m)
-        bubble = share * (compute + tensor + context + expert)
-    return StepTime(
-        compute=compute, bubble=bubble, tensor=tensor, data=data, pipeline=pipeline, context=context, expert=expert
-    )
+    return replace(parts, data=data)
 
 
 def evaluate(
@@ -922,14 +955,15 @@ FIXABLE = ("tp", "pp", "dp", "zero", "micro_batch", "recompute", "sequence_paral
 
 
 def layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mapping[str, Fixed]) -> Iterator[Layout]:
-    """Every layout to consider, with the fields in `fixed` (`FIXABLE`) held: all degrees t × p × d = GPUs,
-    ZeRO 0 to 3, sequence parallelism on and off where t > 1, every micro-batch that divides a replica's
-    sequences, the recomputations (selective only when the kernel stores the scores), plain 1F1B and, with
-    `Run.chunks` > 1 and a pipeline, the interleaved schedule.
+    """Every layout to consider, with the fields in `fixed` (`FIXABLE`) held: all degrees t × cp × p × d = GPUs,
+    every expert-parallel degree that divides cp × d for a mixture of experts (1 for a dense model), ZeRO 0 to
+    3, sequence parallelism on and off where t > 1, every micro-batch that divides a replica's sequences, the
+    recomputations (selective only when the kernel stores the scores), plain 1F1B and, with `Run.chunks` > 1
+    and a pipeline, the interleaved schedule.
 
-    A fixed value is taken as it is, so that a layout the caller asks for is checked, not skipped. The context
-    and expert degrees are searched only when fixed: cp = ep = 1 otherwise (the page's planner, whose ranked plans
-    the browser tests hold to this one's, evaluates both layout by layout but does not search them yet).
+    A fixed value is taken as it is, so that a layout the caller asks for is checked, not skipped. A degree that
+    breaks a rule is yielded too (a context degree that does not split the sequence, an expert degree that does
+    not divide the experts), so that the plan names the rule.
     """
     unknown = set(fixed) - set(FIXABLE)
     if unknown:
@@ -937,29 +971,52 @@ def layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mappin
     n = hardware.gpus
     sequences = run.global_batch // run.sequence if run.global_batch % run.sequence == 0 else 1
     recomputes = [r for r in RECOMPUTATIONS if r != "selective" or run.attention == "stored"]
-    c = int(fixed.get("cp", 1))
-    e = int(fixed.get("ep", 1))
-    for t in [int(fixed["tp"])] if "tp" in fixed else divisors(n):
-        rest = n // (t * c) if n % (t * c) == 0 else 1
-        for p in [int(fixed["pp"])] if "pp" in fixed else divisors(rest):
-            d_default = n // (t * c * p) if n % (t * c * p) == 0 else 1
-            d = int(fixed["dp"]) if "dp" in fixed else d_default
-            per_replica = sequences // d if d and sequences % d == 0 else 1
-            zeros = [int(fixed["zero"])] if "zero" in fixed else list(STAGES)
-            sps = (
-                [bool(fixed["sequence_parallel"])]
-                if "sequence_parallel" in fixed
-                else ([False, True] if t > 1 else [False])
-            )
-            micro = [int(fixed["micro_batch"])] if "micro_batch" in fixed else divisors(per_replica)
-            rcs = [str(fixed["recompute"])] if "recompute" in fixed else recomputes
-            chunks = [int(fixed["chunks"])] if "chunks" in fixed else sorted({1, run.chunks} if p > 1 else {1})
-            for zero in zeros:
-                for sp in sps:
-                    for b in micro:
-                        for rc in rcs:
-                            for v in chunks:
-                                yield Layout(t, p, d, zero, b, rc, sp, v, c, e)
+
+    def searched(name: str, degrees: list[int]) -> list[int]:
+        return [int(fixed[name])] if name in fixed else degrees
+
+    for t in searched("tp", divisors(n)):
+        for c in searched("cp", divisors(n // t) if n % t == 0 else [1]):
+            rest = n // (t * c) if n % (t * c) == 0 else 1
+            for p in searched("pp", divisors(rest)):
+                d = int(fixed["dp"]) if "dp" in fixed else (n // (t * c * p) if n % (t * c * p) == 0 else 1)
+                per_replica = sequences // d if d and sequences % d == 0 else 1
+                for e in searched("ep", divisors(c * d) if shape.experts else [1]):
+                    zeros = [int(fixed["zero"])] if "zero" in fixed else list(STAGES)
+                    sps = (
+                        [bool(fixed["sequence_parallel"])]
+                        if "sequence_parallel" in fixed
+                        else ([False, True] if t > 1 else [False])
+                    )
+                    micro = searched("micro_batch", divisors(per_replica))
+                    rcs = [str(fixed["recompute"])] if "recompute" in fixed else recomputes
+                    chunks = searched("chunks", sorted({1, run.chunks} if p > 1 else {1}))
+                    for zero in zeros:
+                        for sp in sps:
+                            for b in micro:
+                                for rc in rcs:
+                                    for v in chunks:
+                                        yield Layout(t, p, d, zero, b, rc, sp, v, c, e)
+
+
+#: Significant digits to which step times and bytes are compared when plans are ranked: equal to these, two
+#: plans tie, and the simpler layout goes first (`layout_order`). The page ranks in floats, which the exact
+#: fractions here round to; at twelve digits both see the same ties.
+TIE_DIGITS = 12
+
+
+def tied(value: Fraction | float) -> float:
+    """`value` rounded to `TIE_DIGITS` significant digits: what ranking compares."""
+    return float(f"{float(value):.{TIE_DIGITS}g}")
+
+
+def layout_order(layout: Layout) -> tuple[int | bool, ...]:
+    """The order of layouts that tie in time and memory: smaller tensor, context, pipeline and expert degrees
+    first, then a lower ZeRO stage, sequence parallelism off, a smaller micro-batch, less recomputation and
+    fewer chunks (the order `layouts` yields them in when cp = ep = 1)."""
+    lay = layout
+    recompute = RECOMPUTATIONS.index(lay.recompute) if lay.recompute in RECOMPUTATIONS else len(RECOMPUTATIONS)
+    return (lay.tp, lay.cp, lay.pp, lay.ep, lay.zero, lay.sequence_parallel, lay.micro_batch, recompute, lay.chunks)
 
 
 def _reason(plan: Plan, best: Plan | None) -> Reason:
@@ -970,7 +1027,7 @@ def _reason(plan: Plan, best: Plan | None) -> Reason:
         )
     if best is None or plan is best:
         return Reason("fastest")
-    if plan.step_seconds == best.step_seconds:
+    if tied(plan.step_seconds) == tied(best.step_seconds):
         return Reason("as-fast", part="memory", extra=plan.memory.total - best.memory.total)
     extra = {part: plan.time.by_part()[part] - best.time.by_part()[part] for part in TIME_PARTS}
     part = max(extra, key=lambda name: extra[name])
@@ -1002,8 +1059,13 @@ def _plan(shape: TransformerShape, hardware: Hardware, run: Run, fixed: tuple[tu
             invalid[key] = Invalid(layout, result) if seen is None else replace(seen, count=seen.count + 1)
         else:
             plans.append(result)
-    fitting = sorted((p for p in plans if p.fits), key=lambda p: (p.step_seconds, p.memory.total))
-    others = sorted((p for p in plans if not p.fits), key=lambda p: (p.memory.total, p.step_seconds))
+    fitting = sorted(
+        (p for p in plans if p.fits), key=lambda p: (tied(p.step_seconds), tied(p.memory.total), layout_order(p.layout))
+    )
+    others = sorted(
+        (p for p in plans if not p.fits),
+        key=lambda p: (tied(p.memory.total), tied(p.step_seconds), layout_order(p.layout)),
+    )
     best = fitting[0] if fitting else None
     ranked = tuple(replace(p, reason=_reason(p, best)) for p in (*fitting, *others))
     found = tuple(invalid.values())

@@ -83,6 +83,13 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str, str, str], ...]], ...] = (
             ("recipe", "Training recipe", "select", ""),
             ("tp", "Tensor-parallel degree (optional)", "number", "empty: every degree is tried"),
             ("pp", "Pipeline-parallel degree (optional)", "number", "empty: every degree is tried"),
+            ("cp", "Context-parallel degree (optional)", "number", "empty: every degree is tried"),
+            (
+                "ep",
+                "Expert-parallel degree (optional)",
+                "number",
+                "empty: every degree is tried for a mixture of experts, 1 for a dense model",
+            ),
             (
                 "training_tokens",
                 "Training tokens (optional)",
@@ -136,6 +143,8 @@ LIMITS: Mapping[str, int] = {
     "global_batch": 10**12,
     "tp": 1_000_000,
     "pp": 1_000_000,
+    "cp": 1_000_000,
+    "ep": 1_000_000,
     "head_dim": 100_000,
     "training_tokens": 10**15,
     "price": 10_000,
@@ -146,8 +155,10 @@ LIMITS: Mapping[str, int] = {
 #: The least share of peak a plan takes, in percent: below it a reader has typed a fraction (0.4 for 40%), as
 #: the command line's --share takes one, where this form reads percent.
 LEAST_SHARE = 1
-#: The optional fields: empty means "search it" (tp, pp) or "leave it out" (GPU-hours, cost).
-OPTIONAL = ("tp", "pp", "training_tokens", "price", "head_dim", "nvlink_gbyte_s", "network_gbit_s")
+#: The degrees a reader may fix: empty means "search it".
+DEGREES = ("tp", "pp", "cp", "ep")
+#: The optional fields: empty means "search it" (`DEGREES`) or "leave it out" (GPU-hours, cost).
+OPTIONAL = (*DEGREES, "training_tokens", "price", "head_dim", "nvlink_gbyte_s", "network_gbit_s")
 #: Decimal gigabits and gigabytes a second in bytes a second: a typed bandwidth times these, in the page's floats.
 GIGABIT = 1e9 / 8
 GIGABYTE = 1e9
@@ -196,7 +207,7 @@ def _messages() -> dict[str, str]:
         "degree": "{value} does not divide the {gpus} GPUs: give one of {divisors}.",
         "degree_node": "{value} does not divide a node of {per_node} GPUs: a tensor-parallel group stays on one;"
         " give one of {divisors}.",
-        "degrees": "tp × pp = {product} does not divide the {gpus} GPUs.",
+        "degrees": "{names} = {product} does not divide the {gpus} GPUs.",
         "too_many_layouts": f"That is more than {MAX_LAYOUTS:,} layouts to weigh: fix the tensor-parallel or"
         " pipeline degree, or give fewer GPUs or a global batch of fewer sequences.",
         "no_layout": "No layout keeps the rules: {message}.",
@@ -310,6 +321,8 @@ def planner_config(catalog: Catalog, default_model: str | None = None) -> dict[s
         "time_part_words": dict(planner.TIME_PART_WORDS),
         "roles": list(planner.MEMORY_ROLES),
         "top": TOP,
+        "tie_digits": planner.TIE_DIGITS,
+        "degrees": list(DEGREES),
         "max_layouts": MAX_LAYOUTS,
         "limits": dict(LIMITS),
         "least_share": LEAST_SHARE,
@@ -408,7 +421,7 @@ def read(config: Mapping[str, Any], inputs: Mapping[str, str]) -> tuple[dict[str
         problems["recipe"] = MESSAGES["pick"]
     counts = {name: _whole(text[name], name, problems) for name in ("per_node", "nodes", "sequence", "global_batch")}
     share = _decimal(text["share"], "share", problems)
-    fixed = {name: _whole(text[name], name, problems) for name in ("tp", "pp") if text[name]}
+    fixed = {name: _whole(text[name], name, problems) for name in DEGREES if text[name]}
     training_tokens = _tokens(text["training_tokens"], problems) if text["training_tokens"] else None
     price = _decimal(text["price"], "price", problems) if text["price"] else None
     links = {name: _decimal(text[name], name, problems) if text[name] else None for name in LINK_FIELDS}
@@ -417,7 +430,7 @@ def read(config: Mapping[str, Any], inputs: Mapping[str, str]) -> tuple[dict[str
     if n is not None and n > LIMITS["gpus"]:
         problems["nodes"] = MESSAGES["too_many_gpus"]
     elif n is not None:
-        for name in ("tp", "pp"):
+        for name in DEGREES:
             value = fixed.get(name)
             # A tensor-parallel group stays on a node (rule "tp-node"): only degrees that keep it are offered.
             within = math.gcd(n, per_node) if name == "tp" and per_node else n
@@ -427,10 +440,11 @@ def read(config: Mapping[str, Any], inputs: Mapping[str, str]) -> tuple[dict[str
                 problems[name] = MESSAGES["degree_node"].format(
                     value=value, per_node=per_node, divisors=_divisor_list(within)
                 )
-        if fixed.get("tp") and fixed.get("pp") and "tp" not in problems and "pp" not in problems:
-            product = fixed["tp"] * fixed["pp"]  # type: ignore[operator]
-            if n % product:
-                problems["pp"] = MESSAGES["degrees"].format(product=product, gpus=n)
+        # tp × cp × pp are a layout's model-parallel degrees (ep regroups tp·cp·dp): their product divides the GPUs.
+        given = [name for name in ("tp", "cp", "pp") if fixed.get(name) and name not in problems]
+        product = math.prod(fixed[name] or 1 for name in given)
+        if len(given) > 1 and n % product:
+            problems[given[-1]] = MESSAGES["degrees"].format(names=" × ".join(given), product=product, gpus=n)
     sequence, global_batch = counts["sequence"], counts["global_batch"]
     if sequence and global_batch and global_batch % sequence:
         problems["global_batch"] = MESSAGES["batch_sequences"].format(global_batch=global_batch, sequence=sequence)
@@ -513,20 +527,11 @@ def _number(value: Fraction | int | None) -> float | None:
     return None if value is None else float(value)
 
 
-#: The layout fields the page does not search yet (its arithmetic counts them): 1 in every layout it ranks.
-PAGE_UNPLANNED = ("cp", "ep")
-
-
-def page_layout(layout: planner.Layout) -> dict[str, Any]:
-    """A layout as the page names it: its fields but the degrees the page does not search (`PAGE_UNPLANNED`)."""
-    return {name: value for name, value in dataclasses.asdict(layout).items() if name not in PAGE_UNPLANNED}
-
-
 def plan_result(result: planner.Plan) -> dict[str, Any]:
     """One evaluated layout as the page shows it: degrees, bytes by role, time by part, rates and the reason."""
     lay, reason = result.layout, result.reason
     return {
-        "layout": page_layout(lay),
+        "layout": dataclasses.asdict(lay),
         "memory": {role: float(value) for role, value in result.memory.by_role().items()},
         "stage": result.stage,
         "capacity": result.capacity,
@@ -592,7 +597,7 @@ def evaluate(config: Mapping[str, Any], inputs: Mapping[str, str]) -> dict[str, 
                 "rule": item.rule.id,
                 "message": item.rule.message,
                 "layouts": item.count,
-                "layout": page_layout(item.layout),
+                "layout": dataclasses.asdict(item.layout),
             }
             for item in planned.invalid
         ],

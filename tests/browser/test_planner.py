@@ -245,6 +245,8 @@ def _texts(count: int, config: dict[str, Any]) -> list[dict[str, str]]:
             "recipe": rng.choice([r["id"] for r in config["recipes"]]),
             "tp": rng.choice(["", "", "1", "2", "3", "8"]),
             "pp": rng.choice(["", "", "1", "2", "4"]),
+            "cp": rng.choice(["", "", "", "1", "2", "3", "16"]),
+            "ep": rng.choice(["", "", "", "1", "2", "8"]),
             "training_tokens": rng.choice(["", "1e12", "1.5e13", "1000000", "1,000,000"]),
             "price": rng.choice(["", "2.5", "10000", "0.01"]),
         }
@@ -294,6 +296,7 @@ def test_the_page_plans_what_python_plans(tab: Page, base_url: str, planner_page
             ("megatron-1.2b", "h200", "1", "1024", "524288", "30", "", ""),
             ("llama-3-70b", "h100-sxm5", "1", "2048", "1048576", "45", "3e11", "4"),  # none fits
             ("llama-3-8b", "h100-sxm5", "2", "8192", "4202496", "50", "1e12", ""),  # 513 sequences
+            ("mixtral-8x7b", "h100-sxm5", "2", "4096", "2097152", "50", "", ""),  # ep searched too
         ]
     ] + [{**base, "model": "custom", "layers": "24", "hidden": "2048", "heads": "16", "kv_heads": "4",
           "ffn": "5632", "vocabulary": "32000", "gpu": "h100-sxm5", "per_node": "8", "nodes": "1",

@@ -47,7 +47,7 @@ def test_the_json_holds_parameters_and_layouts_best_first() -> None:
     for layout in layouts:
         assert LAYOUT_KEYS | {"tokens_per_second"} <= set(layout)
         assert set(layout["memory"]) >= ROLES and all(isinstance(v, int) for v in layout["memory"].values())
-        assert layout["tp"] * layout["pp"] * layout["dp"] == 16
+        assert layout["tp"] * layout["cp"] * layout["pp"] * layout["dp"] == 16
         parts = sum(value for role, value in layout["memory"].items() if role != "total")
         assert abs(layout["memory"]["total"] - parts) <= 5  # each of the five roles rounded to a byte
         assert layout["fits"] == (layout["memory"]["total"] <= layout["capacity"])
@@ -219,11 +219,16 @@ def test_the_header_prints_the_flops_per_token_the_links_the_steps_and_the_hidin
     assert "network connectx7-400g, 400 Gbit/s (50 GB/s) per port, 8 ports per node (one per GPU)" in out
     assert "1,000,000,000,000 tokens are 238,419 steps of 4,194,304" in out
     assert "  days  " in out.splitlines()[8]
-    # The bound's value is test_planner's; here the line says it and its margin of the 8,192-token micro-batch.
-    said = re.search(r"#1's data-parallel traffic .* above ([\d,]+) tokens .* holds 8,192, ([\d.]+) times that", out)
+    # The bound's value is test_planner's; here the line says it and its margin of #1's micro-batch on a GPU,
+    # its micro-batch of 8,192-token sequences split over its cp GPUs (the table's columns cp and mb).
+    heading = next(line.split() for line in out.splitlines() if line.lstrip().startswith("#"))
+    first = next(line.split() for line in out.splitlines() if line.lstrip().startswith("1 "))
+    row = dict(zip(heading, first, strict=False))
+    held = 8192 * int(row["mb"]) // int(row["cp"])
+    said = re.search(r"#1's data-parallel traffic .* above ([\d,]+) tokens .* holds ([\d,]+), ([\d.]+) times that", out)
     assert said, out
-    bound, margin = int(said[1].replace(",", "")), float(said[2])
-    assert abs(8192 / bound - margin) < 0.01
+    bound, holds, margin = int(said[1].replace(",", "")), int(said[2].replace(",", "")), float(said[3])
+    assert holds == held and abs(held / bound - margin) < 0.01
     small = plan("--model", "llama-3-8b", *LLAMA3_ON_16, "--gpus", "2", "--top", "1")
     assert "(1 node of 2 GPUs: --gpus 2 is fewer than --gpus-per-node 8, so one node of them)" in small.stdout
 
@@ -257,8 +262,8 @@ def test_the_json_holds_the_flops_the_steps_and_each_layouts_days_and_hiding() -
     assert document["steps"] == -(-(10**12) // 4194304)
     for layout in document["layouts"]:
         assert layout["days"] == pytest.approx(document["steps"] * layout["step_seconds"] / 86400)
-        if layout["dp"] > 1:
-            tokens = layout["micro_batch"] * 8192
+        if layout["dp"] * layout["cp"] > 1:
+            tokens = layout["micro_batch"] * 8192 / layout["cp"]
             assert layout["hiding_margin"] == pytest.approx(tokens / layout["hiding_tokens"])
             assert layout["hiding_traffic"] == {0: "allreduce", 3: "zero3"}.get(
                 layout["zero"], layout["hiding_traffic"]
@@ -269,7 +274,7 @@ def test_the_json_holds_the_flops_the_steps_and_each_layouts_days_and_hiding() -
 
 
 def test_a_batch_that_rules_out_layouts_is_said_with_the_nearest_that_divides() -> None:
-    done = plan("--model", "llama-3-8b", *LLAMA3_ON_16, "--global-batch", "4202496", "--top", "1")
+    done = plan("--model", "llama-3-8b", *LLAMA3_ON_16, "--global-batch", "4202496", "--cp", "1", "--top", "1")
     assert done.returncode == 0, done.stderr
     assert (
         "The batch: 128 layouts break a rule because a global batch of 513 sequences does not divide among"
@@ -286,9 +291,17 @@ def test_counts_take_decimal_suffixes() -> None:
     assert (assumptions["global_batch"], assumptions["training_tokens"]) == (4_194_304, 1_500_000_000_000)
 
 
-def test_fixed_context_and_expert_degrees_are_planned_and_in_the_json() -> None:
-    """Issue 29: --cp and --ep hold the degrees; without them every layout is cp = ep = 1, as the page plans."""
-    assert all((x["cp"], x["ep"]) == (1, 1) for x in llama_json()["layouts"])
+def test_context_and_expert_degrees_are_searched_or_fixed_and_in_the_json() -> None:
+    """Issue 29: --cp and --ep hold the degrees; without them both are searched, ep only for a mixture of experts,
+    and every layout planned keeps their rules (2·cp chunks of the sequence; ep dividing the experts and cp·dp)."""
+    searched = llama_json()["layouts"]
+    assert {x["cp"] for x in searched} > {1} and {x["ep"] for x in searched} == {1}
+    assert all(8192 % (2 * x["cp"]) == 0 for x in searched if x["cp"] > 1)
+    mixtral = plan("--model", "mixtral-8x7b", *LLAMA3_ON_16, "--json", "--top", "100000")
+    assert mixtral.returncode == 0, mixtral.stderr
+    experts = json.loads(mixtral.stdout)["layouts"]
+    assert {x["ep"] for x in experts} > {1}
+    assert all(8 % x["ep"] == 0 and (x["cp"] * x["dp"]) % x["ep"] == 0 for x in experts)
     done = plan("--model", "llama-3-8b", *LLAMA3_ON_16, "--cp", "2", "--json")
     assert done.returncode == 0, done.stderr
     layouts = json.loads(done.stdout)["layouts"]

@@ -590,7 +590,9 @@ def test_steps_and_days_of_a_run() -> None:
 def test_a_batch_that_rules_out_data_parallel_degrees_says_the_nearest_that_divide() -> None:
     planned = planner.plan(LLAMA3, H100, planner.Run(8192, 8192 * 513), {"tp": 1, "pp": 1, "zero": 0})
     hint = planned.batch
-    assert hint is not None and (hint.sequences, hint.ruled_out, hint.lower, hint.upper) == (513, (16,), 512, 528)
+    # 513 sequences are odd: every dp but 1 (dp = 16/cp, cp searched over 1 to 16) rules them out; 16 = lcm.
+    assert hint is not None
+    assert (hint.sequences, hint.ruled_out, hint.lower, hint.upper) == (513, (2, 4, 8, 16), 512, 528)
     assert planner.batch_hint_words(hint, 8192).endswith(
         "512 or 528 sequences (4,194,304 or 4,325,376 tokens) would divide among every degree tried"
     )
@@ -785,3 +787,17 @@ def test_mixtral_with_cp_2_and_ep_8_folds_the_experts_over_the_context_group() -
         == 0
         == _ring_exposed_by_hand(4096, 2, 1024, 4096, Fraction(989 * 10**12, 2), Fraction(450 * 10**9))
     )
+
+
+def test_plans_that_tie_in_time_and_memory_go_simpler_first_as_floats_would_rank_them() -> None:
+    """A search with cp ties exactly (context parallelism hidden, the same compute): plans are ranked by step time
+    and then memory to `TIE_DIGITS` digits, and ties by the layout (`layout_order`), so that the page, in floats,
+    ranks them as the fractions here do."""
+    assert planner.tied(Fraction(1, 3)) == planner.tied(1 / 3 + 1e-16) and planner.tied(1.0) != planner.tied(1.001)
+    fitting = [p for p in planner.plan(LLAMA3, H100, RUN).plans if p.fits]
+    keys = [
+        (planner.tied(p.step_seconds), planner.tied(p.memory.total), planner.layout_order(p.layout)) for p in fitting
+    ]
+    assert keys == sorted(keys)
+    assert any(a[:2] == b[:2] for a, b in itertools.pairwise(keys)), "no tie to order"
+    assert any(p.layout.cp > 1 for p in fitting)

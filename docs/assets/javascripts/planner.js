@@ -475,25 +475,77 @@
 
   /** `planner.layouts`: every layout to consider, with the fixed fields held. */
   function* layouts(config, request) {
-    const { hardware: hw, run, fixed } = request;
+    const { shape, hardware: hw, run, fixed } = request;
     const n = hw.per_node * hw.nodes;
     const sequences = run.global_batch % run.sequence === 0 ? run.global_batch / run.sequence : 1;
-    for (const t of "tp" in fixed ? [fixed.tp] : divisors(n)) {
-      const rest = n % t === 0 ? n / t : 1;
-      for (const p of "pp" in fixed ? [fixed.pp] : divisors(rest)) {
-        const d = n % (t * p) === 0 ? n / (t * p) : 1;
-        const perReplica = sequences % d === 0 ? sequences / d : 1;
-        for (const zero of config.constants.zero_stages) {
-          for (const sp of t > 1 ? [false, true] : [false]) {
-            for (const micro of divisors(perReplica)) {
-              for (const recompute of config.constants.recomputations) {
-                yield { tp: t, pp: p, dp: d, zero, micro_batch: micro, recompute, sequence_parallel: sp, chunks: 1 };
+    const searched = (/** @type {string} */ name, /** @type {number[]} */ degrees) =>
+      name in fixed ? [fixed[name]] : degrees;
+    for (const t of searched("tp", divisors(n))) {
+      for (const cp of searched("cp", n % t === 0 ? divisors(n / t) : [1])) {
+        const rest = n % (t * cp) === 0 ? n / (t * cp) : 1;
+        for (const p of searched("pp", divisors(rest))) {
+          const d = n % (t * cp * p) === 0 ? n / (t * cp * p) : 1;
+          const perReplica = sequences % d === 0 ? sequences / d : 1;
+          for (const ep of searched("ep", shape.experts ? divisors(cp * d) : [1])) {
+            for (const zero of config.constants.zero_stages) {
+              for (const sp of t > 1 ? [false, true] : [false]) {
+                for (const micro of divisors(perReplica)) {
+                  for (const recompute of config.constants.recomputations) {
+                    yield {
+                      tp: t,
+                      pp: p,
+                      dp: d,
+                      zero,
+                      micro_batch: micro,
+                      recompute,
+                      sequence_parallel: sp,
+                      chunks: 1,
+                      cp,
+                      ep,
+                    };
+                  }
+                }
               }
             }
           }
         }
       }
     }
+  }
+
+  /** `planner.tied`: a step's seconds or bytes to `TIE_DIGITS` significant digits, as ranking compares them. */
+  const tied = (/** @type {Json} */ config, /** @type {number} */ value) =>
+    Number(value.toPrecision(config.tie_digits));
+
+  /** `planner.layout_order`: how layouts that tie in time and memory are ordered, simpler first. */
+  function layoutOrder(config, lay) {
+    const recompute = config.constants.recomputations.indexOf(lay.recompute);
+    return [
+      lay.tp,
+      lay.cp,
+      lay.pp,
+      lay.ep,
+      lay.zero,
+      lay.sequence_parallel ? 1 : 0,
+      lay.micro_batch,
+      recompute,
+      lay.chunks,
+    ];
+  }
+
+  /** Plans in `planner._plan`'s order: by `first` and then `second` (each `tied`), then by `layoutOrder`. */
+  function rankedBy(config, plans, first, second) {
+    const key = (/** @type {Json} */ plan) => [
+      tied(config, first(plan)),
+      tied(config, second(plan)),
+      ...layoutOrder(config, plan.layout),
+    ];
+    const keyed = plans.map((plan) => ({ plan, key: key(plan) }));
+    keyed.sort((a, b) => {
+      const at = a.key.findIndex((value, i) => value !== b.key[i]);
+      return at < 0 ? 0 : a.key[at] - b.key[at];
+    });
+    return keyed.map((item) => item.plan);
   }
 
   /** `planner._reason`: why a plan sits where it does. */
@@ -503,7 +555,7 @@
       return { kind: "does-not-fit", slower_by: 0, part, extra: plan.memory.total - plan.capacity };
     }
     if (best === null || plan === best) return { kind: "fastest", slower_by: 0, part: "", extra: 0 };
-    if (plan.step_seconds === best.step_seconds) {
+    if (tied(config, plan.step_seconds) === tied(config, best.step_seconds)) {
       return { kind: "as-fast", slower_by: 0, part: "memory", extra: plan.memory.total - best.memory.total };
     }
     const extra = Object.fromEntries(config.time_parts.map((part) => [part, plan.time[part] - best.time[part]]));
@@ -566,7 +618,7 @@
     );
     const share = decimal("share");
     /** @type {Json} */
-    const fixed = Object.fromEntries(["tp", "pp"].filter((name) => text[name]).map((name) => [name, whole(name)]));
+    const fixed = Object.fromEntries(config.degrees.filter((name) => text[name]).map((name) => [name, whole(name)]));
     let trainingTokens = null;
     if (text.training_tokens) {
       const value = new RegExp(config.patterns.tokens).test(text.training_tokens)
@@ -585,7 +637,7 @@
     const n = perNode && nodes ? perNode * nodes : null;
     if (n !== null && n > config.limits.gpus) problems.nodes = m.too_many_gpus;
     else if (n !== null) {
-      for (const name of ["tp", "pp"]) {
+      for (const name of config.degrees) {
         const value = fixed[name];
         // A tensor-parallel group stays on a node (rule "tp-node"): only degrees that keep it are offered.
         const within = name === "tp" && perNode ? gcd(n, perNode) : n;
@@ -599,8 +651,11 @@
           });
         }
       }
-      if (fixed.tp && fixed.pp && !problems.tp && !problems.pp && n % (fixed.tp * fixed.pp)) {
-        problems.pp = formatted(m.degrees, { product: fixed.tp * fixed.pp, gpus: n });
+      // tp × cp × pp are a layout's model-parallel degrees (ep regroups tp·cp·dp): their product divides the GPUs.
+      const given = ["tp", "cp", "pp"].filter((name) => fixed[name] && !problems[name]);
+      const product = given.reduce((total, name) => total * fixed[name], 1);
+      if (given.length > 1 && n % product) {
+        problems[given[given.length - 1]] = formatted(m.degrees, { names: given.join(" × "), product, gpus: n });
       }
     }
     if (sequence && globalBatch && globalBatch % sequence) {
@@ -671,10 +726,20 @@
       // The lessons' message: the first rule alone (the command line adds the batch's hint).
       return { problems: { layouts: formatted(config.messages.no_layout, { message: first ? first.message : "" }) } };
     }
-    const fitting = plans.filter((p) => p.fits);
-    fitting.sort((a, b) => a.step_seconds - b.step_seconds || a.memory.total - b.memory.total);
-    const others = plans.filter((p) => !p.fits);
-    others.sort((a, b) => a.memory.total - b.memory.total || a.step_seconds - b.step_seconds);
+    const stepOf = (/** @type {Json} */ p) => p.step_seconds;
+    const bytesOf = (/** @type {Json} */ p) => p.memory.total;
+    const fitting = rankedBy(
+      config,
+      plans.filter((p) => p.fits),
+      stepOf,
+      bytesOf,
+    );
+    const others = rankedBy(
+      config,
+      plans.filter((p) => !p.fits),
+      bytesOf,
+      stepOf,
+    );
     const best = fitting.length ? fitting[0] : null;
     const ranked = [...fitting, ...others];
     const found = [...invalid.values()];
@@ -755,6 +820,7 @@
   function reasonWords(config, plan) {
     const r = plan.reason;
     if (r.kind === "fastest") return "the fastest layout that fits";
+    if (r.kind === "as-fast" && !r.extra) return "as fast as #1, with as much on its most loaded GPU";
     if (r.kind === "as-fast") return `as fast as #1, with ${grouped(r.extra / GIB, 2)} GiB more on its most loaded GPU`;
     if (r.kind === "slower") {
       return `${percent(r.slower_by)} slower than #1: +${seconds(r.extra)} s of ${config.time_part_words[r.part]}`;
@@ -806,6 +872,8 @@
   const HEADINGS = [
     ["#", "rank"],
     ["tp", "tensor-parallel degree"],
+    ["cp", "context-parallel degree"],
+    ["ep", "expert-parallel degree"],
     ["pp", "pipeline-parallel degree"],
     ["dp", "data-parallel degree"],
     ["ZeRO", "ZeRO stage"],
@@ -849,6 +917,8 @@
       const lay = plan.layout;
       const cells = [
         String(lay.tp),
+        String(lay.cp),
+        String(lay.ep),
         String(lay.pp),
         String(lay.dp),
         String(lay.zero),

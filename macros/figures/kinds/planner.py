@@ -5,7 +5,7 @@ GPUs and GPUs per node, the sequence, the global batch in sequences and the trai
 the command line fixes one (`python -m tools.plan`): dash-separated fields, each held fixed, every other searched,
 and the fastest layout that fits taken (`planner.plan`'s first):
 
-- `tp8`, `pp4`, `dp16`: the tensor, pipeline and data-parallel degrees;
+- `tp8`, `pp4`, `dp16`, `cp2`, `ep8`: the tensor, pipeline, data, context and expert-parallel degrees;
 - `z3`: the ZeRO stage (FSDP's FULL_SHARD), `mb2`: the micro-batch in sequences;
 - `none`, `selective`, `full`: the recomputation; `sp`, `nosp`: sequence parallelism on or off;
 - `v2`: an interleaved schedule of that many chunks;
@@ -42,7 +42,7 @@ MEASURES = {
     "run_seconds": "s",
 }
 #: The layout fields a degree figure may show.
-DEGREES = ("tp", "pp", "dp", "zero", "micro_batch", "microbatches", "chunks")
+DEGREES = ("tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "microbatches", "chunks")
 _RECOMPUTE_WORDS = {"none": "no recomputation", "selective": "selective recomputation", "full": "full recomputation"}
 _PART_WORDS = {
     "compute": "compute",
@@ -141,7 +141,16 @@ def fixed_fields(layout: str) -> dict[str, planner.Fixed]:
         raise ValueError(f"a layout is a name such as 'tp2-pp1-dp8-z3-mb1-none' or 'best', got {layout!r}")
     if layout == "best":
         return {}
-    prefixes = (("tp", "tp"), ("pp", "pp"), ("dp", "dp"), ("mb", "micro_batch"), ("z", "zero"), ("v", "chunks"))
+    prefixes = (
+        ("tp", "tp"),
+        ("pp", "pp"),
+        ("dp", "dp"),
+        ("cp", "cp"),
+        ("ep", "ep"),
+        ("mb", "micro_batch"),
+        ("z", "zero"),
+        ("v", "chunks"),
+    )
     fixed: dict[str, planner.Fixed] = {}
     for token in layout.split("-"):
         name: str
@@ -154,8 +163,8 @@ def fixed_fields(layout: str) -> dict[str, planner.Fixed]:
             match = next(((p, f) for p, f in prefixes if token.startswith(p) and token[len(p) :].isdigit()), None)
             if match is None:
                 raise ValueError(
-                    f"unknown layout field {token!r} in {layout!r}: use tpN, ppN, dpN, zN, mbN, vN, sp or nosp,"
-                    f" {', '.join(planner.RECOMPUTATIONS)}, or 'best' alone"
+                    f"unknown layout field {token!r} in {layout!r}: use tpN, ppN, dpN, cpN, epN, zN, mbN, vN, sp or"
+                    f" nosp, {', '.join(planner.RECOMPUTATIONS)}, or 'best' alone"
                 )
             name, value = match[1], int(token[len(match[0]) :])
         if name in fixed:
@@ -196,8 +205,9 @@ def layout_words(plan: planner.Plan) -> str:
     lay = plan.layout
     sp = ", sequence parallel" if lay.sequence_parallel else ""
     schedule = f", interleaved in {lay.chunks} chunks" if lay.chunks > 1 else ""
+    split = "".join(f", {name} = {degree}" for name, degree in (("cp", lay.cp), ("ep", lay.ep)) if degree > 1)
     return (
-        f"t = {lay.tp}, p = {lay.pp}, d = {lay.dp}, ZeRO-{lay.zero}{sp}, micro-batches of {lay.micro_batch}"
+        f"t = {lay.tp}, p = {lay.pp}, d = {lay.dp}{split}, ZeRO-{lay.zero}{sp}, micro-batches of {lay.micro_batch}"
         f" sequence{'s' if lay.micro_batch > 1 else ''}, {_RECOMPUTE_WORDS[lay.recompute]}{schedule}"
     )
 
