@@ -313,3 +313,15 @@ def test_context_and_expert_degrees_are_searched_or_fixed_and_in_the_json() -> N
     assert header.split()[:6] == ["#", "tp", "cp", "ep", "pp", "dp"]
     helped = " ".join(plan("--help").stdout.split())  # argparse wraps the help
     assert "--cp" in helped and "--ep" in helped and helped.count("searched once the page's search mirrors") == 2
+
+
+def test_a_table_piped_into_head_ends_without_a_traceback() -> None:
+    """`python -m tools.plan … | head -3` closes the pipe early: the command stops quietly."""
+    command = [sys.executable, "-m", "tools.plan", "--model", "llama-3-8b", *LLAMA3_ON_16, "--top", "100000"]
+    with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as child:
+        assert child.stdout is not None and child.stderr is not None
+        child.stdout.readline()
+        child.stdout.close()
+        error = child.stderr.read()
+        child.wait(timeout=300)
+    assert "Traceback" not in error and "BrokenPipeError" not in error, error
