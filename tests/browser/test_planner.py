@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -381,6 +382,28 @@ def test_a_typed_shape_is_planned_and_the_reader_sees_why_each_layout_ranks(
     expect(table.locator("th", has_text="cost")).to_have_count(1)
     expect(table.locator("tbody tr").first).to_contain_text("$")
     expect(status).to_contain_text("break a rule")
+
+
+def test_the_table_shows_the_context_degree_and_the_expert_degree_for_a_mixture_of_experts(
+    tab: Page, base_url: str, planner_page: str
+) -> None:
+    """Issue 29: the searched degrees are columns; a dense model's ep, always 1, is not; a fixed cp holds."""
+    with page_errors(tab) as errors:
+        tab.goto(base_url + planner_page)
+        form = tab.locator(FORM).first
+        table = form.get_by_role("status").get_by_role("table")
+        expect(table.locator("th", has_text="cp")).to_have_count(1)
+        expect(table.locator("thead th", has_text=re.compile(r"^ep$"))).to_have_count(0)
+        form.get_by_label("Context-parallel degree (optional)").fill("2")
+        form.get_by_role("button", name="Plan").click()
+        cp = [h.inner_text() for h in table.locator("thead th").all()].index("cp")
+        cells = table.locator("tbody tr").evaluate_all(f"rows => rows.map(r => r.cells[{cp}].textContent)")
+        assert cells and set(cells) == {"2"}, cells
+        form.get_by_label("Context-parallel degree (optional)").fill("")
+        form.get_by_label("Model").select_option("mixtral-8x7b")
+        form.get_by_role("button", name="Plan").click()
+        expect(table.locator("thead th", has_text=re.compile(r"^ep$"))).to_have_count(1)
+    assert errors == []
 
 
 def test_a_planner_reached_by_instant_navigation_plans(tab: Page, base_url: str, planner_page: str) -> None:

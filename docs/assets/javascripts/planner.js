@@ -893,8 +893,9 @@
   ];
 
   // Wrapped as Material wraps a page's tables, so that it scrolls in its own box with the course's shadows and
-  // its caption stays whole; the box takes the keyboard's focus, to be scrolled without a mouse.
-  function table(config, result, runWithTokens, withPrice) {
+  // its caption stays whole; the box takes the keyboard's focus, to be scrolled without a mouse. A dense model's
+  // expert-parallel degree is always 1: its column is left out.
+  function table(config, result, runWithTokens, withPrice, experts) {
     const caption = `The best ${result.plans.length} layouts, the fastest that fit first`;
     const scroll = element("div", {
       class: "md-typeset__scrollwrap",
@@ -906,7 +907,7 @@
     const node = element("table");
     node.append(element("caption", {}, caption));
     const head = node.createTHead().insertRow();
-    const headings = [...HEADINGS];
+    const headings = HEADINGS.filter(([short]) => experts || short !== "ep");
     if (runWithTokens) headings.push(["days", "wall-clock days of the run's steps at this step time"]);
     if (runWithTokens) headings.push(["GPU-hours", "for the training tokens"]);
     if (withPrice) headings.push(["cost", "at the price given"]);
@@ -918,7 +919,7 @@
       const cells = [
         String(lay.tp),
         String(lay.cp),
-        String(lay.ep),
+        ...(experts ? [String(lay.ep)] : []),
         String(lay.pp),
         String(lay.dp),
         String(lay.zero),
@@ -1006,7 +1007,13 @@
           "The activations count the fp32 logits and the dropout masks, as Korthikanti et al. count them: a model trained without dropout, as Llama is, keeps a byte per value of each layer's masks less." +
           (run.training_tokens !== null && run.price === null ? " No price given, so no cost." : ""),
       ),
-      table(config, result, run.training_tokens !== null, run.training_tokens !== null && run.price !== null),
+      table(
+        config,
+        result,
+        run.training_tokens !== null,
+        run.training_tokens !== null && run.price !== null,
+        Boolean(request.shape.experts),
+      ),
     );
     if (result.invalid.length) {
       const details = element("details", { class: "sbn-planner__invalid" });
