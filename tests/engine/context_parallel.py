@@ -15,6 +15,16 @@ case computes attention (the small ones), the blockwise result, combined by the 
 the softmax, is compared with attention over the whole sequence: the ring's c − 1 transfers are all a query
 needs. The figure's case (Llama 3 405B's long-context run, 131,072 tokens over 16 ranks, 8 of 128 heads'
 keys and values) sends blocks of its own size and skips the attention, whose s × s work is beyond this CPU.
+
+With tensor parallelism of degree t, a world of t × c ranks is laid out in Megatron-Core's order, the tensor
+rank fastest (`initialize_model_parallel`'s default, order="tp-cp-ep-dp-pp"): rank r is tensor rank r mod t
+at position r // t of its ring, its context group the c ranks r mod t, r mod t + t, …, and its tensor group
+the t ranks beside it, each a `dist.new_group`, as Megatron-Core makes them. Each rank holds its tensor
+rank's t-th of the query heads and of the key-value heads, the contiguous share Megatron-Core's `Attention`
+gives a partition of its QKV ColumnParallelLinear (`num_query_groups_per_partition =
+divide(num_query_groups, world_size)`), and rings its own key-value heads over its context group alone.
+The outputs of a tensor group, gathered by head, are compared with attention over the whole sequence and
+every head: the split is the real one, a t-th of the heads' keys and values all a rank's queries need.
 """
 
 from __future__ import annotations
@@ -27,13 +37,18 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-#: The cases a world runs, by name: (sequence s, batch b, heads, kv_heads, head_dim d, compute attention).
-CASES: dict[str, tuple[int, int, int, int, int, bool]] = {
+#: The cases a world runs, by name: (sequence s, batch b, heads, kv_heads, head_dim d, tensor t, compute attention);
+#: the heads are the layer's, split t ways, and the world is t × c ranks.
+Case = tuple[int, int, int, int, int, int, bool]
+CASES: dict[str, Case] = {
     # Llama 3 405B's long-context stage (Lesson 13): one sequence of 131,072 tokens on one GPU of its 8-way
     # tensor-parallel group, which holds 128/8 of the heads of 128 and 8/8 of the key-value heads.
-    "llama3-405b-long-context": (131072, 1, 16, 1, 128, False),
-    "small-gqa": (48, 2, 8, 2, 8, True),
-    "small-mha": (32, 1, 4, 4, 16, True),
+    "llama3-405b-long-context": (131072, 1, 16, 1, 128, 1, False),
+    "small-gqa": (48, 2, 8, 2, 8, 1, True),
+    "small-mha": (32, 1, 4, 4, 16, 1, True),
+    # Tensor parallelism beside the ring: 8 query heads and 4 key-value heads split 2 and 4 ways.
+    "small-gqa-tp2": (32, 2, 8, 4, 8, 2, True),
+    "small-gqa-tp4": (32, 2, 8, 4, 8, 4, True),
 }
 #: Every isend this rank called: (peer, bytes).
 SENT: list[tuple[int, int]] = []
@@ -48,9 +63,9 @@ def _count_sends(original: Any) -> Any:
     return counted
 
 
-def whole_sequence(case: tuple[int, int, int, int, int, bool]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def whole_sequence(case: Case) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """The same queries, keys and values of the whole sequence on every rank (seeded), in bf16."""
-    s, b, heads, kv_heads, d, _ = case
+    s, b, heads, kv_heads, d, _, _ = case
     generator = torch.Generator().manual_seed(13)
     q, k, v = (torch.randn(b, n, s, d, generator=generator).bfloat16() for n in (heads, kv_heads, kv_heads))
     return q, k, v
@@ -70,11 +85,18 @@ def _attend(q: torch.Tensor, kv: tuple[torch.Tensor, torch.Tensor], state: dict[
 
 
 def ring_forward(
-    q: torch.Tensor, kv: torch.Tensor, owner: Callable[[torch.Tensor], int], attend: bool
+    q: torch.Tensor,
+    kv: torch.Tensor,
+    owner: Callable[[torch.Tensor], int],
+    attend: bool,
+    ring: list[int],
+    group: dist.ProcessGroup,
 ) -> tuple[torch.Tensor | None, list[int]]:
-    """One layer's ring: c steps, a block sent at each but the last. The output, and whose block each step held."""
-    rank, c = dist.get_rank(), dist.get_world_size()
-    following, preceding = (rank + 1) % c, (rank - 1) % c
+    """One layer's ring over `ring`, the ranks of `group` in order: c steps, a block sent at each but the last.
+    The output, and whose block each step held."""
+    c = len(ring)
+    position = ring.index(dist.get_rank())
+    following, preceding = ring[(position + 1) % c], ring[(position - 1) % c]
     held: list[int] = []
     state = {
         "out": torch.zeros(q.shape, dtype=torch.float32),
@@ -85,7 +107,7 @@ def ring_forward(
         requests = []
         if step + 1 < c:
             incoming = torch.empty_like(kv)
-            requests = [dist.isend(kv, following), dist.irecv(incoming, preceding)]
+            requests = [dist.isend(kv, following, group), dist.irecv(incoming, preceding, group)]
         held.append(owner(kv))
         if attend:
             _attend(q, (kv[0], kv[1]), state)
@@ -96,35 +118,57 @@ def ring_forward(
     return (state["out"] / state["sum"] if attend else None), held
 
 
-def measure(case: tuple[int, int, int, int, int, bool]) -> dict[str, Any]:
+def layout(tensor: int) -> tuple[list[int], dist.ProcessGroup, dist.ProcessGroup]:
+    """This rank's context group (its ring, in order, and the group) and its tensor group, in Megatron-Core's
+    order: the tensor rank fastest. Every rank makes every group, in the same order, as `new_group` requires."""
+    rank, world = dist.get_rank(), dist.get_world_size()
+    c = world // tensor
+    rings = [[j + tensor * i for i in range(c)] for j in range(tensor)]
+    contexts = [dist.new_group(ring) for ring in rings]
+    tensors = [dist.new_group(list(range(i * tensor, (i + 1) * tensor))) for i in range(c)]
+    return rings[rank % tensor], contexts[rank % tensor], tensors[rank // tensor]
+
+
+def measure(case: Case) -> dict[str, Any]:
     """One layer's ring forward pass on this rank: what it sent, to whom, whose blocks it held, and its error."""
-    rank, c = dist.get_rank(), dist.get_world_size()
-    s, b, _, kv_heads, d, attend = case
+    rank = dist.get_rank()
+    s, b, heads, kv_heads, d, t, attend = case
+    ring, context_group, tensor_group = layout(t)
+    c, position, tensor_rank = len(ring), rank // t, rank % t
     local = s // c
     error = 0.0
     SENT.clear()
     if attend:
         q, k, v = whole_sequence(case)
+        # This rank's heads: its tensor rank's t-th of the query heads and of the key-value heads, each query
+        # head beside the key-value head it shares (grouped-query attention's groups stay whole).
+        mine_q = slice(tensor_rank * heads // t, (tensor_rank + 1) * heads // t)
+        mine_kv = slice(tensor_rank * kv_heads // t, (tensor_rank + 1) * kv_heads // t)
         blocks = [
-            torch.stack([k[:, :, i * local : (i + 1) * local], v[:, :, i * local : (i + 1) * local]]) for i in range(c)
+            torch.stack([k[:, mine_kv, i * local : (i + 1) * local], v[:, mine_kv, i * local : (i + 1) * local]])
+            for i in range(c)
         ]
 
         def owner(kv: torch.Tensor) -> int:
-            # Whose block it is: the one of the whole sequence's it equals (random values: exactly one).
+            # Whose block it is: the one of its heads' c blocks it equals (random values: exactly one; none, were
+            # it another tensor rank's heads).
             (found,) = [i for i, block in enumerate(blocks) if torch.equal(block, kv)]
             return found
 
-        mine = slice(rank * local, (rank + 1) * local)
-        out, held = ring_forward(q[:, :, mine], blocks[rank].clone(), owner, attend=True)
+        mine = slice(position * local, (position + 1) * local)
+        out, held = ring_forward(q[:, mine_q, mine], blocks[position].clone(), owner, True, ring, context_group)
+        assert out is not None
+        # The tensor group's heads, gathered: the whole layer's attention for this rank's tokens.
+        gathered = [torch.empty_like(out) for _ in range(t)]
+        dist.all_gather(gathered, out, group=tensor_group)
         expected = torch.nn.functional.scaled_dot_product_attention(
             q[:, :, mine].float(), k.float(), v.float(), enable_gqa=True
         )
-        assert out is not None
-        error = float((out - expected).abs().max())
+        error = float((torch.cat(gathered, dim=1) - expected).abs().max())
     else:
-        # Each value of a block is its owner's rank (exact in bf16): a step reads whose block it holds.
-        kv = torch.full((2, b, kv_heads, local, d), float(rank), dtype=torch.bfloat16)
-        _, held = ring_forward(torch.empty(0), kv, lambda block: int(block[0, 0, 0, 0, 0]), attend=False)
+        # Each value of a block is its owner's position in the ring (exact in bf16): a step reads whose it holds.
+        kv = torch.full((2, b, kv_heads // t, local, d), float(position), dtype=torch.bfloat16)
+        _, held = ring_forward(torch.empty(0), kv, lambda block: int(block[0, 0, 0, 0, 0]), False, ring, context_group)
     return {"sent": list(SENT), "held": held, "error": error}
 
 

@@ -32,6 +32,9 @@ import torch.distributed as dist
 CASES: dict[str, tuple[int, int, int, int]] = {
     # Mixtral 8x7B at the course's T = 4,096 per device over 8 devices (Lesson 14's figure), one expert each.
     "mixtral-8x7b/4096": (4096, 2, 4096, 8),
+    # DeepSeek-V3's hidden size, top-8 and 256 routed experts (32 a rank), at 32 tokens per rank, the fewest
+    # an exactly even routing of 8 copies over 256 experts takes (T·k a multiple of E).
+    "deepseek-v3/32": (32, 8, 7168, 256),
     # Small worlds: two experts per rank, and k of four.
     "small-k2": (12, 2, 16, 8),
     "small-k4": (8, 4, 8, 8),

@@ -6,7 +6,9 @@ tokens over 16 ranks, 8 key-value heads of 128 values, one sequence, bf16) at th
 small shapes at 2, 4 and 16 ranks, with and without grouped-query attention, whose blockwise attention is
 checked against attention over the whole sequence. Each rank's sends, counted where `isend` is called, are
 compared with the course's block and its forward count, and the blocks each step held with its
-`ring_schedule`.
+`ring_schedule`. With tensor parallelism beside the ring (t = 2 over 4 and 8 ranks, t = 4 over 8: c of 2 and
+4), each rank rings its t-th of the key-value heads over its context group, c ranks t apart in Megatron-Core's
+order, and sends what `planner.step_time` counts for it: `ring_bytes_per_layer` with a t-th of the heads.
 
 PyTorch's own ring (torch_ring.py: `_templated_ring_attention` and its backward, at 2 and 4 ranks) is
 measured too, forward and backward: forward it sends the course's c − 1 blocks; backward it sends the blocks
@@ -35,7 +37,8 @@ FIGURE = f"ring-kv-bytes/{WORKLOAD}"
 #: Which cases each world runs.
 WORLDS: dict[int, list[str]] = {
     2: ["small-gqa", "small-mha"],
-    4: ["small-gqa", "small-mha"],
+    4: ["small-gqa", "small-mha", "small-gqa-tp2"],
+    8: ["small-gqa-tp2", "small-gqa-tp4"],
     16: [WORKLOAD, "small-gqa"],
 }
 RUNS = [(size, name) for size, names in WORLDS.items() for name in names]
@@ -49,11 +52,12 @@ def world(size: int) -> list[dict[str, Any]]:
 
 
 def course_bytes(name: str, size: int, ring_pass: str) -> int:
-    """The course's bytes per layer of the case (`ring_pass` forward, or one block); the figure's for Llama 3's,
-    after checking that the case is the figure's (the workload's sequence and degree, a GPU's share of the
-    model's heads under its tensor parallelism)."""
-    s, b, heads, kv_heads, d, _ = CASES[name]
-    value = context.ring_bytes_per_layer(s, b, heads * d, heads, kv_heads, size, ring_pass)
+    """The course's bytes per layer of the case (`ring_pass` forward, or one block) on each rank, a t-th of the
+    heads over c = size/t, as `planner.step_time` counts a GPU of a tensor-parallel group; the figure's for
+    Llama 3's, after checking that the case is the figure's (the workload's sequence and degree, a GPU's share
+    of the model's heads under its tensor parallelism)."""
+    s, b, heads, kv_heads, d, t, _ = CASES[name]
+    value = context.ring_bytes_per_layer(s, b, heads * d // t, heads // t, kv_heads // t, size // t, ring_pass)
     if name == WORKLOAD:
         shape = catalog().workload(WORKLOAD).model
         assert shape.hidden and shape.heads
@@ -62,9 +66,14 @@ def course_bytes(name: str, size: int, ring_pass: str) -> int:
             catalog().quantity(WORKLOAD, "context").count,
         )
         # One GPU of the run's tensor-parallel group: Megatron-Core splits the query and key-value heads t ways.
-        t = catalog().quantity(WORKLOAD, "tensor").count
-        assert shape.kv_heads is not None
-        assert (b, heads, kv_heads, d) == (1, shape.heads // t, shape.kv_heads // t, shape.hidden // shape.heads)
+        tensor = catalog().quantity(WORKLOAD, "tensor").count
+        assert shape.kv_heads is not None and t == 1
+        assert (b, heads, kv_heads, d) == (
+            1,
+            shape.heads // tensor,
+            shape.kv_heads // tensor,
+            shape.hidden // shape.heads,
+        )
         figure = course_figure(FIGURE if ring_pass == "forward" else f"{FIGURE}/{ring_pass}")
         assert figure.value == value
     return value
@@ -72,24 +81,29 @@ def course_bytes(name: str, size: int, ring_pass: str) -> int:
 
 @pytest.mark.parametrize(("size", "name"), RUNS)
 def test_ring_blocks(size: int, name: str) -> None:
-    """Each step holds the block `ring_schedule` says, every rank meets every block, and blockwise attention is
-    attention over the whole sequence: the ring's c − 1 transfers are all its queries need."""
-    schedule = context.ring_schedule(size)
+    """Each step holds the block `ring_schedule` says, every rank meets every block of its context group, and
+    blockwise attention, its tensor group's heads gathered, is attention over the whole sequence and every head:
+    the ring's c − 1 transfers of a t-th of the heads are all its queries need."""
+    t = CASES[name][5]
+    c = size // t
+    schedule = context.ring_schedule(c)
     for rank, measured in enumerate(world(size)):
         held = measured[name]["held"]
-        assert held == [schedule[step][rank] for step in range(size)]
-        assert sorted(held) == list(range(size))
+        assert held == [schedule[step][rank // t] for step in range(c)]
+        assert sorted(held) == list(range(c))
         assert measured[name]["error"] < TOLERANCE
 
 
 @pytest.mark.parametrize(("size", "name"), RUNS)
 def test_ring_kv_bytes(record: Recorder, size: int, name: str) -> None:
-    """Each rank sends c − 1 blocks of 2(s/c)·b·h_kv values of 2 bytes per layer forward, all to the next rank."""
+    """Each rank sends c − 1 blocks of 2(s/c)·b·(h_kv/t) values of 2 bytes per layer forward, all to the next
+    rank of its context group: t ranks on, in Megatron-Core's order."""
+    t = CASES[name][5]
     block = course_bytes(name, size, "block")
     forward = course_bytes(name, size, "forward")
     for rank, measured in enumerate(world(size)):
         sent = measured[name]["sent"]
-        assert {peer for peer, _ in sent} == {(rank + 1) % size}
+        assert {peer for peer, _ in sent} == {(rank + t) % size}
         assert [nbytes for _, nbytes in sent] == [block] * (forward // block)
         assert sum(nbytes for _, nbytes in sent) == forward
     if name != WORKLOAD:
