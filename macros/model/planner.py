@@ -774,8 +774,13 @@ def hiding(
         return None
     bounds = {t: hiding_bound(shape, count, hardware, run, layout, t) for t in STAGE_TRAFFIC[layout.zero]}
     traffic = max(bounds, key=lambda name: bounds[name])
-    tokens = Fraction(layout.micro_batch * run.sequence, layout.cp)
-    return Hiding(traffic, bounds[traffic], tokens / bounds[traffic])
+    return Hiding(traffic, bounds[traffic], micro_batch_tokens(run, layout) / bounds[traffic])
+
+
+def micro_batch_tokens(run: Run, layout: Layout) -> int:
+    """The tokens of a micro-batch on one GPU, which a hiding bound is met by: its sequences, split over cp GPUs
+    (whole, since a valid cp makes 2·cp whole chunks of a sequence)."""
+    return layout.micro_batch * run.sequence // layout.cp
 
 
 def _placement_of(hardware: Hardware, tp: int, members: int) -> tuple[bool, int]:

@@ -40,6 +40,8 @@ _FLAGS = {
     "tp": "--tp",
     "pp": "--pp",
     "dp": "--dp",
+    "cp": "--cp",
+    "ep": "--ep",
     "zero": "--zero",
     "micro_batch": "--micro-batch",
     "recompute": "--recompute",

@@ -312,7 +312,7 @@ def test_context_and_expert_degrees_are_searched_or_fixed_and_in_the_json() -> N
     header = next(line for line in done.stdout.splitlines() if line.lstrip().startswith("#"))
     assert header.split()[:6] == ["#", "tp", "cp", "ep", "pp", "dp"]
     helped = " ".join(plan("--help").stdout.split())  # argparse wraps the help
-    assert "--cp" in helped and "--ep" in helped and helped.count("searched once the page's search mirrors") == 2
+    assert "--cp" in helped and "--ep" in helped and helped.count("(default: searched") == 2
 
 
 def test_a_table_piped_into_head_ends_without_a_traceback() -> None:

@@ -180,6 +180,19 @@ def test_the_hiding_margin_is_the_micro_batchs_tokens_over_the_unrounded_bound()
         assert bound - 1 < tokens / margin <= bound  # the bound is shown rounded up to whole tokens
 
 
+def test_a_context_parallel_layouts_margin_counts_its_cp_th_of_the_micro_batch_over_dp_times_cp() -> None:
+    """Each of a context group's GPUs holds a cp-th of the micro-batch's tokens, and the gradients are reduced over
+    dp × cp: the figure is the margin the planner ranks with (`Plan.hiding`), not the whole micro-batch's."""
+    layout = "tp1-pp1-dp32-cp4-z3-mb1-none"
+    shape = transformer_shape(catalog().model("llama-3-8b"))
+    hardware, run = _by_hand("llama3-8b-h100-16-nodes")
+    found = planner.evaluate(shape, hardware, run, planner.Layout(1, 1, 32, zero=3, cp=4))
+    assert isinstance(found, planner.Plan) and found.hiding is not None
+    margin = Fraction(KINDS["hiding_margin"].figure(catalog(), "llama3-8b-h100-16-nodes", layout, "zero3").value)
+    assert margin == found.hiding.margin
+    assert margin * found.hiding.tokens == 8192 // 4
+
+
 def test_beyond_the_tensor_degree_limit_the_forward_all_reduces_outlast_the_forward_compute() -> None:
     count = parameter_count(transformer_shape(catalog().model("llama-3-8b")))
     limit = KINDS["tensor_degree_limit"].figure(catalog(), WORKLOAD).value

@@ -30,7 +30,8 @@ def _hiding_bound(
         raise KeyError(f"unknown traffic {traffic!r}; known: {', '.join(TRAFFIC)}")
     plan, found = plan_of(catalog, workload, layout, share)
     lay, hardware, run = plan.layout, found.hardware, found.run
-    placed = rank_placement(lay.tp, lay.pp, lay.dp, hardware.per_node)
+    # The dense gradients' group is dp × cp: context parallelism's devices reduce them too.
+    placed = rank_placement(lay.tp, lay.pp, lay.dp * lay.cp, hardware.per_node)
     if placed.data_spans_nodes:
         # NCCL's rings share a node's ports: each carries 1/k of what a GPU sends (`cross_host_bytes_per_port`).
         bandwidth = Fraction(hardware.network_bandwidth) * placed.data_per_node
@@ -44,8 +45,9 @@ def _hiding_bound(
     # traffic is k bytes per parameter of the whole model, whatever share of them a GPU holds.
     per_token = planner.flops_per_token(found.shape, count, run.sequence, "full" if lay.recompute == "full" else "none")
     per_parameter = Fraction(per_token, count.total)
+    group = f"d = {lay.dp}" if lay.cp == 1 else f"d × cp = {lay.dp} × {lay.cp}"
     at = (
-        f"d = {lay.dp}, over {link}, at {format_quantity(run.share, '1', percent=True)} of"
+        f"{group}, over {link}, at {format_quantity(run.share, '1', percent=True)} of"
         f" {format_quantity(hardware.peak_flops, 'FLOP/s')} ({layout_words(plan)})"
     )
     if traffic == "allreduce":
@@ -73,7 +75,7 @@ def _hiding_bound(
         formula = "max(k_p ÷ f_F, (k_p + k_g) ÷ f_B) × (d − 1)/d × C·s ÷ W"
     # The bound itself is the planner's, which tools.plan prints for every layout.
     bound = planner.hiding_bound(found.shape, count, hardware, run, lay, traffic)
-    return bound, words, formula, lay.micro_batch * run.sequence, tuple(found.inputs)
+    return bound, words, formula, planner.micro_batch_tokens(run, lay), tuple(found.inputs)
 
 
 @figure_kind("hiding-tokens")

@@ -43,6 +43,18 @@ MEASURES = {
 }
 #: The layout fields a degree figure may show.
 DEGREES = ("tp", "pp", "dp", "cp", "ep", "zero", "micro_batch", "microbatches", "chunks")
+#: Each field of `plan_degree` as a reader knows it.
+_DEGREE_WORDS = {
+    "tp": "tensor-parallel degree",
+    "pp": "pipeline-parallel degree",
+    "dp": "data-parallel degree",
+    "cp": "context-parallel degree",
+    "ep": "expert-parallel degree",
+    "zero": "ZeRO stage",
+    "micro_batch": "micro-batch, in sequences",
+    "microbatches": "micro-batches a replica runs each step",
+    "chunks": "model chunks per GPU",
+}
 _RECOMPUTE_WORDS = {"none": "no recomputation", "selective": "selective recomputation", "full": "full recomputation"}
 _PART_WORDS = {
     "compute": "compute",
@@ -205,7 +217,8 @@ def layout_words(plan: planner.Plan) -> str:
     lay = plan.layout
     sp = ", sequence parallel" if lay.sequence_parallel else ""
     schedule = f", interleaved in {lay.chunks} chunks" if lay.chunks > 1 else ""
-    split = "".join(f", {name} = {degree}" for name, degree in (("cp", lay.cp), ("ep", lay.ep)) if degree > 1)
+    # c and e, as the lessons on context and expert parallelism name their degrees.
+    split = "".join(f", {name} = {degree}" for name, degree in (("c", lay.cp), ("e", lay.ep)) if degree > 1)
     return (
         f"t = {lay.tp}, p = {lay.pp}, d = {lay.dp}{split}, ZeRO-{lay.zero}{sp}, micro-batches of {lay.micro_batch}"
         f" sequence{'s' if lay.micro_batch > 1 else ''}, {_RECOMPUTE_WORDS[lay.recompute]}{schedule}"
@@ -312,8 +325,8 @@ def plan_degree(catalog: Catalog, workload: str, layout: str, field: str, share:
     lay = plan.layout
     sequences = found.run.global_batch // found.run.sequence
     value = sequences // (lay.dp * lay.micro_batch) if field == "microbatches" else getattr(lay, field)
-    words = f"{field} of the fastest layout that fits among those asked for: {layout_words(plan)}"
-    return Computed(value, "1", f"the planner's {field}", words, found.inputs)
+    words = f"{_DEGREE_WORDS[field]} of the fastest layout that fits among those asked for: {layout_words(plan)}"
+    return Computed(value, "1", f"the planner's {_DEGREE_WORDS[field]}", words, found.inputs)
 
 
 @figure_kind("plan-implied-share")
