@@ -241,6 +241,9 @@ FORMS = [
     ("24 megs", "24 megs"),
     ("24 G\u13f4", "24 GB"),
     ("24 \u0262\u0299", "24 GB"),
+    # Cherokee letters that Unicode's confusables.txt reads as a small b and a digit.
+    ("24 G\u13cf", "24 Gb"),
+    ("\u13ce GB", "4 GB"),
     ("24 \U0001d406\U0001d401", "24 GB"),
     ("24 \U0001d6a9", "24 B"),
     ("50\u066a", "50\u066a"),
