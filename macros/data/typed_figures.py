@@ -131,8 +131,9 @@ _IN_WORDS = (
     rf"(?<![\w\-]){_NUMBER_WORD}(?:[\s\-]++(?:{_NUMBER_WORD}|(?i:hundred))){{0,6}}"
     rf"(?:\s++{_SCALE}|[\s\-]++(?!(?i:flops?|second)(?![\w/]))(?:{_SIZE}|{_RATE}|{_TIME}))(?![\w])"
 )
-#: A scale word after "a", with what it counts: "a trillion tokens", "a billion parameters". Alone it is a size's
-#: round name ("exactly a trillion", of a model named for it), and "a thousand" is prose's "many".
+#: A scale word after "a", with what it counts: "a trillion tokens", "a billion parameters". Alone it is mostly a
+#: size's round name ("a model named for a trillion"), and "a thousand" is prose's "many"; where the course
+#: computes with it, it is a figure macro's, which says what it counts.
 _A_SCALE = (
     r"(?<![\w\-])(?i:an?)\s++(?i:million|billion|trillion)\s++"
     rf"(?:(?:{_MODIFIERS})\s++){{0,2}}(?:{_COUNTS}|{_SIZE}|{_RATE})(?![\w])"

@@ -283,7 +283,7 @@ NOT_FIGURES = [
     "fp32 takes four bytes, a two-byte fp16 and one byte of fp8",
     "by as much as a couple of hundred MiB",
     "eight A100 GPUs, and six second generation NVSwitches",
-    "with exactly a trillion the formula gives",
+    "a model named for a trillion",
 ]
 
 
