@@ -115,7 +115,7 @@ _PLACE = re.compile(r"@\w+")
 def _chart_texts() -> list[tuple[str, str]]:
     """Each chart with a typed figure in one of its texts and plain words in the others, and that figure (each
     its own, to find its line)."""
-    calls = []
+    calls: list[tuple[str, str]] = []
     for chart in CHARTS:
         for chosen in dict.fromkeys(_PLACE.findall(chart)):
             typed = f"{60 + len(calls)} GB"
