@@ -40,6 +40,11 @@ _FENCE = re.compile(
     r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}).*?^(?P=indent)(?P=fence)[ \t]*$", re.DOTALL | re.MULTILINE
 )
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+#: The first line of a block whose indented blocks after it are its content, not code: a list item (Python-Markdown's
+#: list processors), an admonition or a collapsible one (admonition, pymdownx.details).
+_CONTAINER = re.compile(r"[ ]{0,3}(?:[*+-]|\d+\.)[ ]+|(?:!!!|\?\?\?\+?)[ ]")
+#: How many columns indent a code block, and a container's content (Python-Markdown's `tab_length`).
+_INDENT = 4
 #: Jinja's lower-case constants, which authors write as in YAML.
 _CONSTANTS = {"true": True, "false": False, "none": None, "True": True, "False": False, "None": None}
 #: The largest number a call may write: larger than any count or size of training, small enough that
@@ -140,11 +145,59 @@ def parse_call(text: str, line: int) -> Call:
 
 
 def code_ranges(markdown: str) -> list[tuple[int, int]]:
-    """Where `markdown` holds code (fenced blocks and code spans), as ranges of its characters."""
+    """Where `markdown` holds code (fenced blocks, indented code blocks and code spans), as ranges of its
+    characters."""
     ranges = [match.span() for match in _FENCE.finditer(markdown)]
+    ranges += [span for span in _indented_code(markdown) if not any(a <= span[0] < b for a, b in ranges)]
     for match in _CODE_SPAN.finditer(markdown):
         if not any(start <= match.start() < end for start, end in ranges):
             ranges.append(match.span())
+    return ranges
+
+
+def _indented_code(markdown: str) -> list[tuple[int, int]]:
+    r"""Where `markdown` holds indented code blocks, as ranges of its characters, as Python-Markdown reads them:
+    a block (its lines between blank lines) whose first line is indented by four columns, unless it follows a
+    list item or an admonition, whose content it is (read again four columns in, where a block indented by
+    four more is code).
+
+    >>> text = "A\n\n    code\n\n!!! note\n\n    not code\n\n        code"
+    >>> [text[start:end] for start, end in _indented_code(text)]
+    ['    code\n', '        code']
+    """
+    lines = markdown.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    ranges: list[tuple[int, int]] = []
+
+    def read(first: int, end: int, indent: int) -> None:
+        """Read lines `first` to `end` as the blocks of one container, each line `indent` columns in."""
+        blocks: list[tuple[int, int]] = []
+        for number in range(first, end):
+            if not lines[number].strip():
+                continue
+            if blocks and blocks[-1][1] == number:
+                blocks[-1] = (blocks[-1][0], number + 1)
+            else:
+                blocks.append((number, number + 1))
+        content: tuple[int, int] | None = None  # the indented blocks of the container before them, so far
+        container = False
+        for start, stop in blocks:
+            text = lines[start].expandtabs(_INDENT)[indent:]
+            if text.startswith(" " * _INDENT) and (container or content is not None):
+                content = (content[0] if content else start, stop)
+                continue
+            if content is not None:
+                read(*content, indent + _INDENT)
+                content = None
+            if text.startswith(" " * _INDENT):
+                ranges.append((offsets[start], offsets[stop]))
+            container = _CONTAINER.match(text) is not None
+        if content is not None:
+            read(*content, indent + _INDENT)
+
+    read(0, len(lines), 0)
     return ranges
 
 

@@ -247,8 +247,9 @@ class Macros:
         problems |= {name: "a value, not true or false" for name, value in defaults.items() if isinstance(value, bool)}
         if problems:
             raise _first_values_refused(problems, defaults, config)
-        if self.build.page is not None:
-            self.build.add_question(id)
+        problem = self.build.add_question(id)
+        if problem:
+            raise CallError(problem)
         html = calculator_html(config, id, written, self.build.script("calculator.js"))
         return self.build.picture(html)
 
@@ -274,8 +275,9 @@ class Macros:
         problems = {name: problem for name, problem in read_planner(config, written)[0].items() if name in defaults}
         if problems:
             raise _first_values_refused(problems, defaults, config)
-        if self.build.page is not None:
-            self.build.add_question(id)
+        problem = self.build.add_question(id)
+        if problem:
+            raise CallError(problem)
         html = planner_html(config, id, written, self.build.script("planner.js"))
         return self.build.picture(html)
 

@@ -40,9 +40,9 @@ class _QuizHost:
         """A new issue about this page."""
         return self.build.issue_url(form, fields)
 
-    def add_question(self, question_id: str) -> None:
-        """Note a question id the page asks."""
-        self.build.add_question(question_id)
+    def add_question(self, question_id: str) -> str | None:
+        """Note a question id the page asks; what is wrong with it, if anything."""
+        return self.build.add_question(question_id)
 
     def script(self, name: str) -> str | None:
         """Our script `name` from this page, the first time the page asks for it."""

@@ -296,7 +296,8 @@ class Build:
         self.commit = issues.built_commit(self.config.project_dir)
         self.figure_log = FigureLog()
         self.page: PageState | None = None
-        self.question_pages: dict[str, list[str]] = {}
+        #: The page that first gave each question and rep id, so that the next to give it is told at its own line.
+        self.question_pages: dict[str, str] = {}
         #: Each lesson's question and rep ids, by lesson number, filled as the lessons are converted.
         self.lesson_items: dict[int, LessonItems] = {}
         #: Each lesson's words, read straight through, by lesson number, counted as the lessons are converted.
@@ -636,19 +637,33 @@ class Build:
             html = f'<link rel="stylesheet" href="{href}">{html}'
         return self.page.token(html)
 
-    def add_question(self, question_id: str) -> None:
-        """Note that the current page asks question (or rep) `question_id`."""
+    def add_question(self, question_id: str) -> str | None:
+        """Note that the current page asks question (or rep) `question_id`; return what is wrong with the id, if
+        anything, for the caller to tell at the line that gives it (a quiz's `id:`, a calculator's call).
+
+        One message per id. An id off this lesson's prefix is told as that (and whose it is, if another page gave
+        it) and not kept, so that the lesson whose prefix it carries is not told of it too; an id given a second
+        time is told there.
+        """
         if self.page is None:
-            return
-        self.question_pages.setdefault(question_id, []).append(self.page.src_path)
-        lesson = self.page.lesson
+            return None
+        lesson, first = self.page.lesson, self.question_pages.get(question_id)
         if lesson is not None and not question_id.startswith(lesson.prefix):
-            self.report(
-                f"the question id {question_id!r} does not start with this lesson's prefix {lesson.prefix!r}: a"
-                f" lesson's ids carry the prefix it was first published under, so write {lesson.prefix}… (or set"
+            whose = f" (docs/{first}'s)" if first is not None and first != self.page.src_path else ""
+            return (
+                f"the question id {question_id!r}{whose} does not start with this lesson's prefix {lesson.prefix!r}:"
+                f" a lesson's ids carry the prefix it was first published under, so write {lesson.prefix}… (or set"
                 " `questions:` in the front matter of a lesson that has never been published; CONTRIBUTING.md,"
                 ' "Add a quiz question")'
             )
+        if first is not None:
+            where = "this page" if first == self.page.src_path else f"docs/{first}"
+            return (
+                f"the question id {question_id!r} is already given on {where}: ids must be unique on the site, so"
+                " that progress is kept apart; give this one its own"
+            )
+        self.question_pages[question_id] = self.page.src_path
+        return None
 
     # ------------------------------------------------------- after the conversion
 
@@ -697,15 +712,9 @@ class Build:
     # ---------------------------------------------------------------- whole site
 
     def finish(self, site_dir: Path) -> None:
-        """After the last page: check that question ids are unique on the site, write figures.json, serve
-        the course's own script and style without their comments, and keep the search index's pages apart."""
+        """After the last page: write figures.json, serve the course's own script and style without their
+        comments, and keep the search index's pages apart."""
         self.page = None
-        for question_id, pages in sorted(self.question_pages.items()):
-            if len(pages) > 1:
-                self.report(
-                    f"the question id {question_id!r} is used on {', '.join(pages)}: ids must be unique on the site,"
-                    " so that progress is kept apart"
-                )
         self.figure_log.write(site_dir / "figures.json")
         log.info("figures.json: %s figures", len(self.figure_log.records()))
         strip_site_assets(self.config.docs_dir, site_dir)

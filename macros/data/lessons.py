@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -135,13 +135,24 @@ class Lesson:
     description: str | None = None
     #: The prefix of its question and rep ids, without the hyphen: `questions:` in the front matter, else l{number}.
     questions: str = ""
-    #: The front matter's line that sets the prefix (`questions:`, else `lesson:`), for messages.
-    questions_line: int | None = None
+    #: The file's line of each field of the front matter, for messages about a field that only the whole
+    #: course can check (a mission bullet, a prefix another lesson has): told at the line that sets it.
+    lines: Mapping[str, int] = field(default_factory=dict, compare=False)
 
     @property
     def prefix(self) -> str:
         """The prefix every question and rep id of this lesson starts with, hyphen included: `l8-`, `cp-`."""
         return f"{self.questions or f'l{self.number}'}-"
+
+    @property
+    def prefix_setting(self) -> str:
+        """The front matter's field that gives the prefix, as written: `questions: cp`, else `lesson: 8`."""
+        return f"questions: {self.questions}" if self.questions else f"lesson: {self.number}"
+
+    @property
+    def questions_line(self) -> int | None:
+        """The front matter's line that sets the prefix: `questions:`, else `lesson:` (the number gives it)."""
+        return self.lines.get("questions" if self.questions else "lesson")
 
 
 def read_front_matter(text: str, src_path: str = "") -> dict[str, Any]:
@@ -195,12 +206,13 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any], source: str = "") -> Le
         raise LessonError(
             f"{src_path}: `stage: {clean['stage']}` but the lesson is in {folder.group(0)}; make them agree"
         )
+    lines = _field_lines(source)
     for name in ("title", "description"):
         typed = find_in_text(clean[name] or "")
         if typed:
             raise _at(
                 src_path,
-                _key_line(source, name),
+                lines.get(name),
                 f"the front matter's {name} types {', '.join(map(repr, typed))}; "
                 "titles and descriptions show no figures, since they cannot carry a computed one",
             )
@@ -230,6 +242,7 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any], source: str = "") -> Le
         also_serves=clean["also_serves"],
         description=clean["description"],
         questions=questions,
+        lines=lines,
     )
 
 
@@ -278,17 +291,19 @@ def index_lessons(docs_dir: Path) -> LessonIndex:
         lesson = parse_lesson(src_path, read_front_matter(source, src_path), source)
         if lesson is None:
             continue
-        lesson = replace(lesson, questions_line=_key_line(source, "questions" if lesson.questions else "lesson"))
         if lesson.number in lessons:
             raise LessonError(f"{src_path}: Lesson {lesson.number} is already {lessons[lesson.number].src_path}")
         taken = next((other for other in lessons.values() if other.prefix == lesson.prefix), None)
         if taken is not None:
+            # Either lesson may be the one to change (the build cannot know which was published first), so both
+            # are named at the line that gives each the prefix.
             raise _at(
                 f"docs/{src_path}",
                 lesson.questions_line,
-                f"the question ids' prefix {lesson.prefix!r} is already docs/{taken.src_path}'s: the lesson first"
-                " published under it keeps it, and the other takes `questions:` with a prefix no lesson has used,"
-                ' like its topic\'s short name (CONTRIBUTING.md, "Add a quiz question")',
+                f"`{lesson.prefix_setting}` gives the question ids' prefix {lesson.prefix!r}, which"
+                f" docs/{taken.src_path}:{taken.questions_line} gives too (`{taken.prefix_setting}`): the lesson"
+                " first published under it keeps it, and the other takes `questions:` with a prefix no lesson has"
+                ' used, like its topic\'s short name (CONTRIBUTING.md, "Add a quiz question")',
             )
         lessons[lesson.number] = lesson
     for lesson in lessons.values():
@@ -301,12 +316,14 @@ def index_lessons(docs_dir: Path) -> LessonIndex:
     return LessonIndex(lessons)
 
 
-def _key_line(source: str, key: str) -> int | None:
-    """The line of the file `source` where its front matter sets `key`, or None."""
+def _field_lines(source: str) -> dict[str, int]:
+    """The line of the file `source` where its front matter sets each field (YAML refuses a field set twice)."""
+    lines: dict[str, int] = {}
     for number, line in enumerate(source.splitlines()[: front_matter_lines(source)], start=1):
-        if line.startswith(f"{key}:"):
-            return number
-    return None
+        name, colon, _ = line.partition(":")
+        if colon and name and not name[0].isspace():
+            lines.setdefault(name, number)
+    return lines
 
 
 def _check_acyclic(lessons: Mapping[int, Lesson]) -> None:
@@ -395,9 +412,15 @@ def check_mission_link(lesson: Lesson, markdown: str, bullets: tuple[str, ...], 
     Raises:
         LessonError: the bullet does not exist, or the line does not quote it or name its place.
     """
-    for number in (lesson.mission, *lesson.also_serves):
-        if not 1 <= number <= len(bullets):
-            raise _at(lesson.src_path, None, f"mission bullet {number} does not exist; there are {len(bullets)}")
+    for name, numbers in (("mission", (lesson.mission,)), ("also_serves", lesson.also_serves)):
+        for number in numbers:
+            if not 1 <= number <= len(bullets):
+                raise _at(
+                    lesson.src_path,
+                    lesson.lines.get(name),
+                    f"`{name}:` names mission bullet {number}, which does not exist: the mission (the home page's"
+                    f" list) has {len(bullets)}; name one from 1 to {len(bullets)}",
+                )
     number, line = next((n, line) for n, line in enumerate(markdown.splitlines()) if line.startswith(SECTIONS[0][1]))
     at = first_line + number
     # The home page's list ends each bullet with a full stop; a quote may leave it off.

@@ -6,8 +6,8 @@ words. So that no check is fooled by a look-alike (a typed figure hiding from
 the typed-figure check, two quiz options a reader cannot tell apart), every
 reader that compares text as a person reads it goes through `as_read`: the
 invisible characters dropped (`invisible`), the combining marks that join no
-letter into one (an underline "2̲4̲") dropped, and the Greek and Cyrillic letters
-that look like Latin ones read as those.
+letter into one (an underline "2̲4̲") dropped, and the Greek, Cyrillic and Cherokee
+letters and Latin small capitals that look like Latin ones read as those.
 """
 
 from __future__ import annotations
@@ -16,6 +16,19 @@ import unicodedata
 
 from .invisible import visible
 
+#: Latin small capitals ("ɢʙ"), read as Unicode's confusables.txt reads them where it gives one a Latin letter
+#: (UTS #39, version 14.0.0 of 2021-05-29: "ᴄ" as "c", "ᴡ" as "w", drawn as the small letters are), and elsewhere
+#: as the capitals their names say they are drawn as, smaller ("ɢ" as "G"), which confusables.txt leaves letters
+#: of their own or reads as other look-alikes ("ᴋ" as the kra, "ĸ"). Every small capital Unicode names so.
+_SMALL_CAPITALS = {
+    **{
+        chr(code): name[-1]
+        for block in (range(0x0250, 0x02B0), range(0x1D00, 0x1D2C), range(0xA720, 0xA800))
+        for code in block
+        if (name := unicodedata.name(chr(code), "")).startswith("LATIN LETTER SMALL CAPITAL ") and len(name) == 28
+    },
+    **dict(zip("ɪʏᴄᴏᴜᴠᴡᴢꜱ", "iycouvwzs", strict=True)),
+}
 #: Greek and Cyrillic letters drawn as a Latin letter is in the fonts a page uses, and that Latin letter. Only
 #: letters that look the same: a Greek μ (micro, a unit's prefix), α or β, and Cyrillic letters such as Г or Б,
 #: are letters of their own to a reader.
@@ -29,15 +42,13 @@ CONFUSABLES = str.maketrans(
         **dict(zip("АВСЕНІЈКМОРЅТХУҮԚԜ", "ABCEHIJKMOPSTXYYQW", strict=True)),
         # Cyrillic small letters.
         **dict(zip("асеіјорѕхуүһԁԛԝ", "aceijopsxyyhdqw", strict=True)),
-        # Cherokee capitals (Unicode's confusables: "Ᏼ" is drawn as "B").
-        **dict(zip("ᎪᏴᏟᎠᎬᏀᎻᎫᏦᏞᎷᏢᎡᏚᎢᏙᎳᏃ", "ABCDEGHJKLMPRSTVWZ", strict=True)),
-        # Latin small capitals ("ɢʙ"), which a reader reads as the capitals they are drawn as, smaller: every one
-        # Unicode names so.
-        **{
-            chr(code): name[-1]
-            for code in range(0x0250, 0x1D2C)
-            if (name := unicodedata.name(chr(code), "")).startswith("LATIN LETTER SMALL CAPITAL ") and len(name) == 28
-        },
+        # Cherokee letters, each as confusables.txt (version 14.0.0, as above) reads it: every one it gives one
+        # Latin letter or digit ("Ꮟ" is "b", "Ꮞ" is "4"), and the small letters it reads as Latin small capitals,
+        # read as those are.
+        **dict(zip("ᎠᎡᎢᎥᎩᎪᎫᎬᎳᎷᎻᎽᏀᏂᏃᏎᏏᏒᏔᏕᏙᏚᏞᏟᏢᏦᏧᏮᏳᏴ", "DRTiYAJEWMHYGhZ4bRWSVSLCPKd6GB", strict=True)),
+        **dict(zip("ꭵꮁꮃꮓꮩꮪꮯ", "irwzvsc", strict=True)),
+        **{letter: _SMALL_CAPITALS[small] for letter, small in zip("ᏻᏼꭰꭱꭲꭺꭻꭼꮋꮐꮢꮮꮲ", "ɢʙᴅʀᴛᴀᴊᴇʜɢʀʟᴘ", strict=True)},
+        **_SMALL_CAPITALS,
     }
 )
 #: The compatibility forms that are a letter or digit in another font or width: mathematical alphanumerics

@@ -131,8 +131,9 @@ _IN_WORDS = (
     rf"(?<![\w\-]){_NUMBER_WORD}(?:[\s\-]++(?:{_NUMBER_WORD}|(?i:hundred))){{0,6}}"
     rf"(?:\s++{_SCALE}|[\s\-]++(?!(?i:flops?|second)(?![\w/]))(?:{_SIZE}|{_RATE}|{_TIME}))(?![\w])"
 )
-#: A scale word after "a", with what it counts: "a trillion tokens", "a billion parameters". Alone it is a size's
-#: round name ("exactly a trillion", of a model named for it), and "a thousand" is prose's "many".
+#: A scale word after "a", with what it counts: "a trillion tokens", "a billion parameters". Alone it is mostly a
+#: size's round name ("a model named for a trillion"), and "a thousand" is prose's "many"; where the course
+#: computes with it, it is a figure macro's, which says what it counts.
 _A_SCALE = (
     r"(?<![\w\-])(?i:an?)\s++(?i:million|billion|trillion)\s++"
     rf"(?:(?:{_MODIFIERS})\s++){{0,2}}(?:{_COUNTS}|{_SIZE}|{_RATE})(?![\w])"
@@ -178,19 +179,24 @@ class TypedFigure:
     where: str
 
 
-#: What a page's HTML is made of, taken in order: a comment, a declaration, or a tag with its attributes
-#: and, for `<br/>`, its closing slash; the text between them is the page's words. As html.parser and
-#: browsers read a tag, a quote opens a value only after "=" (a quoted value may hold ">"), and an
-#: unquoted value runs to a space or ">", slashes and quotes included.
+#: What a page's HTML is made of, each piece matched where a "<" starts it: a comment, a declaration, or a tag
+#: with its attributes and, for `<br/>`, its closing slash; the text between them is the page's words. As
+#: html.parser and browsers read a tag, its name runs to a space, a slash or ">", a quote opens a value only
+#: after "=" (a quoted value may hold ">"), and an unquoted value runs to a space or ">", slashes and quotes
+#: included.
 _MARKUP = re.compile(
     # A comment as the HTML standard ends it: "<!-->" and "<!--->" are whole, "--!>" ends one as "-->" does.
     r"<!--(?:-?>|.*?--!?>|.*\Z)|<![^>]*>|<\?[^>]*>"
-    r"|<(?P<end>/)?(?P<tag>[a-zA-Z][^\s/>]*)"
-    # A value is taken whole (`(?>…)`), as a browser reads it once: "=" after "=" could otherwise end one value or
-    # start the next, 2^n readings of n of them tried before a tag that never closes is given up.
-    r"(?P<attributes>(?:[^>=/]|/(?!\s*>)|=(?>\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]*)))*)(?P<closed>/)?\s*>",
+    # The name and the attributes are each read once (`*+`, `(?>…)`), as a browser reads them: a name that gave
+    # back its letters to the attributes, or "=" after "=" that could end one value or start the next, were
+    # readings tried one after another before a tag that never closes was given up (cubic on "<a" * 800).
+    r"|<(?P<end>/)?(?P<tag>[a-zA-Z][^\s/>]*+)"
+    r"(?P<attributes>(?:[^>=/]|/(?!\s*>)|=(?>\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]*)))*+)(?P<closed>/)?\s*>",
     re.DOTALL,
 )
+#: The start of a tag, a declaration or a processing instruction: what a browser reads up to a ">". One that
+#: `_MARKUP` does not match runs to the end of the HTML, where a browser drops it with everything after it.
+_OPENS_MARKUP = re.compile(r"<(?:/?[a-zA-Z]|[!?])")
 _ATTRIBUTE = re.compile(r"""([^\s/>=][^\s/>=]*)(?:\s*=+\s*(?:"([^"]*)"|'([^']*)'|(?!["'])([^\s>]*)))?""")
 #: Elements whose content is raw text up to their end tag, as browsers read them, and that end tag.
 _RAW_TEXT_END = {tag: re.compile(f"</{tag}\\s*>", re.IGNORECASE) for tag in ("script", "style")}
@@ -244,8 +250,16 @@ class _Finder:
         self._judged_chunks: list[str] = []
 
     def feed(self, html: str) -> None:
-        position = 0
-        while (match := _MARKUP.search(html, position)) is not None:
+        # Each "<" is tried once, where it stands (a search would try every later one each time: quadratic on
+        # thousands of them that never close); the text between two pieces of markup is read as it is.
+        position, end, start = 0, len(html), -1
+        while (start := html.find("<", max(position, start + 1))) != -1:
+            match = _MARKUP.match(html, start)
+            if match is None:
+                if _OPENS_MARKUP.match(html, start):
+                    end = start
+                    break
+                continue
             self._text(html[position : match.start()])
             position = match.end()
             tag = (match.group("tag") or "").lower()
@@ -258,9 +272,9 @@ class _Finder:
             if match.group("closed") and tag not in _VOID:
                 self._end(tag)
             if tag in _RAW_TEXT_END:  # its content is never markup, nor read as text
-                end = _RAW_TEXT_END[tag].search(html, position)
-                position = end.start() if end else len(html)
-        self._text(html[position:])
+                raw_end = _RAW_TEXT_END[tag].search(html, position)
+                position = raw_end.start() if raw_end else len(html)
+        self._text(html[position:end])
         self._flush()
 
     def _text(self, text: str) -> None:

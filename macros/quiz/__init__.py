@@ -77,8 +77,8 @@ class StandaloneHost:
     def report(self, message: str, near: Sequence[str]) -> None:
         raise QuizError(message)
 
-    def add_question(self, question_id: str) -> None:
-        pass  # one page alone has no site to keep ids unique in
+    def add_question(self, question_id: str) -> str | None:
+        return None  # one page alone has no site to keep ids unique in
 
     def script(self, name: str) -> str | None:
         return f"assets/javascripts/{name}"

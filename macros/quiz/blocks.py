@@ -44,8 +44,9 @@ class QuizHost(Protocol):
         (a quiz's id line, then the header of each of its parts up to this one, or the option refused); where one
         is not found, the line of the one before."""
 
-    def add_question(self, question_id: str) -> None:
-        """Note a question or rep id the page asks, so that the site can check ids are unique."""
+    def add_question(self, question_id: str) -> str | None:
+        """Note a question or rep id the page asks, so that the site can check ids are unique; what is wrong with
+        the id (another page's, off the lesson's prefix), for the block to tell at its line, or None."""
 
     def script(self, name: str) -> str | None:
         """The address of our script `name` (such as answers.js) from the page, or None where the page has it."""
@@ -169,7 +170,7 @@ class QuizBlock(CourseBlock):
             self.occurrence = self.claim_id(quiz_id)
             if self.occurrence > 1:
                 # Told here, once, at this quiz's own id line: past this point the page would hold two forms of
-                # one id and the site a question "used on" this page twice, neither at a line.
+                # one id (and the site, `add_question`, would tell it again).
                 self.fail(f"the id {quiz_id} is already a question of this page: give this one its own id")
         return valid
 
@@ -182,7 +183,9 @@ class QuizBlock(CourseBlock):
 
     def create(self, parent: etree.Element) -> etree.Element:
         quiz_id, kind = self.options["id"], self.options["kind"]
-        self.host.add_question(quiz_id)
+        problem = self.host.add_question(quiz_id)
+        if problem:  # at the quiz's id line; the box then stands for the quiz (`on_end`)
+            self.fail(problem)
         form = etree.SubElement(
             parent,
             "form",
@@ -389,7 +392,7 @@ class ChecklistBlock(CourseBlock):
     def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
         valid = super()._validate(parent, arg, **options)
         # Told here, at the `items` line, once: past this point the id would give the page two checkboxes of one
-        # id and the site a question "used on" this page twice, neither at a line.
+        # id (and the site, `add_question`, would tell it again).
         items = self.options.get("items") or []
         twice = sorted({item for item in items if items.count(item) > 1})
         if twice:
@@ -402,7 +405,9 @@ class ChecklistBlock(CourseBlock):
 
     def create(self, parent: etree.Element) -> etree.Element:
         for item_id in self.options["items"]:
-            self.host.add_question(item_id)
+            problem = self.host.add_question(item_id)
+            if problem:
+                self.fail(problem, "items")
         fieldset = etree.SubElement(parent, "fieldset", {"class": "sbn-checklist"})
         legend = etree.SubElement(fieldset, "legend")
         legend.text = self.argument

@@ -399,8 +399,8 @@ def test_a_bad_catalog_value_fails_the_build_naming_file_and_key(
 
 
 #: A lesson broken as an author might break it: the lesson, the text replaced, the line its message is at
-#: (the text there after the edit; None: the file), and the message. Each in a lesson of its own, so that
-#: one copy shows them all.
+#: (the last that holds this text after the edit; None: the file), and the message. Each in a lesson of its
+#: own, so that one copy shows them all.
 MALFORMED_LESSONS = [
     (7, "## Practice\n", "## Exercises\n", None, "missing the 'Practice' section; start it with a line `## Practice`"),
     (
@@ -410,13 +410,30 @@ MALFORMED_LESSONS = [
         "**Mission link:**",
         "must quote bullet 4 word for word",
     ),
-    (6, "mission: 2", "mission: 9", None, "mission bullet 9 does not exist; there are 6"),
+    (6, "mission: 2", "mission: 9", "mission: 9", "`mission:` names mission bullet 9, which does not exist"),
     (
         7,
         "id: l7-practice-1\n",
         "id: cp-practice-1\n",
-        None,
+        "id: cp-practice-1",
         "the question id 'cp-practice-1' does not start with this lesson's prefix 'l7-'",
+    ),
+    # Another lesson's id (a calculator's or a planner's ids are question ids too: their readers' stored inputs):
+    # told once, where it is given the second time, as off this lesson's prefix, and whose it is.
+    (
+        9,
+        '{{ calculator("l9-calculator"',
+        '{{ calculator("l8-calculator"',
+        '{{ calculator("l8-calculator"',
+        "the question id 'l8-calculator' (docs/stage-4/lesson-08-why-data-parallelism-alone-runs-out-of-memory.md's)"
+        " does not start with this lesson's prefix 'l9-'",
+    ),
+    (
+        10,
+        "\n## Practice\n",
+        '\n{{ planner("l10-planner") }}\n\n{{ planner("l10-planner") }}\n\n## Practice\n',
+        '{{ planner("l10-planner") }}',
+        "the question id 'l10-planner' is already given on this page",
     ),
 ]
 
@@ -435,7 +452,13 @@ def test_a_malformed_lesson_fails_the_build(
 ) -> None:
     copy, built = malformed_lessons
     source = lesson_file(number)
-    fails_with(built, f"{source}:{line_of(copy / source, at)}" if at else source, message)
+    lines = (copy / source).read_text(encoding="utf-8").splitlines()
+    fails_with(
+        built, f"{source}:{max(n for n, text in enumerate(lines, start=1) if at in text)}" if at else source, message
+    )
+    # Nothing else is said of it: an id is named in one message only.
+    named = message.split("'")[1] if "question id" in message else message
+    assert len([said for said in built.messages if named in said]) == 1, built.output
 
 
 @pytest.mark.parametrize(
@@ -553,10 +576,13 @@ def test_a_quiz_left_open_fails_the_build(course_copy: Path) -> None:
 
 
 def test_a_question_id_used_on_two_pages_fails_the_build(course_copy: Path, edit: Edit) -> None:
+    """Lesson 7 takes Lesson 8's id: told at Lesson 7's line only, as the lesson's id off its prefix; Lesson 8,
+    where it is given the second time, is not the one to change."""
     edit(course_copy / LESSON_7, "id: l7-warmup-1", "id: l8-warmup-1")
-    fails_with(
-        build_copy(course_copy), "docs", f"the question id 'l8-warmup-1' is used on {LESSON_7.removeprefix('docs/')}"
-    )
+    built = build_copy(course_copy)
+    at = f"{LESSON_7}:{line_of(course_copy / LESSON_7, 'id: l8-warmup-1')}"
+    fails_with(built, at, "the question id 'l8-warmup-1' does not start with this lesson's prefix 'l7-'")
+    assert len([said for said in built.messages if "l8-warmup-1" in said]) == 1, built.output
 
 
 def test_issue_link_outside_a_lesson_fails_with_a_clear_message(course_copy: Path, edit: Edit) -> None:

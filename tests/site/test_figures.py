@@ -119,3 +119,10 @@ def test_every_lesson_of_the_engine_stages_shows_a_figure_the_engine_tier_measur
 def course_lessons() -> dict[int, Lesson]:
     """The course's lessons by number, as the build indexes them."""
     return dict(index_lessons(course().docs_dir).lessons)
+
+
+def test_a_size_a_shown_time_is_computed_from_is_a_figure(records: list[FigureRecord]) -> None:
+    """Lesson 3 typed "with exactly a trillion the formula gives …", the size its nominal training time is computed
+    from (issue 25): it is the catalog's, shown as a figure."""
+    page = course_lessons()[3].src_path
+    assert (page, "catalog/megatron-1t-nominal/parameters") in {(record["page"], record["id"]) for record in records}

@@ -10,6 +10,7 @@ at its own line, found in the broken file itself.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,48 @@ def test_a_pages_description_is_checked_on_every_page(shown: tuple[Path, Built])
     copy, built = shown
     line = line_of(copy / "docs/glossary.md", "description:")
     fails_with(built, f"docs/glossary.md:{line}", "the front matter's description types '24 GB'")
+
+
+#: A call of each chart layout, with a place `@…` for each text its author writes: the caption, the axes' titles,
+#: labels (of x's values, a series, a stack, a reference line, a mark, a figure beside a bar), a reference line's
+#: own label and a range chart's spans.
+CHARTS = (
+    '{{ chart("bytes_per_parameter", x={"recipe": ["mixed-adam"]}, stack={"state": ["fp16_parameters",'
+    ' "fp32_parameters"]}, lines=["v100-32gb"], labels={"mixed-adam": "@bar", "fp32_parameters": "@stack",'
+    ' "v100-32gb": "@line"}, x_title="@x_title", y_title="@y_title", caption="@caption") }}',
+    '{{ chart("format_value", x={"fmt": ["fp32", "bf16"]}, ranges={"quantity": ["min_subnormal", "min_normal",'
+    ' "max_normal"]}, beside={"quantity": "epsilon"}, segments=["@segment", "normals"], labels={"bf16": "@bar",'
+    ' "epsilon": "@beside", "min_normal": "@range"}, x_title="@x_title", caption="@caption") }}',
+    '{{ chart("ring_bytes", x={"devices": [2, 4]}, series={"precision": ["fp32"]}, fixed={"entry": "gpt2-1.5b"},'
+    ' lines=[{"kind": "ring_bytes_limit", "args": ["gpt2-1.5b", "fp32"], "label": "@line"}, "v100-32gb"],'
+    ' labels={"fp32": "@series", "v100-32gb": "@catalog_line"}, x_title="@x_title", y_title="@y_title",'
+    ' caption="@caption") }}',
+)
+_PLACE = re.compile(r"@\w+")
+
+
+def _chart_texts() -> list[tuple[str, str]]:
+    """Each chart with a typed figure in one of its texts and plain words in the others, and that figure (each
+    its own, to find its line)."""
+    calls: list[tuple[str, str]] = []
+    for chart in CHARTS:
+        for chosen in dict.fromkeys(_PLACE.findall(chart)):
+            typed = f"{60 + len(calls)} GB"
+            calls.append((_PLACE.sub("words", chart.replace(f'"{chosen}"', f'"{typed}"')), typed))
+    return calls
+
+
+CHART_TEXTS = _chart_texts()
+
+
+@pytest.fixture(scope="module")
+def chart_texts(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    return _lesson_8_with([call for call, _ in CHART_TEXTS], tmp_path_factory)
+
+
+@pytest.mark.parametrize(("call", "typed"), CHART_TEXTS)
+def test_a_typed_figure_in_any_charts_text_is_told_at_its_call(
+    chart_texts: tuple[Path, Built], call: str, typed: str
+) -> None:
+    path, built = chart_texts
+    fails_with(built, f"{LESSON_8}:{line_of(path, typed)}", f"{typed!r} in the text of what it shows is a typed figure")

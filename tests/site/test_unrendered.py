@@ -26,12 +26,16 @@ UNREAD = [
         "'\\\\(y = 2x\\\\)' is MathJax's inline math: the site does not enable MathJax",
         "\\(y = 2x\\)",
     ),
+    # An admonition's body is indented, and not code.
+    ("!!! note\n\n    Inside, \\(w\\) too.", "'\\\\(w\\\\)' is MathJax's inline math", "Inside, \\(w\\)"),
 ]
+#: MathJax's inline math in an indented code block, which shows it as written: no problem.
+MATH_IN_CODE = "A paragraph.\n\n    \\(z\\) in an indented code block"
 
 
 @pytest.fixture(scope="module")
 def unread(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
-    return _lesson_8_with([block for block, *_ in UNREAD], tmp_path_factory)
+    return _lesson_8_with([block for block, *_ in UNREAD] + [MATH_IN_CODE], tmp_path_factory)
 
 
 @pytest.mark.parametrize(("block", "message", "marker"), UNREAD)
@@ -40,3 +44,8 @@ def test_markdown_the_site_does_not_read_fails_at_its_line(
 ) -> None:
     path, built = unread
     fails_with(built, f"{LESSON_8}:{line_of(path, marker)}", message)
+
+
+def test_math_in_an_indented_code_block_is_code(unread: tuple[Path, Built]) -> None:
+    path, built = unread
+    assert not [said for said in built.messages if f"{LESSON_8}:{line_of(path, '(z')}" in said], built.output

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from macros.build.calls import CallError, parse_call, render_calls
+from macros.build.calls import CallError, code_ranges, parse_call, render_calls
 
 
 def _macros() -> dict[str, object]:
@@ -56,6 +58,7 @@ def test_a_problem_names_the_files_own_line_after_the_front_matter() -> None:
         ("{% if x %}y{% endif %}", "a page holds macro calls only"),
         ('`{{ value("a", "b") }}`', "is inside code, where it would show as raw HTML"),
         ('```\n{{ value("a", "b") }}\n```', "is inside code, where it would show as raw HTML"),
+        ('A paragraph.\n\n    {{ value("a", "b") }}', "is inside code, where it would show as raw HTML"),
         # Given twice, an argument or a key would keep its last value in silence (issue 25, round 5).
         ('{{ value("a", "b", digits=1, digits=4) }}', "digits is given twice; give it once"),
         ('{{ value("a", "b", rows={"entry": ["x"], "entry": ["y"]}) }}', "the key 'entry' is given twice"),
@@ -66,6 +69,32 @@ def test_what_is_not_a_plain_call_is_refused_with_the_fix(markdown: str, message
     text, problems = render(markdown)
     assert len(problems) >= 1 and message in problems[0][1], problems
     assert "{{" not in text and "{%" not in text
+
+
+#: Markdown with its indented code marked [like this], as Python-Markdown reads it: a block indented by four
+#: columns after a blank line, but not the content of a list item or an admonition, whose own code is indented
+#: four columns more.
+INDENTED = [
+    "A paragraph.\n\n[    x = 1\n    y = 2\n]\nMore.",
+    "[    x\n]",
+    "A paragraph.\n\n[\tx = 1\n]",
+    "!!! note\n    Its first line.\n\n    Its second paragraph.\n\n[        code\n]\nAfter.",
+    '??? tip "A title"\n\n    Inside.\n\n[        code\n]',
+    "- an item\n\n    its second paragraph\n\n- another\n\n    - nested\n\n        nested's paragraph",
+    "1. a step\n\n    its detail\n\nA paragraph.\n\n[    code again\n]",
+    "A paragraph\n    running on, indented.",
+]
+
+
+@pytest.mark.parametrize("marked", INDENTED)
+def test_indented_code_is_found_as_python_markdown_reads_it(marked: str) -> None:
+    markdown = marked.replace("[", "").replace("]", "")
+    # Each mark's place in the text without the marks: two characters fewer for each mark before it.
+    expected = [
+        (match.start() - 2 * index, match.end() - 2 * index - 2)
+        for index, match in enumerate(re.finditer(r"\[([^\]]*)\]", marked))
+    ]
+    assert code_ranges(markdown) == expected
 
 
 def test_text_without_calls_is_left_alone() -> None:

@@ -473,9 +473,37 @@ def test_a_range_chart_writes_a_figure_beside_each_bar_and_names_its_spans() -> 
         ({"segments": ["subnormals"]}, "names the 2 spans"),
         ({"base": 3}, "base= is 2 or 10"),
         ({"beside": {"digits": 2}}, "beside= maps one parameter"),
-        ({"series": {"fmt": ["fp16"]}}, "takes no stack=, series="),
+        ({"series": {"fmt": ["fp16"]}}, "takes no series="),
     ],
 )
 def test_a_wrong_range_chart_is_refused_with_the_fix(change: dict[str, Any], message: str) -> None:
     with pytest.raises(ChartError, match=message):
         chart("format_value", **{**RANGES, **change})
+
+
+LINE = dict(x={"parameters": [10**9, 2 * 10**9]}, caption="States")
+
+
+@pytest.mark.parametrize(
+    ("kind", "layout", "message"),
+    [
+        # A range chart draws no y axis: its y_title was dropped without a word, its text never read.
+        (
+            "format_value",
+            {**RANGES, "y_title": "80 GB"},
+            r"a range chart \(ranges=\) takes no y_title=: its options are x, caption, fixed, labels, x_title, ranges,",
+        ),
+        ("format_value", {**RANGES, "x_unit": "B", "log_x": True}, r"takes no log_x=, x_unit=:"),
+        ("layout", {**STEP, "x_unit": "B", "segments": ["80 GB"]}, r"a stacked bar chart \(stack=\) takes no x_unit=,"),
+        (
+            "layout",
+            {**STEP, "marks": ["gpt-3"], "log_y": True},
+            r"stacked bar chart \(stack=\) takes no marks=, log_y=",
+        ),
+        ("device_states", {**LINE, "segments": ["80 GB"]}, r"a line chart takes no segments=: its options are"),
+        ("device_states", {**LINE, "beside": {"quantity": "x"}, "base": 2}, r"line chart takes no beside=, base="),
+    ],
+)
+def test_an_option_the_layout_does_not_draw_is_refused(kind: str, layout: dict[str, Any], message: str) -> None:
+    with pytest.raises(ChartError, match=message):
+        chart(kind, **layout)

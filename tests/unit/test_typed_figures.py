@@ -241,6 +241,9 @@ FORMS = [
     ("24 megs", "24 megs"),
     ("24 G\u13f4", "24 GB"),
     ("24 \u0262\u0299", "24 GB"),
+    # Cherokee letters that Unicode's confusables.txt reads as a small b and a digit.
+    ("24 G\u13cf", "24 Gb"),
+    ("\u13ce GB", "4 GB"),
     ("24 \U0001d406\U0001d401", "24 GB"),
     ("24 \U0001d6a9", "24 B"),
     ("50\u066a", "50\u066a"),
@@ -280,7 +283,7 @@ NOT_FIGURES = [
     "fp32 takes four bytes, a two-byte fp16 and one byte of fp8",
     "by as much as a couple of hundred MiB",
     "eight A100 GPUs, and six second generation NVSwitches",
-    "with exactly a trillion the formula gives",
+    "a model named for a trillion",
 ]
 
 
@@ -369,6 +372,32 @@ HOSTILE_TEXTS = [
 def test_a_hostile_text_is_read_in_time_growing_with_its_length(text: str) -> None:
     start = time.perf_counter()
     assert find_in_text(text) == []
+    assert time.perf_counter() - start < 10
+
+
+#: HTML on which the reader of its markup took time growing with its square or faster: each "<" that never
+#: closes was tried again from every later one ("<a" * 800 took 63 s, a tag's name giving back its letters to its
+#: attributes), each read in a bounded time now, and what follows one that closes still read.
+HOSTILE_HTML = [
+    "<a" * 8000,
+    "<a " * 8000,
+    '<a x="' * 8000,
+    "<a title=" * 8000,
+    "</a" * 8000,
+    "<!" * 8000,
+    "<?" * 8000,
+    "<!--" * 8000,
+    "<a/" * 8000,
+]
+
+
+@pytest.mark.parametrize("html", HOSTILE_HTML, ids=lambda html: repr(html[:6]))
+def test_a_hostile_html_is_read_in_time_growing_with_its_length(html: str) -> None:
+    start = time.perf_counter()
+    # Never closed, it runs to the end, and a browser shows none of it.
+    assert typed_figures(html + " 24 GB", figures=False) == []
+    if not html.startswith("<!--"):  # a comment ends with "-->", not ">"
+        assert [found.text for found in typed_figures(html + "> 24 GB", figures=False)] == ["24 GB"]
     assert time.perf_counter() - start < 10
 
 

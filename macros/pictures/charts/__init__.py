@@ -30,8 +30,10 @@ exact value. Three layouts:
 
 Also `caption` (required), `x_title`, `y_title`, `labels` (text for argument
 values; catalog ids show their entry's name), and display options for every
-figure. Colours are CSS classes (course.css sets them for both palettes);
-text is real text, sized to read on a phone. Nothing here imports MkDocs.
+figure; an option the layout does not draw (a range chart's `y_title`, a line
+chart's `segments`) is refused. Colours are CSS classes (course.css sets them
+for both palettes); text is real text, sized to read on a phone. Nothing here
+imports MkDocs.
 
 Each layout is a module of its own (`lines`, `bars`, `ranges`); `chart` holds
 what they share: the options, the points and their unit, the axes, the labels,
@@ -42,7 +44,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from typing import Any
 
 from ...data.catalog import Catalog
@@ -57,6 +59,16 @@ __all__ = ["ChartError", "ChartOptions", "figure_chart"]
 
 #: The keywords of a call that are the chart's own; the others are its figures' display options.
 _OWN = frozenset(option.name for option in fields(ChartOptions))
+#: The options every layout reads.
+_EVERY_LAYOUT = ("x", "caption", "fixed", "labels", "x_title")
+#: Each layout: what the build calls it, the option that chooses it (none: the default), how it is drawn, and
+#: the options it reads besides those of every layout. One it does not read is refused, never dropped: a
+#: `y_title` or `segments` given to a layout that draws none would vanish without a word, its text unchecked.
+_LAYOUTS: tuple[tuple[str, str | None, Callable[[Chart], list[ET.Element]], tuple[str, ...]], ...] = (
+    ("a range chart (ranges=)", "ranges", range_chart, ("ranges", "beside", "segments", "base")),
+    ("a stacked bar chart (stack=)", "stack", bar_chart, ("stack", "lines", "y_title")),
+    ("a line chart", None, line_chart, ("series", "lines", "marks", "log_x", "log_y", "x_unit", "y_title")),
+)
 
 
 def figure_chart(
@@ -81,8 +93,18 @@ def figure_chart(
     caption = layout.caption
     if not isinstance(caption, str) or not caption.strip():
         raise ChartError('caption= says what the chart shows, such as caption="Memory per device"')
+    name, draw, reads = next(
+        (name, draw, (*_EVERY_LAYOUT, *reads))
+        for name, chooser, draw, reads in _LAYOUTS
+        if chooser is None or getattr(layout, chooser) is not None
+    )
+    given = [o.name for o in fields(ChartOptions) if o.default is MISSING or getattr(layout, o.name) != o.default]
+    unread = [option for option in given if option not in reads]
+    if unread:
+        raise ChartError(
+            f"{name} takes no {', '.join(f'{option}=' for option in unread)}: its options are {', '.join(reads)}"
+        )
     chart = Chart(kind, render, resolve, catalog, ident, layout, display)
-    draw = range_chart if layout.ranges is not None else bar_chart if layout.stack is not None else line_chart
     try:
         body = draw(chart)
     except PlotError as error:

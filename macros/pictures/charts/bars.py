@@ -34,8 +34,6 @@ from .chart import (
 def bar_chart(chart: Chart) -> list[ET.Element]:
     """A bar per value of x, its figures stacked, named in a key beside the last bar with the reference lines."""
     options, fixed = chart.options, chart.fixed
-    if options.series or options.marks or options.log_x or options.log_y:
-        raise ChartError("a stacked bar chart (stack=) takes no series=, marks= or log axes")
     x_name, x_values = chart.x
     stack_name, stack_values = axis_values("stack", options.stack, chart.kind)
     lines, x_title, y_title = options.lines or [], options.x_title, options.y_title

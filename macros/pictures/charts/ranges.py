@@ -70,8 +70,6 @@ def _beside(spec: Mapping[str, Any] | None, kind: FigureKind) -> tuple[str, Any,
 def range_chart(chart: Chart) -> list[ET.Element]:
     """A horizontal bar per value of x on a log axis, from the first of the `ranges=` values to the last."""
     options, fixed = chart.options, chart.fixed
-    if options.stack is not None or options.series or options.lines or options.marks or options.log_x or options.log_y:
-        raise ChartError("a range chart (ranges=) takes no stack=, series=, lines=, marks= or log axes")
     x_name, x_values = chart.x
     range_name, range_values = axis_values("ranges", options.ranges, chart.kind)
     segments, base = options.segments, options.base
