@@ -6,8 +6,8 @@
 
 The model is a Hugging Face config.json (`--config`: GPT-2, Llama, Mistral, Qwen2, Mixtral) or a catalog entry
 (`--model`); the GPU, its NVLink and its network port come from the catalog (`--gpu`, `--nvlink`, `--network`).
-Any of `--tp --cp --pp --dp --ep --zero --micro-batch --recompute --sequence-parallel --chunks` holds that field
-fixed; every other is searched (the expert-parallel degree for a mixture of experts only). It prints the best
+Any of `--tp --cp --pp --dp --ep --zero --hybrid --micro-batch --recompute --sequence-parallel --chunks` holds
+that field fixed; every other is searched (the expert-parallel degree for a mixture of experts only). It prints the best
 layouts as a table (`--top`), or everything as JSON (`--json`):
 `parameters`, and `layouts` best first, each with its degrees, `memory` by role in bytes on the most loaded GPU,
 `fits`, `step_seconds` and `tokens_per_second`; `invalid` holds each rule some layouts break, with one of them.
@@ -234,6 +234,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--micro-batch", type=_count("--micro-batch", "micro_batch"))
     p.add_argument("--recompute", choices=planner.RECOMPUTATIONS)
     p.add_argument("--sequence-parallel", choices=("on", "off"))
+    p.add_argument(
+        "--hybrid",
+        choices=("on", "off"),
+        help="FSDP's hybrid sharding (default: searched with ZeRO-3): ZeRO-3 within each node's data-parallel ranks,"
+        " copies across nodes, their gradient shards all-reduced once a step",
+    )
     p.add_argument("--chunks", type=_count("--chunks", "chunks"), default=None, help="interleaved model chunks")
     p.add_argument(
         "--cp",
@@ -405,6 +411,8 @@ def _fixed(
             fixed[field] = getattr(args, name)
     if args.sequence_parallel is not None:
         fixed["sequence_parallel"] = args.sequence_parallel == "on"
+    if args.hybrid is not None:
+        fixed["hybrid"] = args.hybrid == "on"
     return fixed
 
 
@@ -425,6 +433,7 @@ def _degrees(lay: planner.Layout) -> dict[str, Any]:
         "chunks": lay.chunks,
         "cp": lay.cp,
         "ep": lay.ep,
+        "hybrid": lay.hybrid,
     }
 
 
@@ -529,7 +538,7 @@ def _table(
             *((str(lay.cp), str(lay.ep)) if folded else ()),
             str(lay.pp) + (f"×{lay.chunks}" if lay.chunks > 1 else ""),
             str(lay.dp),
-            str(lay.zero),
+            "HSDP" if lay.hybrid else str(lay.zero),
             "on" if lay.sequence_parallel else "off",
             str(lay.micro_batch),
             lay.recompute,

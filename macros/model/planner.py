@@ -51,6 +51,12 @@ Nothing here is a second formula: each piece calls the module of its topic.
   parameters' all-gather behind the next step's first forward pass (2N of 6N), and ZeRO-3's per micro-batch
   traffic behind that micro-batch's compute, pass by pass: the forward's all-gather behind its forward pass, the
   backward's all-gather and the reduce-scatter behind its backward pass (and the forward it recomputes).
+- Hybrid sharding (`Layout.hybrid`, FSDP's HYBRID_SHARD; Zhao et al. §3.2): ZeRO-3 within each node's F
+  data-parallel ranks (`hybrid_groups`), so the states split F ways, and its gathers and reduce-scatter for every
+  micro-batch run over NVLink, each behind its pass; each GPU's 1/F shard of the gradients is all-reduced with its R
+  copies, one in each node, through its own port, once a step behind the last micro-batch's backward pass. That
+  is FSDP2 with `set_requires_all_reduce(False)` until the last micro-batch: by default it all-reduces after every
+  micro-batch's backward (pytorch/pytorch#126166), which this planner does not count.
 - Pipeline: the bubble, (p − 1)/m of the compute and exposed tensor, context and expert time
   (`pipeline.bubble_formula`), ÷ v interleaved (`pipeline.interleaved_bubble`); and each micro-batch's b·s·h
   values across each boundary, both ways, ÷ t with the scatter/gather optimisation (`pipeline.boundary_bytes`),
@@ -103,9 +109,9 @@ with the data-parallel layout it replaces and holds a cp-th of its activations, 
 bounds count no cost for attention in shorter blocks, nor the ring's latency.
 
 Left out, and said so in each result's place: context parallelism's all-to-all form (DeepSpeed-Ulysses), overlapping
-the all-to-alls, uneven routing and dropped tokens, FSDP's hybrid sharding, activation and optimizer offloading, fp8
-compute, the imbalance of the first and last stages' compute, network latency, and anything measured: every time
-here is a bound at the stated share of peak and the links' bandwidths, which a measured step checks.
+the all-to-alls, uneven routing and dropped tokens, activation and optimizer offloading, fp8 compute, the imbalance
+of the first and last stages' compute, network latency, and anything measured: every time here is a bound at the
+stated share of peak and the links' bandwidths, which a measured step checks.
 """
 
 from __future__ import annotations
@@ -262,6 +268,8 @@ class Layout:
     chunks: int = 1
     cp: int = 1
     ep: int = 1
+    #: FSDP's HYBRID_SHARD: ZeRO-3 within each node's data-parallel ranks, replicated across nodes.
+    hybrid: bool = False
 
     @property
     def expert_dp(self) -> int:
@@ -427,6 +435,7 @@ RULE_MESSAGES: Mapping[str, str] = MappingProxyType(
         "zero-dp": "ZeRO-{zero} shards over data-parallel replicas, and dp = 1",
         "zero-pipeline": "ZeRO-{zero} with a pipeline (pp = {pp}) is refused by DeepSpeed's PipelineEngine, the"
         " rule planned here (torchtitan runs FSDP2 with pipelines, which this planner does not plan)",
+        "hybrid": "hybrid sharding (FSDP's HYBRID_SHARD) shards within a node and replicates across nodes, and {why}",
         "recompute": "unknown recomputation {recompute}; known: {known}",
     }
 )
@@ -442,12 +451,42 @@ def counted(n: int, noun: str) -> str:
     return f"{n:,} {noun if n == 1 else PLURALS[noun]}"
 
 
+#: Why a layout cannot shard hybrid, in rule "hybrid"'s words (`str.format` templates of the layout's numbers).
+HYBRID_WHY: Mapping[str, str] = MappingProxyType(
+    {
+        "zero": "it is ZeRO-3's; this layout is ZeRO-{zero}",
+        "nodes": "the dp × cp = {group} data-parallel ranks stay in one node, where it is full sharding",
+        "shard": "with one data-parallel rank in each node there is nothing to shard within one",
+        "experts": "it is not planned with expert parallelism (ep = {ep})",
+    }
+)
 #: How a tensor-parallel group misses a node in rule "tp-node"'s words: larger than it, or not dividing it.
 TP_NODE_WHERE: Mapping[str, str] = MappingProxyType({"beyond": "is beyond", "divide": "does not divide"})
 
 
 def _rule(rule_id: str, **values: int | str) -> Rule:
     return Rule(rule_id, RULE_MESSAGES[rule_id].format(**values))
+
+
+def hybrid_groups(hardware: Hardware, layout: Layout) -> tuple[int, int]:
+    """Hybrid sharding's groups: the data-parallel ranks of a node that shard the states (F, FSDP's sharding
+    factor) and the nodes' replicas of each shard that all-reduce its gradients (R), F × R = dp × cp."""
+    placed = _rank_placement(layout.tp, layout.pp, layout.dp * layout.cp, hardware.per_node)
+    shard = placed.data_per_node
+    return shard, layout.dp * layout.cp // shard
+
+
+def _hybrid_refusal(hardware: Hardware, layout: Layout) -> str | None:
+    """Why the layout cannot shard hybrid (`HYBRID_WHY`, filled), or None."""
+    if layout.zero != 3:
+        return HYBRID_WHY["zero"].format(zero=layout.zero)
+    if layout.ep > 1:
+        return HYBRID_WHY["experts"].format(ep=layout.ep)
+    if not _rank_placement(layout.tp, layout.pp, layout.dp * layout.cp, hardware.per_node).data_spans_nodes:
+        return HYBRID_WHY["nodes"].format(group=layout.dp * layout.cp)
+    if hybrid_groups(hardware, layout)[0] < 2:
+        return HYBRID_WHY["shard"]
+    return None
 
 
 def broken_rule(shape: TransformerShape, hardware: Hardware, run: Run, layout: Layout) -> Rule | None:
@@ -476,6 +515,8 @@ def broken_rule(shape: TransformerShape, hardware: Hardware, run: Run, layout: L
       TP 2, PP 2"), and by default keeps the parameters gathered between a pipeline's micro-batches ("For PP, by
       default do not reshard after forward to avoid per-microbatch all-gathers", torchtitan/distributed/fsdp.py):
       a layout this planner does not count, so it keeps DeepSpeed's rule;
+    - hybrid sharding is ZeRO-3 over a data-parallel group that spans nodes with two or more of its ranks in each
+      (`hybrid_groups`), without expert parallelism (`HYBRID_WHY`);
     - the recomputation is one of `RECOMPUTATIONS`.
     """
     s, h, lay = shape, hardware, layout
@@ -526,6 +567,10 @@ def broken_rule(shape: TransformerShape, hardware: Hardware, run: Run, layout: L
         return _rule("zero-dp", zero=lay.zero)
     if lay.zero >= 2 and p > 1:
         return _rule("zero-pipeline", zero=lay.zero, pp=p)
+    if lay.hybrid:
+        why = _hybrid_refusal(h, lay)
+        if why is not None:
+            return _rule("hybrid", why=why)
     if lay.recompute not in RECOMPUTATIONS:
         return _rule("recompute", recompute=repr(lay.recompute), known=", ".join(RECOMPUTATIONS))
     return None
@@ -602,10 +647,13 @@ def stage_memory(
     """
     s, lay = shape, layout
     held = stage_parameters(count, lay.tp, lay.pp, stage, s.tied, lay.ep)
-    states = dict(_device_bytes_by_role(held.dense, lay.dp * lay.cp, lay.zero, run.recipe))
+    # Hybrid sharding shards the states over a node's data-parallel ranks only (FSDP's sharding factor F).
+    shards = hybrid_groups(hardware, lay)[0] if lay.hybrid else lay.dp * lay.cp
+    states = dict(_device_bytes_by_role(held.dense, shards, lay.zero, run.recipe))
     if held.experts:
         # The experts' states are copied, or sharded, over the experts' data-parallel group only.
-        for role, value in _device_bytes_by_role(held.experts, lay.expert_dp, lay.zero, run.recipe).items():
+        experts_over = shards if lay.hybrid else lay.expert_dp
+        for role, value in _device_bytes_by_role(held.experts, experts_over, lay.zero, run.recipe).items():
             states[role] += value
     parameters, gradients = states["parameters"], states["gradients"]
     if lay.zero == 3:
@@ -709,6 +757,8 @@ def training_steps(run: Run) -> int | None:
 #: forward pass; ZeRO-3's all-gathers and reduce-scatter, each behind the pass it is issued in.
 HIDING_TRAFFIC = ("allreduce", "reduce-scatter", "all-gather", "zero3")
 #: The traffic each ZeRO stage sends, whose largest bound `hiding` reports.
+#: Hybrid sharding's: ZeRO-3's within a node, and the gradient shards' all-reduce across nodes.
+HYBRID_TRAFFIC = ("zero3", "allreduce")
 STAGE_TRAFFIC: Mapping[int, tuple[str, ...]] = MappingProxyType(
     {0: ("allreduce",), 1: ("reduce-scatter", "all-gather"), 2: ("reduce-scatter", "all-gather"), 3: ("zero3",)}
 )
@@ -733,6 +783,15 @@ def hiding_bound(
         bandwidth = Fraction(hardware.network_bandwidth) * placed.data_per_node
     else:
         bandwidth = Fraction(hardware.nvlink_bandwidth)
+    share_sent = Fraction(1)
+    if lay.hybrid:
+        # ZeRO-3's traffic within a node's F ranks over NVLink; the all-reduce of each GPU's 1/F shard of the
+        # gradients among the R replicas, one in each node, through its own port.
+        shard, replicas = hybrid_groups(hardware, lay)
+        if traffic == "zero3":
+            group, bandwidth = shard, Fraction(hardware.nvlink_bandwidth)
+        else:
+            group, bandwidth, share_sent = replicas, Fraction(hardware.network_bandwidth), Fraction(1, shard)
     roles = _role_bytes_per_parameter(run.recipe)
     kind = "full" if lay.recompute == "full" else "none"
     per_parameter = Fraction(flops_per_token(shape, count, run.sequence, kind), count.total)
@@ -751,7 +810,7 @@ def hiding_bound(
     else:
         sent, allreduce = roles["gradients"], traffic == "allreduce"
         flops = per_parameter * Fraction(BACKWARD_FLOPS_PER_PARAMETER, total)
-    return hiding_tokens(sent, group, flops, hardware.peak_flops, run.share, bandwidth, allreduce)
+    return hiding_tokens(sent * share_sent, group, flops, hardware.peak_flops, run.share, bandwidth, allreduce)
 
 
 @dataclass(frozen=True)
@@ -772,7 +831,8 @@ def hiding(
     With context parallelism the group is dp × cp and a micro-batch's tokens on a GPU are a cp-th of it."""
     if layout.dp * layout.cp < 2:
         return None
-    bounds = {t: hiding_bound(shape, count, hardware, run, layout, t) for t in STAGE_TRAFFIC[layout.zero]}
+    sent = HYBRID_TRAFFIC if layout.hybrid else STAGE_TRAFFIC[layout.zero]
+    bounds = {t: hiding_bound(shape, count, hardware, run, layout, t) for t in sent}
     traffic = max(bounds, key=lambda name: bounds[name])
     return Hiding(traffic, bounds[traffic], micro_batch_tokens(run, layout) / bounds[traffic])
 
@@ -871,6 +931,35 @@ def _stage_free_time(
     )
 
 
+def _hybrid_seconds(
+    hardware: Hardware,
+    layout: Layout,
+    held: Stage,
+    bytes_per: Mapping[str, int],
+    microbatches: int,
+    forward: Fraction,
+    backward: Fraction,
+) -> Fraction:
+    """Hybrid sharding's exposed seconds a step: ZeRO-3's gathers and reduce-scatter within the node over NVLink for
+    every micro-batch, each behind its pass, and the gradient shard's all-reduce across the nodes' replicas once a
+    step, behind the last micro-batch's backward pass (FSDP2 with `set_requires_all_reduce(False)` until the last
+    micro-batch; by default it all-reduces after every one), each GPU's ring through its own network port."""
+    shard, replicas = hybrid_groups(hardware, layout)
+    parameters = held.dense + held.experts
+
+    def within(role: str) -> Fraction:
+        return transfer_seconds(
+            ring_allreduce_factor(shard) / 2 * parameters * bytes_per[role], hardware.nvlink_bandwidth
+        )
+
+    gathers = microbatches * (
+        max(Fraction(0), within("parameters") - forward)
+        + max(Fraction(0), within("parameters") + within("gradients") - backward)
+    )
+    reduced = ring_allreduce_factor(replicas) * parameters / shard * bytes_per["gradients"]
+    return gathers + max(Fraction(0), _group_seconds(hardware, reduced, True, 1) - backward)
+
+
 def step_time(shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout) -> StepTime:
     """A step's seconds by part on the layout (see the module's docstring for each part)."""
     s, h, lay = shape, hardware, layout
@@ -904,10 +993,13 @@ def step_time(shape: TransformerShape, count: ParameterCount, hardware: Hardware
             kind = "full" if lay.recompute == "full" else "none"
             forward = per_microbatch * Fraction(FORWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER[kind])
             backward = per_microbatch - forward
-            data = m * (
-                max(Fraction(0), seconds(one_pass("parameters")) - forward)
-                + max(Fraction(0), seconds(one_pass("parameters") + one_pass("gradients")) - backward)
-            )
+            if lay.hybrid:
+                data = _hybrid_seconds(h, lay, held, bytes_per, m, forward, backward)
+            else:
+                data = m * (
+                    max(Fraction(0), seconds(one_pass("parameters")) - forward)
+                    + max(Fraction(0), seconds(one_pass("parameters") + one_pass("gradients")) - backward)
+                )
         else:
             backward = per_microbatch * Fraction(BACKWARD_FLOPS_PER_PARAMETER, total_flops)
             forward = per_microbatch * Fraction(FORWARD_FLOPS_PER_PARAMETER, total_flops)
@@ -956,7 +1048,7 @@ def divisors(n: int) -> list[int]:
 #: A value a caller fixes a layout field to.
 Fixed = int | str | bool
 #: The fields a caller may fix, by `Layout` field name.
-FIXABLE = ("tp", "pp", "dp", "zero", "micro_batch", "recompute", "sequence_parallel", "chunks", "cp", "ep")
+FIXABLE = ("tp", "pp", "dp", "zero", "micro_batch", "recompute", "sequence_parallel", "chunks", "cp", "ep", "hybrid")
 
 
 def layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mapping[str, Fixed]) -> Iterator[Layout]:
@@ -997,11 +1089,15 @@ def layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mappin
                     rcs = [str(fixed["recompute"])] if "recompute" in fixed else recomputes
                     chunks = searched("chunks", sorted({1, run.chunks} if p > 1 else {1}))
                     for zero in zeros:
-                        for sp in sps:
-                            for b in micro:
-                                for rc in rcs:
-                                    for v in chunks:
-                                        yield Layout(t, p, d, zero, b, rc, sp, v, c, e)
+                        hybrids = (
+                            [bool(fixed["hybrid"])] if "hybrid" in fixed else ([False, True] if zero == 3 else [False])
+                        )
+                        for hy in hybrids:
+                            for sp in sps:
+                                for b in micro:
+                                    for rc in rcs:
+                                        for v in chunks:
+                                            yield Layout(t, p, d, zero, b, rc, sp, v, c, e, hy)
 
 
 #: Significant digits to which step times and bytes are compared when plans are ranked: equal to these, two
@@ -1017,11 +1113,22 @@ def tied(value: Fraction | float) -> float:
 
 def layout_order(layout: Layout) -> tuple[int | bool, ...]:
     """The order of layouts that tie in time and memory: smaller tensor, context, pipeline and expert degrees
-    first, then a lower ZeRO stage, sequence parallelism off, a smaller micro-batch, less recomputation and
-    fewer chunks (the order `layouts` yields them in when cp = ep = 1)."""
+    first, then a lower ZeRO stage, full sharding before hybrid, sequence parallelism off, a smaller micro-batch,
+    less recomputation and fewer chunks (the order `layouts` yields them in when cp = ep = 1)."""
     lay = layout
     recompute = RECOMPUTATIONS.index(lay.recompute) if lay.recompute in RECOMPUTATIONS else len(RECOMPUTATIONS)
-    return (lay.tp, lay.cp, lay.pp, lay.ep, lay.zero, lay.sequence_parallel, lay.micro_batch, recompute, lay.chunks)
+    return (
+        lay.tp,
+        lay.cp,
+        lay.pp,
+        lay.ep,
+        lay.zero,
+        lay.hybrid,
+        lay.sequence_parallel,
+        lay.micro_batch,
+        recompute,
+        lay.chunks,
+    )
 
 
 def _reason(plan: Plan, best: Plan | None) -> Reason:

@@ -317,6 +317,7 @@ def planner_config(catalog: Catalog, default_model: str | None = None) -> dict[s
         "gigabit": GIGABIT,
         "gigabyte": GIGABYTE,
         "tp_node_where": dict(planner.TP_NODE_WHERE),
+        "hybrid_why": dict(planner.HYBRID_WHY),
         "time_parts": list(planner.TIME_PARTS),
         "time_part_words": dict(planner.TIME_PART_WORDS),
         "roles": list(planner.MEMORY_ROLES),

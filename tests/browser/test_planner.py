@@ -126,6 +126,7 @@ def _cases(count: int, config: dict[str, Any]) -> list[tuple[dict[str, Any], dic
             "chunks": 1,
             "cp": 1,
             "ep": 1,
+            "hybrid": False,
         }
         if rng.random() < 0.3:  # context parallelism (issue 29): a degree out of the data-parallel one
             layout["cp"] = rng.choice(planner.divisors(d))
@@ -134,6 +135,9 @@ def _cases(count: int, config: dict[str, Any]) -> list[tuple[dict[str, Any], dic
             layout["ep"] = rng.choice(planner.divisors(math.gcd(shape["experts"], d)))
         elif rng.random() < 0.02:  # an expert degree for a dense model, or one that does not divide: a rule
             layout["ep"] = rng.choice([2, 3])
+        if rng.random() < 0.25:  # FSDP's hybrid sharding: valid with ZeRO-3 across nodes, else its rule
+            layout["hybrid"] = True
+            layout["zero"] = 3 if rng.random() < 0.8 else layout["zero"]
         if rng.random() < 0.3:  # one field at random, the degrees still multiplying to the GPUs: a rule broken, or not
             name = rng.choice(["tp", "pp", "dp", "zero", "micro_batch", "sequence_parallel", "global_batch", "cp"])
             if name in ("tp", "pp"):
@@ -175,7 +179,7 @@ def test_the_page_computes_what_the_model_computes_on_three_thousand_layouts(
     cases = _cases(3000, config)
     # The page's own function, with the JSON the page carries, all in one call.
     results = _on_page(tab, "([request, layout]) => window.sbnPlanner.evaluateLayout(config, request, layout)", cases)
-    planned = broken = fitting = ringed = dispatched = 0
+    planned = broken = fitting = ringed = dispatched = hybrid = 0
     rules: set[str] = set()
     for (request, layout), theirs in zip(cases, results, strict=True):
         ours = layout_result(request, layout)
@@ -189,6 +193,7 @@ def test_the_page_computes_what_the_model_computes_on_three_thousand_layouts(
         fitting += ours["fits"]
         ringed += ours["time"]["context"] > 0
         dispatched += ours["time"]["expert"] > 0
+        hybrid += ours["layout"]["hybrid"]
         total = ours["memory"]["total"]
         for role, value in ours["memory"].items():
             assert _near(value, theirs["memory"][role], total), (where, role)
@@ -208,8 +213,8 @@ def test_the_page_computes_what_the_model_computes_on_three_thousand_layouts(
     assert planned > 1000 and 200 < fitting < planned and broken > 300, (planned, fitting, broken)
     assert len(rules) >= 15, sorted(rules)  # all but the interleaved schedule's and a recomputation's
     # Context and expert parallelism (issue 29): their rules, and plans whose ring and all-to-alls cost time.
-    assert {"cp-sequence", "ep-dense", "ep-experts", "ep-devices"} <= rules, sorted(rules)
-    assert ringed > 100 and dispatched > 100, (ringed, dispatched)
+    assert {"cp-sequence", "ep-dense", "ep-experts", "ep-devices", "hybrid"} <= rules, sorted(rules)
+    assert ringed > 100 and dispatched > 100 and hybrid > 50, (ringed, dispatched, hybrid)
 
 
 def _texts(count: int, config: dict[str, Any]) -> list[dict[str, str]]:

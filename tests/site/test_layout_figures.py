@@ -68,8 +68,8 @@ def _argv(workload: str, layout: str, share: int) -> list[str]:
     if entry.network is not None:
         argv += ["--network", entry.network.id]
     for name, value in fixed_fields(layout).items():
-        if name == "sequence_parallel":
-            argv += ["--sequence-parallel", "on" if value else "off"]
+        if name in ("sequence_parallel", "hybrid"):
+            argv += [f"--{name.replace('_', '-')}", "on" if value else "off"]
         else:
             argv += [_FLAGS[name], str(value)]
     return argv

@@ -265,16 +265,19 @@ def test_the_json_holds_the_flops_the_steps_and_each_layouts_days_and_hiding() -
         if layout["dp"] * layout["cp"] > 1:
             tokens = layout["micro_batch"] * 8192 / layout["cp"]
             assert layout["hiding_margin"] == pytest.approx(tokens / layout["hiding_tokens"])
-            assert layout["hiding_traffic"] == {0: "allreduce", 3: "zero3"}.get(
-                layout["zero"], layout["hiding_traffic"]
+            # Hybrid sharding's binding traffic is ZeRO-3's within a node or its shards' all-reduce across nodes.
+            expected = (
+                ("zero3", "allreduce") if layout["hybrid"] else ({0: "allreduce", 3: "zero3"}.get(layout["zero"]),)
             )
+            assert layout["hiding_traffic"] in expected or layout["zero"] in (1, 2)
         else:
             assert layout["hiding_tokens"] is None
     assert document["batch_hint"] is None
 
 
 def test_a_batch_that_rules_out_layouts_is_said_with_the_nearest_that_divides() -> None:
-    done = plan("--model", "llama-3-8b", *LLAMA3_ON_16, "--global-batch", "4202496", "--cp", "1", "--top", "1")
+    done = plan("--model", "llama-3-8b", *LLAMA3_ON_16, "--global-batch", "4202496", "--cp", "1", "--hybrid", "off",
+                "--top", "1")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert (
         "The batch: 128 layouts break a rule because a global batch of 513 sequences does not divide among"
@@ -312,7 +315,7 @@ def test_context_and_expert_degrees_are_searched_or_fixed_and_in_the_json() -> N
     header = next(line for line in done.stdout.splitlines() if line.lstrip().startswith("#"))
     assert header.split()[:6] == ["#", "tp", "cp", "ep", "pp", "dp"]
     helped = " ".join(plan("--help").stdout.split())  # argparse wraps the help
-    assert "--cp" in helped and "--ep" in helped and helped.count("(default: searched") == 2
+    assert "--cp" in helped and "--ep" in helped and helped.count("(default: searched") == 3 and "--hybrid" in helped
 
 
 def test_a_table_piped_into_head_ends_without_a_traceback() -> None:
@@ -325,3 +328,13 @@ def test_a_table_piped_into_head_ends_without_a_traceback() -> None:
         error = child.stderr.read()
         child.wait(timeout=300)
     assert "Traceback" not in error and "BrokenPipeError" not in error, error
+
+
+def test_hybrid_sharding_is_searched_with_zero3_and_held_by_its_flag() -> None:
+    searched = llama_json()["layouts"]
+    assert {x["hybrid"] for x in searched} == {False, True}
+    assert all(x["zero"] == 3 for x in searched if x["hybrid"])
+    done = plan("--model", "llama-3-8b", *LLAMA3_ON_16, "--hybrid", "on", "--cp", "1", "--top", "1")
+    assert done.returncode == 0, done.stderr
+    first = next(line.split() for line in done.stdout.splitlines() if line.lstrip().startswith("1 "))
+    assert first[4] == "HSDP", first  # the ZeRO column: #, tp, pp, dp, ZeRO

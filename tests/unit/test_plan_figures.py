@@ -193,6 +193,28 @@ def test_a_context_parallel_layouts_margin_counts_its_cp_th_of_the_micro_batch_o
     assert margin * found.hiding.tokens == 8192 // 4
 
 
+def test_a_hybrid_layouts_margin_is_the_planners_for_each_of_its_two_traffics() -> None:
+    """Hybrid sharding's ZeRO-3 within a node over NVLink and its shards' all-reduce across nodes: each figure is
+    the bound the planner hides by (`planner.hiding_bound` with the layout), its binding one the plan's margin."""
+    layout = "tp1-pp1-dp16-z3-mb1-none-hsdp"
+    shape = transformer_shape(catalog().model("llama-3-8b"))
+    hardware, run = _by_hand("llama3-8b-h100-2-nodes")
+    found = planner.evaluate(shape, hardware, run, planner.Layout(1, 1, 16, zero=3, hybrid=True))
+    assert isinstance(found, planner.Plan) and found.hiding is not None
+    count = parameter_count(shape)
+    margins = {}
+    for traffic in ("zero3", "allreduce"):
+        figure = KINDS["hiding_margin"].figure(catalog(), "llama3-8b-h100-2-nodes", layout, traffic)
+        bound = planner.hiding_bound(shape, count, hardware, run, found.layout, traffic)
+        assert Fraction(figure.value) == 8192 / bound
+        margins[traffic] = Fraction(figure.value)
+    assert found.hiding.margin == min(margins.values())
+    assert (
+        "within a node's F = 8 ranks"
+        in KINDS["hiding_margin"].figure(catalog(), "llama3-8b-h100-2-nodes", layout, "zero3").explanation
+    )
+
+
 def test_beyond_the_tensor_degree_limit_the_forward_all_reduces_outlast_the_forward_compute() -> None:
     count = parameter_count(transformer_shape(catalog().model("llama-3-8b")))
     limit = KINDS["tensor_degree_limit"].figure(catalog(), WORKLOAD).value

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -277,6 +278,10 @@ LLAMA3 = shape_of(LLAMA3_8B)
         (planner.Layout(1, 2, 8, zero=1), RUN, None),
         (planner.Layout(1, 1, 16, recompute="some"), RUN, "recompute"),
         (planner.Layout(1, 1, 16, sequence_parallel=True), RUN, "sequence-parallel"),
+        (planner.Layout(1, 1, 16, zero=3, hybrid=True), RUN, None),
+        (planner.Layout(1, 1, 16, zero=2, hybrid=True), RUN, "hybrid"),  # hybrid sharding is ZeRO-3's
+        (planner.Layout(4, 1, 2, zero=3, cp=2, hybrid=True), RUN, None),  # dp × cp = 4, two in each node
+        (planner.Layout(8, 1, 2, zero=3, hybrid=True), RUN, "hybrid"),  # one data-parallel rank a node
     ],
 )
 def test_each_rule_names_the_layouts_that_break_it(layout: planner.Layout, run: planner.Run, rule: str | None) -> None:
@@ -310,6 +315,7 @@ def test_every_rule_is_tested_above() -> None:
         "ep-dense",
         "ep-experts",
         "ep-devices",
+        "hybrid",
         "sequence-parallel",
         "pp-layers",
         "chunks",
@@ -801,3 +807,43 @@ def test_plans_that_tie_in_time_and_memory_go_simpler_first_as_floats_would_rank
     assert keys == sorted(keys)
     assert any(a[:2] == b[:2] for a, b in itertools.pairwise(keys)), "no tie to order"
     assert any(p.layout.cp > 1 for p in fitting)
+
+
+def test_hybrid_sharding_shards_within_a_node_and_all_reduces_the_shards_across_nodes_once_a_step() -> None:
+    """FSDP's HYBRID_SHARD on two nodes of eight: the states sharded over the node's F = 8 data-parallel ranks
+    where full sharding splits them over all 16; ZeRO-3's traffic within the node over NVLink for each micro-batch;
+    each GPU's 1/8 of the gradients all-reduced with its copy on the other node, R = 2, once a step, through its port.
+    Counted here by hand from the parameters and the links, not through the planner's helpers."""
+    count = parameter_count(LLAMA3)
+    full = planner.evaluate(LLAMA3, H100, RUN, planner.Layout(1, 1, 16, zero=3))
+    hybrid = planner.evaluate(LLAMA3, H100, RUN, planner.Layout(1, 1, 16, zero=3, hybrid=True))
+    assert isinstance(full, planner.Plan) and isinstance(hybrid, planner.Plan)
+    assert planner.hybrid_groups(H100, hybrid.layout) == (8, 2)
+    # bf16-adam: 2 + 4 + 12 bytes, every state sharded; the largest unit gathered is the same for both.
+    assert hybrid.memory.optimizer == Fraction(12 * count.total, 8) == 2 * full.memory.optimizer
+    assert hybrid.memory.activations == full.memory.activations
+    # The traffic: 16-bit gathers and fp32 reduce-scatters of the 8 GPUs' shards over 450 GB/s, hidden behind
+    # 512 / 16 = 32 micro-batches' passes, and the all-reduce of 4-byte gradient shards across 50 GB/s ports.
+    microbatches = 512 // 16
+    compute = full.time.compute / microbatches
+    forward, backward = compute * 2 / 6, compute * 4 / 6
+    within = Fraction(7, 8) * count.total / (450 * 10**9)
+    reduced = Fraction(2 * 1, 2) * Fraction(count.total, 8) * 4 / (50 * 10**9)
+    zero = Fraction(0)
+    exposed = microbatches * (max(zero, within * 2 - forward) + max(zero, within * (2 + 4) - backward))
+    exposed += max(zero, reduced - backward)
+    assert hybrid.time.data == exposed
+    assert hybrid.hiding is not None and hybrid.hiding.traffic in ("zero3", "allreduce")
+
+
+def test_hybrid_sharding_in_one_node_is_full_sharding_and_its_rule_says_which_reason() -> None:
+    one_node = replace(H100, nodes=1)
+    words = {
+        planner.Layout(1, 1, 8, zero=3, hybrid=True): planner.HYBRID_WHY["nodes"].format(group=8),
+        planner.Layout(1, 1, 16, zero=1, hybrid=True): planner.HYBRID_WHY["zero"].format(zero=1),
+        planner.Layout(8, 1, 2, zero=3, hybrid=True): planner.HYBRID_WHY["shard"],
+    }
+    for layout, why in words.items():
+        hardware = one_node if layout.dp == 8 else H100
+        broken = planner.broken_rule(LLAMA3, hardware, RUN, layout)
+        assert broken is not None and broken.id == "hybrid" and broken.message.endswith(why), broken

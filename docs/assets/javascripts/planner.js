@@ -110,10 +110,13 @@
     const held = stageParameters(count, lay.tp, lay.pp, stage, s.tied, ep);
     const recipe = run.recipeBytes;
     const sharded = c.stages[String(lay.zero)];
-    // The dense parameters' states over dp × cp, the experts' over their data-parallel degree cp·dp ÷ ep.
+    // The dense parameters' states over dp × cp, the experts' over their data-parallel degree cp·dp ÷ ep; hybrid
+    // sharding shards both over a node's data-parallel ranks only.
+    const shards = lay.hybrid ? hybridGroups(hw, lay).shard : lay.dp * cp;
+    const expertShards = lay.hybrid ? shards : (cp * lay.dp) / ep;
     const role = (/** @type {string} */ name) =>
-      (recipe[name] * (held.parameters - held.experts)) / (sharded.includes(name) ? lay.dp * cp : 1) +
-      (held.experts ? (recipe[name] * held.experts) / (sharded.includes(name) ? (cp * lay.dp) / ep : 1) : 0);
+      (recipe[name] * (held.parameters - held.experts)) / (sharded.includes(name) ? shards : 1) +
+      (held.experts ? (recipe[name] * held.experts) / (sharded.includes(name) ? expertShards : 1) : 0);
     let parameters = role("parameters");
     let gradients = role("gradients");
     if (lay.zero === 3) {
@@ -180,6 +183,13 @@
   }
 
   const ringFactor = (/** @type {number} */ n) => (2 * (n - 1)) / n;
+
+  /** `planner.hybrid_groups`: a node's data-parallel ranks that shard (F) and the replicas across nodes (R). */
+  function hybridGroups(hw, lay) {
+    const group = lay.dp * (lay.cp ?? 1);
+    const shard = rankPlacement(lay.tp, lay.pp, group, hw.per_node).dataPerNode;
+    return { shard, replicas: group / shard };
+  }
 
   /** `planner._placement_of`: whether groups of `members` blocks of tp adjacent ranks span nodes, and the fewest
    * members of one on a node. */
@@ -277,8 +287,22 @@
         const forward =
           (perMicro * c.forward_flops_per_parameter) /
           c.flops_per_parameter[lay.recompute === "full" ? "full" : "none"];
-        data =
-          m * (Math.max(0, seconds(params) - forward) + Math.max(0, seconds(params + grads) - (perMicro - forward)));
+        if (lay.hybrid) {
+          // `planner._hybrid_seconds`: ZeRO-3 within the node over NVLink each micro-batch, and the gradient
+          // shard's all-reduce across the nodes once a step, behind the last micro-batch's backward pass.
+          const { shard, replicas } = hybridGroups(hw, lay);
+          const all = stage.parameters;
+          const within = (/** @type {number} */ bytes) => ((ringFactor(shard) / 2) * all * bytes) / hw.nvlink_bandwidth;
+          const gather = within(run.recipeBytes.parameters);
+          const scatter = within(run.recipeBytes.gradients);
+          const reduced = (ringFactor(replicas) * all * run.recipeBytes.gradients) / shard;
+          data =
+            m * (Math.max(0, gather - forward) + Math.max(0, gather + scatter - (perMicro - forward))) +
+            Math.max(0, reduced / hw.network_bandwidth - (perMicro - forward));
+        } else {
+          data =
+            m * (Math.max(0, seconds(params) - forward) + Math.max(0, seconds(params + grads) - (perMicro - forward)));
+        }
       } else {
         const backward = (perMicro * c.backward_flops_per_parameter) / total;
         const forward = (perMicro * c.forward_flops_per_parameter) / total;
@@ -363,6 +387,16 @@
     if (lay.chunks > 1 && microbatches % p) return rule("micro-interleaved", { microbatches, pp: p });
     if (lay.zero && d * cp < 2) return rule("zero-dp", { zero: lay.zero });
     if (lay.zero >= 2 && p > 1) return rule("zero-pipeline", { zero: lay.zero, pp: p });
+    if (lay.hybrid) {
+      const why = config.hybrid_why;
+      const placed = rankPlacement(t, p, d * cp, hw.per_node);
+      let reason = null;
+      if (lay.zero !== 3) reason = formatted(why.zero, { zero: lay.zero });
+      else if (ep > 1) reason = formatted(why.experts, { ep });
+      else if (!placed.dataSpansNodes) reason = formatted(why.nodes, { group: d * cp });
+      else if (placed.dataPerNode < 2) reason = why.shard;
+      if (reason !== null) return rule("hybrid", { why: reason });
+    }
     return null;
   }
 
@@ -488,21 +522,24 @@
           const perReplica = sequences % d === 0 ? sequences / d : 1;
           for (const ep of searched("ep", shape.experts ? divisors(cp * d) : [1])) {
             for (const zero of config.constants.zero_stages) {
-              for (const sp of t > 1 ? [false, true] : [false]) {
-                for (const micro of divisors(perReplica)) {
-                  for (const recompute of config.constants.recomputations) {
-                    yield {
-                      tp: t,
-                      pp: p,
-                      dp: d,
-                      zero,
-                      micro_batch: micro,
-                      recompute,
-                      sequence_parallel: sp,
-                      chunks: 1,
-                      cp,
-                      ep,
-                    };
+              for (const hybrid of zero === 3 ? [false, true] : [false]) {
+                for (const sp of t > 1 ? [false, true] : [false]) {
+                  for (const micro of divisors(perReplica)) {
+                    for (const recompute of config.constants.recomputations) {
+                      yield {
+                        tp: t,
+                        pp: p,
+                        dp: d,
+                        zero,
+                        micro_batch: micro,
+                        recompute,
+                        sequence_parallel: sp,
+                        chunks: 1,
+                        cp,
+                        ep,
+                        hybrid,
+                      };
+                    }
                   }
                 }
               }
@@ -526,6 +563,7 @@
       lay.pp,
       lay.ep,
       lay.zero,
+      lay.hybrid ? 1 : 0,
       lay.sequence_parallel ? 1 : 0,
       lay.micro_batch,
       recompute,
@@ -876,7 +914,7 @@
     ["ep", "expert-parallel degree"],
     ["pp", "pipeline-parallel degree"],
     ["dp", "data-parallel degree"],
-    ["ZeRO", "ZeRO stage"],
+    ["ZeRO", "ZeRO stage (HSDP: FSDP's hybrid sharding, ZeRO-3 within each node, copies across nodes)"],
     ["SP", "sequence parallelism"],
     ["mb", "micro-batch, in sequences"],
     ["recompute", "recomputation"],
@@ -922,7 +960,7 @@
         ...(experts ? [String(lay.ep)] : []),
         String(lay.pp),
         String(lay.dp),
-        String(lay.zero),
+        lay.hybrid ? "HSDP" : String(lay.zero),
         lay.sequence_parallel ? "on" : "off",
         String(lay.micro_batch),
         lay.recompute,

@@ -34,29 +34,43 @@ def _hiding_bound(
     placed = rank_placement(lay.tp, lay.pp, lay.dp * lay.cp, hardware.per_node)
     if placed.data_spans_nodes:
         # NCCL's rings share a node's ports: each carries 1/k of what a GPU sends (`cross_host_bytes_per_port`).
-        bandwidth = Fraction(hardware.network_bandwidth) * placed.data_per_node
         ports = f"{placed.data_per_node} network port{'s' if placed.data_per_node > 1 else ''}"
         link = f"{ports} of {format_quantity(hardware.network_bandwidth, 'B/s')}"
     else:
-        bandwidth, link = Fraction(hardware.nvlink_bandwidth), f"NVLink at {format_quantity(bandwidth, 'B/s')}"
+        link = f"NVLink at {format_quantity(hardware.nvlink_bandwidth, 'B/s')}"
+    group = f"d = {lay.dp}" if lay.cp == 1 else f"d × cp = {lay.dp} × {lay.cp}"
+    shard_share = Fraction(1)
+    if lay.hybrid:
+        # Hybrid sharding (`planner.hybrid_groups`): ZeRO-3 within a node's F ranks, over NVLink; each GPU's 1/F
+        # shard of the gradients all-reduced with its R copies, one in each node, through its own port.
+        shard, replicas = planner.hybrid_groups(hardware, lay)
+        if traffic == "zero3":
+            group, link = (
+                f"hybrid sharding within a node's F = {shard} ranks",
+                f"NVLink at {format_quantity(hardware.nvlink_bandwidth, 'B/s')}",
+            )
+        else:
+            group = f"hybrid sharding's 1/{shard} shards across R = {replicas} nodes"
+            link = f"a network port of {format_quantity(hardware.network_bandwidth, 'B/s')}"
+            shard_share = Fraction(1, shard)
     roles = role_bytes_per_parameter(run.recipe)
     count = parameter_count(found.shape)
     # The planner's FLOPs per token (6N + attention, 8N with full recomputation), per parameter of the model: the
     # traffic is k bytes per parameter of the whole model, whatever share of them a GPU holds.
     per_token = planner.flops_per_token(found.shape, count, run.sequence, "full" if lay.recompute == "full" else "none")
     per_parameter = Fraction(per_token, count.total)
-    group = f"d = {lay.dp}" if lay.cp == 1 else f"d × cp = {lay.dp} × {lay.cp}"
     at = (
         f"{group}, over {link}, at {format_quantity(run.share, '1', percent=True)} of"
         f" {format_quantity(hardware.peak_flops, 'FLOP/s')} ({layout_words(plan)})"
     )
     if traffic == "allreduce":
         # Behind the backward pass: its 4 of the 6 FLOPs per parameter, as the planner hides it.
-        sent = roles["gradients"]
+        sent = roles["gradients"] * shard_share
         flops = per_parameter * Fraction(BACKWARD_FLOPS_PER_PARAMETER, FLOPS_PER_PARAMETER["none"])
         words = (
-            f"an all-reduce of {sent}-byte gradients behind the backward pass, k = {sent} bytes per parameter of"
-            f" the model, at {format_quantity(flops, '1', digits=3)} FLOPs per parameter per token, {at}"
+            f"an all-reduce of {roles['gradients']}-byte gradients behind the backward pass,"
+            f" k = {format_quantity(sent, '1')} bytes per parameter of the model,"
+            f" at {format_quantity(flops, '1', digits=3)} FLOPs per parameter per token, {at}"
         )
         formula = "2k·(d − 1)/d × C·s ÷ (f·W)"
     else:

@@ -8,6 +8,7 @@ and the fastest layout that fits taken (`planner.plan`'s first):
 - `tp8`, `pp4`, `dp16`, `cp2`, `ep8`: the tensor, pipeline, data, context and expert-parallel degrees;
 - `z3`: the ZeRO stage (FSDP's FULL_SHARD), `mb2`: the micro-batch in sequences;
 - `none`, `selective`, `full`: the recomputation; `sp`, `nosp`: sequence parallelism on or off;
+- `hsdp`, `nohsdp`: FSDP's hybrid sharding (ZeRO-3 within each node) or not;
 - `v2`: an interleaved schedule of that many chunks;
 - `best`: nothing fixed.
 
@@ -171,12 +172,14 @@ def fixed_fields(layout: str) -> dict[str, planner.Fixed]:
             name, value = "recompute", token
         elif token in ("sp", "nosp"):
             name, value = "sequence_parallel", token == "sp"
+        elif token in ("hsdp", "nohsdp"):
+            name, value = "hybrid", token == "hsdp"
         else:
             match = next(((p, f) for p, f in prefixes if token.startswith(p) and token[len(p) :].isdigit()), None)
             if match is None:
                 raise ValueError(
                     f"unknown layout field {token!r} in {layout!r}: use tpN, ppN, dpN, cpN, epN, zN, mbN, vN, sp or"
-                    f" nosp, {', '.join(planner.RECOMPUTATIONS)}, or 'best' alone"
+                    f" nosp, hsdp or nohsdp, {', '.join(planner.RECOMPUTATIONS)}, or 'best' alone"
                 )
             name, value = match[1], int(token[len(match[0]) :])
         if name in fixed:
@@ -217,10 +220,11 @@ def layout_words(plan: planner.Plan) -> str:
     lay = plan.layout
     sp = ", sequence parallel" if lay.sequence_parallel else ""
     schedule = f", interleaved in {lay.chunks} chunks" if lay.chunks > 1 else ""
+    sharding = "hybrid sharding (ZeRO-3 within each node)" if lay.hybrid else f"ZeRO-{lay.zero}"
     # c and e, as the lessons on context and expert parallelism name their degrees.
     split = "".join(f", {name} = {degree}" for name, degree in (("c", lay.cp), ("e", lay.ep)) if degree > 1)
     return (
-        f"t = {lay.tp}, p = {lay.pp}, d = {lay.dp}{split}, ZeRO-{lay.zero}{sp}, micro-batches of {lay.micro_batch}"
+        f"t = {lay.tp}, p = {lay.pp}, d = {lay.dp}{split}, {sharding}{sp}, micro-batches of {lay.micro_batch}"
         f" sequence{'s' if lay.micro_batch > 1 else ''}, {_RECOMPUTE_WORDS[lay.recompute]}{schedule}"
     )
 
