@@ -587,7 +587,7 @@ class Stage:
     #: The routed experts' parameters this GPU holds (part of `split`): its E/ep experts of its layers, split by t.
     experts: Fraction = Fraction(0)
 
-    @property
+    @cached_property
     def dense(self) -> Fraction:
         """The parameters whose states are copied over dp × cp: all but the experts'."""
         return self.parameters - self.experts
@@ -638,28 +638,11 @@ def _attention_recompute(run: Run, recompute: str) -> str:
     return "none" if recompute == "selective" and run.attention == "fused" else recompute
 
 
-def stage_memory(
-    shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout, stage: int
-) -> Memory:
-    """Bytes by role on a GPU of `stage`: its model states at the ZeRO stage, its activations, and the reserve.
-
-    See the module's docstring for each term.
-    """
+@lru_cache(maxsize=8192)
+def _activation_bytes(shape: TransformerShape, run: Run, layout: Layout, stage: int) -> Fraction:
+    """A GPU's activations at its stage's peak: what the ZeRO stage, hybrid sharding and the expert degree leave as
+    they are, so `layout` is taken with those at their defaults and each is computed once for all of them."""
     s, lay = shape, layout
-    held = stage_parameters(count, lay.tp, lay.pp, stage, s.tied, lay.ep)
-    # Hybrid sharding shards the states over a node's data-parallel ranks only (FSDP's sharding factor F).
-    shards = hybrid_groups(hardware, lay)[0] if lay.hybrid else lay.dp * lay.cp
-    states = dict(_device_bytes_by_role(held.dense, shards, lay.zero, run.recipe))
-    if held.experts:
-        # The experts' states are copied, or sharded, over the experts' data-parallel group only.
-        experts_over = shards if lay.hybrid else lay.expert_dp
-        for role, value in _device_bytes_by_role(held.experts, experts_over, lay.zero, run.recipe).items():
-            states[role] += value
-    parameters, gradients = states["parameters"], states["gradients"]
-    if lay.zero == 3:
-        bytes_per = _role_bytes_per_parameter(run.recipe)
-        parameters += held.largest_unit * bytes_per["parameters"]
-        gradients += held.largest_unit * bytes_per["gradients"]
     microbatches = run.global_batch // run.sequence // (lay.dp * lay.micro_batch)
     width = s.expert_ffn if s.experts else s.ffn
     # A mixture of experts keeps each token's activations for the experts it is routed to.
@@ -696,6 +679,32 @@ def stage_memory(
         activations += tokens * (
             Fraction(LOGIT_BYTES * s.hidden, sharded) + Fraction(LOGIT_BYTES * s.vocabulary, lay.tp)
         )
+    return activations
+
+
+def stage_memory(
+    shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout, stage: int
+) -> Memory:
+    """Bytes by role on a GPU of `stage`: its model states at the ZeRO stage, its activations, and the reserve.
+
+    See the module's docstring for each term.
+    """
+    s, lay = shape, layout
+    held = stage_parameters(count, lay.tp, lay.pp, stage, s.tied, lay.ep)
+    # Hybrid sharding shards the states over a node's data-parallel ranks only (FSDP's sharding factor F).
+    shards = hybrid_groups(hardware, lay)[0] if lay.hybrid else lay.dp * lay.cp
+    states = dict(_device_bytes_by_role(held.dense, shards, lay.zero, run.recipe))
+    if held.experts:
+        # The experts' states are copied, or sharded, over the experts' data-parallel group only.
+        experts_over = shards if lay.hybrid else lay.expert_dp
+        for role, value in _device_bytes_by_role(held.experts, experts_over, lay.zero, run.recipe).items():
+            states[role] += value
+    parameters, gradients = states["parameters"], states["gradients"]
+    if lay.zero == 3:
+        bytes_per = _role_bytes_per_parameter(run.recipe)
+        parameters += held.largest_unit * bytes_per["parameters"]
+        gradients += held.largest_unit * bytes_per["gradients"]
+    activations = _activation_bytes(s, run, replace(lay, zero=0, hybrid=False, ep=1), stage)
     return Memory(
         parameters=parameters,
         gradients=gradients,
@@ -769,13 +778,26 @@ def hiding_bound(
 ) -> Fraction:
     """Tokens per micro-batch above which `traffic` (`HIDING_TRAFFIC`) hides behind its pass, on the layout's links.
 
+    It depends on the degrees, the recomputation and hybrid sharding alone: computed once for the layouts that
+    share them (`_hiding_bound`, which says the rest).
+    """
+    if traffic not in HIDING_TRAFFIC:
+        raise KeyError(f"unknown traffic {traffic!r}; known: {', '.join(HIDING_TRAFFIC)}")
+    key = replace(layout, zero=0, micro_batch=1, sequence_parallel=False, chunks=1, ep=1)
+    return _hiding_bound(shape, count, hardware, run, key, traffic)
+
+
+@lru_cache(maxsize=8192)
+def _hiding_bound(
+    shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout, traffic: str
+) -> Fraction:
+    """`hiding_bound` of a layout reduced to what it reads: its degrees, recomputation and hybrid sharding.
+
     `conditions.hiding_tokens` with the planner's quantities: k the recipe's bytes per parameter of the whole
     model, f the planner's FLOPs per parameter per token (`flops_per_token` ÷ the parameters, 8N with full
     recomputation) in the pass it hides behind, W NVLink within a node or the network ports a node's rings share
     (`communication.cross_host_bytes_per_port`).
     """
-    if traffic not in HIDING_TRAFFIC:
-        raise KeyError(f"unknown traffic {traffic!r}; known: {', '.join(HIDING_TRAFFIC)}")
     lay = layout
     group = lay.dp * lay.cp  # the dense gradients' group: dp × cp
     placed = _rank_placement(lay.tp, lay.pp, group, hardware.per_node)
