@@ -56,7 +56,8 @@ Nothing here is a second formula: each piece calls the module of its topic.
   micro-batch run over NVLink, each behind its pass; each GPU's 1/F shard of the gradients is all-reduced with its R
   copies, one in each node, through its own port, once a step behind the last micro-batch's backward pass. That
   is FSDP2 with `set_requires_all_reduce(False)` until the last micro-batch: by default it all-reduces after every
-  micro-batch's backward (pytorch/pytorch#126166), which this planner does not count.
+  micro-batch's backward (pytorch/pytorch#126166), which this planner does not count, and FSDP1's HYBRID_SHARD
+  cannot defer it alone (its `no_sync()` skips the reduce-scatter too and keeps unsharded gradients).
 - Pipeline: the bubble, (p − 1)/m of the compute and exposed tensor, context and expert time
   (`pipeline.bubble_formula`), ÷ v interleaved (`pipeline.interleaved_bubble`); and each micro-batch's b·s·h
   values across each boundary, both ways, ÷ t with the scatter/gather optimisation (`pipeline.boundary_bytes`),
