@@ -616,10 +616,19 @@ def run(argv: Sequence[str] | None = None) -> int:
         attention=args.attention,
         chunks=chunks,
     )
+    if planner.too_many_layouts(shape, hardware, plan_run, fixed):
+        raise InputError(
+            f"that is more than {planner.MAX_LAYOUTS:,} layouts to weigh: fix --tp, --pp or --cp (or --zero,"
+            " --micro-batch), or give fewer --gpus or a global batch of fewer sequences"
+        )
     planned = planner.plan(shape, hardware, plan_run, fixed)
     if not planned.plans:
         first = planned.invalid[0].rule.message if planned.invalid else "no layout to consider"
-        given = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in fixed.items())
+        # As the flags are given: on and off for the switches.
+        words = {True: "on", False: "off"}
+        given = " ".join(
+            f"--{k.replace('_', '-')} {words.get(v, v) if isinstance(v, bool) else v}" for k, v in fixed.items()
+        )
         hint = f"; {planner.batch_hint_words(planned.batch, plan_run.sequence)}" if planned.batch else ""
         raise InputError(f"no layout keeps the rules{' with ' + given if given else ''}: {first}{hint}")
     flops = planner.model_flops(shape, planned.parameters, plan_run.sequence)

@@ -237,7 +237,7 @@ def check_call(macro: Callable[..., str], call: Call) -> None:
     >>> check_call(term, Call('{{ term("x", link="no") }}', 1, "term", ("x",), {"link": "no"}))
     Traceback (most recent call last):
     ...
-    macros.calls.CallError: link is true or false or none, got 'no'; call it as term(name, link=None)
+    macros.build.calls.CallError: link is true or false or none, got 'no'; call it as term(name, link=None)
     """
     signature = _signature(macro)
     if signature is None:

@@ -117,6 +117,7 @@ stated share of peak and the links' bandwidths, which a measured step checks.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -1068,6 +1069,16 @@ def divisors(n: int) -> list[int]:
     return small + [n // k for k in reversed(small) if k * k != n]
 
 
+#: The most layouts a plan weighs for a reader (the page and the command line): beyond, a degree is to be fixed,
+#: since a search of 720,720 GPUs would take minutes and gigabytes.
+MAX_LAYOUTS = 100_000
+
+
+def too_many_layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mapping[str, Fixed]) -> bool:
+    """Whether `layouts` yields more than `MAX_LAYOUTS` (counted up to one past it, not all)."""
+    return sum(1 for _ in itertools.islice(layouts(shape, hardware, run, fixed), MAX_LAYOUTS + 1)) > MAX_LAYOUTS
+
+
 #: A value a caller fixes a layout field to.
 Fixed = int | str | bool
 #: The fields a caller may fix, by `Layout` field name.
@@ -1102,7 +1113,9 @@ def layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mappin
                 d = int(fixed["dp"]) if "dp" in fixed else (n // (t * c * p) if n % (t * c * p) == 0 else 1)
                 per_replica = sequences // d if d and sequences % d == 0 else 1
                 for e in searched("ep", divisors(c * d) if shape.experts else [1]):
-                    zeros = [int(fixed["zero"])] if "zero" in fixed else list(STAGES)
+                    # Hybrid sharding fixed on is ZeRO-3's: the other stages would only break its rule.
+                    hybrid_only = bool(fixed.get("hybrid")) and "zero" not in fixed
+                    zeros = [int(fixed["zero"])] if "zero" in fixed else [3] if hybrid_only else list(STAGES)
                     sps = (
                         [bool(fixed["sequence_parallel"])]
                         if "sequence_parallel" in fixed

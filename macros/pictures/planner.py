@@ -21,7 +21,6 @@ shown only when the reader gives a price.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import math
 import re
@@ -120,8 +119,8 @@ MLP_CHOICES: Mapping[str, str] = {"gated": "gated (SwiGLU, as Llama)", "plain": 
 EMBEDDING_CHOICES: Mapping[str, str] = {"untied": "untied (as Llama 3)", "tied": "tied (as GPT-2)"}
 #: The rows of the table of layouts, best first.
 TOP = 10
-#: The most layouts the page weighs for one plan; beyond, the reader is asked to fix a degree.
-MAX_LAYOUTS = 100_000
+#: The most layouts the page weighs for one plan (the planner's); beyond, the reader is asked to fix a degree.
+MAX_LAYOUTS = planner.MAX_LAYOUTS
 #: What a reader may type: a whole number, its thousands grouped by commas or not; a share in percent and a
 #: price with at most two decimals; training tokens whole or as 1e12, 1.5e13. ASCII digits, as JavaScript reads.
 WHOLE = r"^(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]{1,16})$"
@@ -574,8 +573,7 @@ def evaluate(config: Mapping[str, Any], inputs: Mapping[str, str]) -> dict[str, 
     if request is None:
         return {"problems": problems}
     found, hardware, run = model_inputs(request)
-    considered = list(itertools.islice(planner.layouts(found, hardware, run, request["fixed"]), MAX_LAYOUTS + 1))
-    if len(considered) > MAX_LAYOUTS:
+    if planner.too_many_layouts(found, hardware, run, request["fixed"]):
         return {"problems": {"layouts": MESSAGES["too_many_layouts"]}}
     planned = planner.plan(found, hardware, run, request["fixed"])
     if not planned.plans:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from macros.model import planner
 from tests.conftest import ROOT
 from tests.unit.test_planner import LLAMA3_8B, MIXTRAL_8X7B, llama_count
 
@@ -338,3 +339,12 @@ def test_hybrid_sharding_is_searched_with_zero3_and_held_by_its_flag() -> None:
     assert done.returncode == 0, done.stderr
     first = next(line.split() for line in done.stdout.splitlines() if line.lstrip().startswith("1 "))
     assert first[4] == "HSDP", first  # the ZeRO column: #, tp, pp, dp, ZeRO
+
+
+def test_a_search_beyond_the_pages_bound_is_refused_with_what_to_fix() -> None:
+    """Attack round 7: 5,040 GPUs weighed 3.2 million layouts for 31 s (720,720 ran 455 s at 10.5 GB); the page
+    stops at `planner.MAX_LAYOUTS`, and so does the command line, in one line."""
+    done = plan("--model", "llama-3-8b", "--gpus", "5040", "--sequence", "4096", "--global-batch", "20643840")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert f"more than {planner.MAX_LAYOUTS:,} layouts to weigh: fix --tp, --pp or --cp" in done.stderr
+    assert done.stderr.count("\n") == 1

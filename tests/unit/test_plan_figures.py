@@ -95,7 +95,20 @@ def test_the_share_of_peak_is_an_argument_and_the_planners_default_is_the_figure
 
 @pytest.mark.parametrize(
     ("layout", "message"),
-    [("tp3", "breaks a rule"), ("zz3", "unknown layout field"), ("tp2-tp4", "twice"), ("", "a layout is")],
+    [
+        ("tp3", "breaks a rule"),
+        ("zz3", "unknown layout field"),
+        ("tp2-tp4", "twice"),
+        ("", "a layout is"),
+        # Attack round 7: '²' crashed int(), '٢' and '𝟖' read as 2 and 8, a 0 degree divided by zero.
+        ("tp²-cp2", "unknown layout field 'tp²'"),
+        ("tp٢-cp2", "unknown layout field 'tp٢'"),
+        ("tp𝟖", "unknown layout field 'tp𝟖'"),
+        ("cp0-hsdp", "a degree or size is at least 1"),
+        ("pp0", "a degree or size is at least 1"),
+        # Hybrid sharding fixed searches ZeRO-3 alone: the rule named is the one that stops it, not ZeRO-0's.
+        ("tp8-hsdp", "nothing to shard within one"),
+    ],
 )
 def test_a_bad_layout_is_refused_with_the_rule_or_the_grammar(layout: str, message: str) -> None:
     with pytest.raises((ValueError, FigureKindError), match=message):

@@ -18,6 +18,7 @@ are the planner's own numbers (`planner.evaluate`): no formula of their own.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -175,19 +176,26 @@ def fixed_fields(layout: str) -> dict[str, planner.Fixed]:
         elif token in ("hsdp", "nohsdp"):
             name, value = "hybrid", token == "hsdp"
         else:
-            match = next(((p, f) for p, f in prefixes if token.startswith(p) and token[len(p) :].isdigit()), None)
+            # ASCII digits only: str.isdigit() takes '²' (which int() refuses) and '٢' (which it reads as 2).
+            match = next(
+                ((p, f) for p, f in prefixes if token.startswith(p) and _DIGITS.fullmatch(token[len(p) :])), None
+            )
             if match is None:
                 raise ValueError(
                     f"unknown layout field {token!r} in {layout!r}: use tpN, ppN, dpN, cpN, epN, zN, mbN, vN, sp or"
                     f" nosp, hsdp or nohsdp, {', '.join(planner.RECOMPUTATIONS)}, or 'best' alone"
                 )
             name, value = match[1], int(token[len(match[0]) :])
+            if value < 1 and name != "zero":
+                raise ValueError(f"layout field {token!r} in {layout!r}: a degree or size is at least 1")
         if name in fixed:
             raise ValueError(f"layout {layout!r} gives {name} twice")
         fixed[name] = value
     return fixed
 
 
+#: A layout field's number: ASCII digits.
+_DIGITS = re.compile(r"[0-9]+")
 #: Every plan computed so far from the catalog, by workload, layout and share.
 _PLANS: PerCatalog[tuple[str, str, int], planner.Plan] = PerCatalog()
 
