@@ -20,6 +20,7 @@ problem, never as a traceback.
 from __future__ import annotations
 
 import ast
+import bisect
 import inspect
 import logging
 import math
@@ -146,13 +147,18 @@ def parse_call(text: str, line: int) -> Call:
 
 def code_ranges(markdown: str) -> list[tuple[int, int]]:
     """Where `markdown` holds code (fenced blocks, indented code blocks and code spans), as ranges of its
-    characters."""
-    ranges = [match.span() for match in _FENCE.finditer(markdown)]
-    ranges += [span for span in _indented_code(markdown) if not any(a <= span[0] < b for a, b in ranges)]
-    for match in _CODE_SPAN.finditer(markdown):
-        if not any(start <= match.start() < end for start, end in ranges):
-            ranges.append(match.span())
-    return ranges
+    characters, in order. Each is looked up by bisection (`in_code`), so that a page of 20,000 code spans is read
+    in linear time, where a scan of the ranges so far for each span took the build from 8 to 42 s."""
+    fences = [match.span() for match in _FENCE.finditer(markdown)]
+    blocks = sorted(fences + [span for span in _indented_code(markdown) if not in_code(fences, span[0])])
+    spans = [match.span() for match in _CODE_SPAN.finditer(markdown) if not in_code(blocks, match.start())]
+    return sorted(blocks + spans)
+
+
+def in_code(ranges: list[tuple[int, int]], position: int) -> bool:
+    """Whether `position` is inside one of `ranges`, sorted ranges that do not overlap (`code_ranges`)."""
+    index = bisect.bisect_right(ranges, (position, math.inf)) - 1
+    return index >= 0 and ranges[index][0] <= position < ranges[index][1]
 
 
 def _indented_code(markdown: str) -> list[tuple[int, int]]:
@@ -276,7 +282,7 @@ def render_calls(
         if match.group("call") is None:
             parts.append(report(line, f"{written}: a page holds macro calls only, {{{{ name(arguments) }}}}"))
             continue
-        if any(start <= match.start() < end for start, end in code):
+        if in_code(code, match.start()):
             parts.append(report(line, f"{written} is inside code, where it would show as raw HTML; move it out"))
             continue
         try:

@@ -49,7 +49,7 @@ from ..pages.lesson_head import with_head
 from ..quiz import KeyFigure, ReportedAlready
 from ..quiz.units import UnitTableError, unit_table
 from .assets import strip_site_assets
-from .calls import Call, code_ranges, render_calls
+from .calls import Call, code_ranges, in_code, render_calls
 from .search import defer_search_docs
 
 # The name MkDocs' strict mode counts errors under (any logger under "mkdocs").
@@ -756,7 +756,7 @@ def _escaped_math(markdown: str, first_line: int) -> list[tuple[int, str]]:
     return [
         (first_line + markdown.count("\n", 0, match.start()), match.group(0))
         for match in _ESCAPED_MATH.finditer(markdown)
-        if not any(start <= match.start() < end for start, end in code)
+        if not in_code(code, match.start())
     ]
 
 
