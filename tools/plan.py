@@ -262,6 +262,8 @@ def parser() -> argparse.ArgumentParser:
 def _model(args: argparse.Namespace, catalog: Catalog) -> tuple[TransformerShape, str]:
     if args.config is not None:
         path = Path(args.config)
+        # A path holding a newline or an escape is quoted, so that the message stays one plain line.
+        given = f"--config {args.config if args.config.isprintable() else json.dumps(args.config)}"
         # Read no more than a config.json can hold (four bytes a character at most in UTF-8): a 300 MB file, or
         # /dev/zero, is refused after that much, not read whole.
         most = 4 * MAX_CONFIG_CHARACTERS
@@ -269,15 +271,15 @@ def _model(args: argparse.Namespace, catalog: Catalog) -> tuple[TransformerShape
             with path.open("rb") as file:
                 data = file.read(most + 1)
         except OSError as error:
-            raise InputError(f"--config {args.config}: cannot be read ({error.strerror}); give a config.json") from None
+            raise InputError(f"{given}: cannot be read ({error.strerror}); give a config.json") from None
         if len(data) > most:
-            raise InputError(f"--config {args.config}: more than {most:,} bytes, larger than any model's config.json")
+            raise InputError(f"{given}: more than {most:,} bytes, larger than any model's config.json")
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            raise InputError(f"--config {args.config}: not text; give a Hugging Face config.json") from None
+            raise InputError(f"{given}: not text; give a Hugging Face config.json") from None
         try:
-            shape, kind = parse_config(text, f"--config {args.config}")
+            shape, kind = parse_config(text, given)
         except ConfigError as error:
             raise InputError(str(error)) from None
         return shape, f"{path.name} ({kind})"

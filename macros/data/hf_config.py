@@ -27,6 +27,16 @@ from typing import Any
 
 from ..model.shape import TransformerShape
 
+#: The most characters of a value a message quotes: a config's value may be 900,000 characters long.
+SHOWN = 80
+
+
+def shown(value: object) -> str:
+    """`value` as JSON writes it (control characters escaped, so a message stays one line), cut at `SHOWN`."""
+    text = json.dumps(value)
+    return text if len(text) <= SHOWN else f"{text[:SHOWN]}… ({len(text):,} characters)"
+
+
 #: The model types the planner reads, as `config.json`'s `model_type` names them.
 MODEL_TYPES = ("gpt2", "llama", "mistral", "qwen2", "mixtral")
 #: Beyond these a size is absurd rather than large, and is refused.
@@ -108,7 +118,7 @@ def parse_config(text: str, where: str) -> tuple[TransformerShape, str]:
     kind = config.get("model_type")
     if kind not in MODEL_TYPES:
         raise ConfigError(
-            f"{where}: model_type {json.dumps(kind)} is not one the planner reads; it reads {', '.join(MODEL_TYPES)}"
+            f"{where}: model_type {shown(kind)} is not one the planner reads; it reads {', '.join(MODEL_TYPES)}"
         )
     try:
         shape = _shape(where, config, kind)

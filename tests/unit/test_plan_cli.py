@@ -348,3 +348,15 @@ def test_a_search_beyond_the_pages_bound_is_refused_with_what_to_fix() -> None:
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert f"more than {planner.MAX_LAYOUTS:,} layouts to weigh: fix --tp, --pp or --cp" in done.stderr
     assert done.stderr.count("\n") == 1
+
+
+def test_a_configs_path_and_values_are_quoted_short_and_on_one_line(tmp_path: Path) -> None:
+    """Attack round 7: a path holding a newline and an escape was echoed raw, over two lines with a terminal
+    colour, and a 900,000-character model_type was echoed whole."""
+    huge = tmp_path / "config.json"
+    huge.write_text(json.dumps({"model_type": "x" * 900_000}), encoding="utf-8")
+    for path, says in ((str(huge), "… (900,002 characters) is not one the planner reads"),
+                       (str(tmp_path / "a\nb\x1b[31m"), '\\nb\\u001b[31m": cannot be read')):  # fmt: skip
+        done = plan("--config", path, "--gpus", "8", "--sequence", "8", "--global-batch", "8")
+        assert done.returncode == 2 and says in done.stderr, done.stderr
+        assert done.stderr.count("\n") == 1 and "\x1b" not in done.stderr and len(done.stderr) < 400
