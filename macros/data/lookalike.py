@@ -6,8 +6,8 @@ words. So that no check is fooled by a look-alike (a typed figure hiding from
 the typed-figure check, two quiz options a reader cannot tell apart), every
 reader that compares text as a person reads it goes through `as_read`: the
 invisible characters dropped (`invisible`), the combining marks that join no
-letter into one (an underline "2̲4̲") dropped, and the Greek, Cyrillic and Cherokee
-letters and Latin small capitals that look like Latin ones read as those.
+letter into one (an underline "2̲4̲") dropped, and the Greek, Cyrillic, Cherokee, Lisu and
+Canadian Syllabics letters and Latin small capitals that look like Latin ones read as those.
 """
 
 from __future__ import annotations
@@ -48,6 +48,10 @@ CONFUSABLES = str.maketrans(
         **dict(zip("ᎠᎡᎢᎥᎩᎪᎫᎬᎳᎷᎻᎽᏀᏂᏃᏎᏏᏒᏔᏕᏙᏚᏞᏟᏢᏦᏧᏮᏳᏴ", "DRTiYAJEWMHYGhZ4bRWSVSLCPKd6GB", strict=True)),
         **dict(zip("ꭵꮁꮃꮓꮩꮪꮯ", "irwzvsc", strict=True)),
         **{letter: _SMALL_CAPITALS[small] for letter, small in zip("ᏻᏼꭰꭱꭲꭺꭻꭼꮋꮐꮢꮮꮲ", "ɢʙᴅʀᴛᴀᴊᴇʜɢʀʟᴘ", strict=True)},
+        # Lisu and Canadian Syllabics letters, as confusables.txt (14.0.0) reads them: every one it gives one Latin
+        # letter or digit ("ꓖ" is "G", "ᗷ" is "B"; attack round 7 hid "8 ꓖꓐ" and "8 Gᗷ" from the typed-figure check).
+        **dict(zip("ꓮꓐꓚꓒꓓꓰꓝꓖꓧꓙꓗꓲꓡꓟꓠꓳꓑꓣꓢꓔꓴꓦꓪꓫꓬꓜ", "ABCdDEFGHJKlLMNOPRSTUVWXYZ", strict=True)),
+        **dict(zip("ᒿᗅᑲᖯᗷᑯᗞᗪᖴᕼᒍᒪᗰᑭᖇᑌᐯ᙮ᕁᕽ᙭", "2AbbBdDDFHJLMPRUVxxxX", strict=True)),
         **_SMALL_CAPITALS,
     }
 )

@@ -21,6 +21,11 @@ READINGS = [
     ("\u1d21", "w"),  # LATIN LETTER SMALL CAPITAL W: drawn as a small w, as confusables.txt reads it
     ("\u1d04", "c"),  # LATIN LETTER SMALL CAPITAL C
     ("\ua731", "s"),  # LATIN LETTER SMALL CAPITAL S, beyond the block the table read
+    ("\ua4d6", "G"),  # LISU LETTER GA (attack round 7: "8 ꓖꓐ" passed as prose)
+    ("\ua4d0", "B"),  # LISU LETTER BA
+    ("\ua4f2", "l"),  # LISU LETTER I: a small l to confusables.txt
+    ("\u15f7", "B"),  # CANADIAN SYLLABICS CARRIER KHE ("8 Gᗷ")
+    ("\u1472", "b"),  # CANADIAN SYLLABICS KA
 ]
 
 
