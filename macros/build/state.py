@@ -737,8 +737,8 @@ _BACKSLASH_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|^>])")
 _ESCAPED = re.compile(f"{util.STX}([0-9]+){util.ETX}")
 #: The front matter fields a page other than a lesson takes (a lesson's have their schema, `data.lessons`).
 _PAGE_FIELDS = ("title", "description", "hide")
-#: What Material's `hide` may hide of a page.
-_HIDEABLE = frozenset({"navigation", "toc", "footer", "path", "tags", "feedback"})
+#: What Material's `hide` may hide of a page (a lesson's too: `data.lessons`).
+_HIDEABLE = frozenset(lessons.HIDEABLE)
 
 
 #: MathJax's inline math, `\(x\)`, on one line: in the HTML it is "(x)", a parenthesis like any other.

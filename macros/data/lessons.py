@@ -28,6 +28,7 @@ from .schema import (
     list_of,
     load_yaml,
     nested_error,
+    one_of,
     optional,
     positive_amount,
     positive_count,
@@ -35,6 +36,10 @@ from .schema import (
     text,
 )
 from .typed_figures import find_in_text
+
+#: What Material's `hide` may hide of a page: a lesson's front matter, and any page's (attack round 7: a lesson's
+#: `hide: [toc, sidebar]` passed, "sidebar" being no part Material hides).
+HIDEABLE = ("navigation", "toc", "footer", "path", "tags", "feedback")
 
 #: The sections of a lesson, in order, and the Markdown line that opens each:
 #: a bold lead-in for the three header lines, a level-2 heading for the rest.
@@ -97,7 +102,7 @@ _FIELDS: Fields = {
     "questions": optional(text),
     "description": optional(text),
     # Material's own page settings, which it reads from the same front matter.
-    "hide": optional(list_of(text)),
+    "hide": optional(list_of(one_of(*HIDEABLE))),
     "search": optional(search_settings),
     "tags": optional(list_of(text)),
 }

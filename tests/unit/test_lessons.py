@@ -106,6 +106,8 @@ def test_a_mission_number_past_the_list_is_refused_at_its_line(
         ),
         ({**_lesson(), "title": "Why ZeRO\\_1"}, r"title renders as Markdown: its heading reads 'Why ZeRO_1'"),
         ({k: v for k, v in _lesson().items() if k != "lesson"}, r"every page in stage-4/ is a lesson"),
+        # Attack round 7: "sidebar" is no part Material hides; other pages' hide was checked, a lesson's not.
+        ({**_lesson(), "hide": ["toc", "sidebar"]}, r"front matter.hide: item 2: .*sidebar"),
     ],
 )
 def test_bad_front_matter_is_refused(meta: dict[str, object], message: str) -> None:
