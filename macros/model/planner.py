@@ -119,11 +119,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property, lru_cache
 from types import MappingProxyType
+from typing import TypeVar
 
 from .checks import check_count as _check_count
 from .communication import cross_host_bytes_per_port, ring_allreduce_bytes_sent, ring_allreduce_factor, transfer_seconds
@@ -484,9 +485,10 @@ def _hybrid_refusal(hardware: Hardware, layout: Layout) -> str | None:
         return HYBRID_WHY["zero"].format(zero=layout.zero)
     if layout.ep > 1:
         return HYBRID_WHY["experts"].format(ep=layout.ep)
-    if not _rank_placement(layout.tp, layout.pp, layout.dp * layout.cp, hardware.per_node).data_spans_nodes:
+    placed = _rank_placement(layout.tp, layout.pp, layout.dp * layout.cp, hardware.per_node)
+    if not placed.data_spans_nodes:
         return HYBRID_WHY["nodes"].format(group=layout.dp * layout.cp)
-    if hybrid_groups(hardware, layout)[0] < 2:
+    if placed.data_per_node < 2:
         return HYBRID_WHY["shard"]
     return None
 
@@ -767,9 +769,9 @@ def training_steps(run: Run) -> int | None:
 #: backward pass; ZeRO-1 and -2's reduce-scatter of them behind it and all-gather of the parameters behind the
 #: forward pass; ZeRO-3's all-gathers and reduce-scatter, each behind the pass it is issued in.
 HIDING_TRAFFIC = ("allreduce", "reduce-scatter", "all-gather", "zero3")
-#: The traffic each ZeRO stage sends, whose largest bound `hiding` reports.
-#: Hybrid sharding's: ZeRO-3's within a node, and the gradient shards' all-reduce across nodes.
+#: Hybrid sharding's traffic: ZeRO-3's within a node, and the gradient shards' all-reduce across nodes.
 HYBRID_TRAFFIC = ("zero3", "allreduce")
+#: The traffic each ZeRO stage sends, whose largest bound `hiding` reports.
 STAGE_TRAFFIC: Mapping[int, tuple[str, ...]] = MappingProxyType(
     {0: ("allreduce",), 1: ("reduce-scatter", "all-gather"), 2: ("reduce-scatter", "all-gather"), 3: ("zero3",)}
 )
@@ -887,7 +889,8 @@ def _stage_free_time(
     shape: TransformerShape, count: ParameterCount, hardware: Hardware, run: Run, layout: Layout
 ) -> StepTime:
     """Every part of a step's time but the data-parallel traffic, which alone depends on the ZeRO stage: the same
-    for the four stages of a layout, and so computed once for them (`layout` is taken with ZeRO-0)."""
+    for the four stages of a layout and for hybrid sharding, and so computed once for them (`layout` is taken with
+    ZeRO-0, unsharded)."""
     s, h, lay = shape, hardware, layout
     t, p, d, c, e = lay.tp, lay.pp, lay.dp, lay.cp, lay.ep
     sequences = run.global_batch // run.sequence
@@ -969,7 +972,7 @@ def _hybrid_seconds(
     step, behind the last micro-batch's backward pass (FSDP2 with `set_requires_all_reduce(False)` until the last
     micro-batch; by default it all-reduces after every one), each GPU's ring through its own network port."""
     shard, replicas = hybrid_groups(hardware, layout)
-    parameters = held.dense + held.experts
+    parameters = held.parameters
 
     def within(role: str) -> Fraction:
         return transfer_seconds(
@@ -988,7 +991,7 @@ def step_time(shape: TransformerShape, count: ParameterCount, hardware: Hardware
     """A step's seconds by part on the layout (see the module's docstring for each part)."""
     s, h, lay = shape, hardware, layout
     t, p, d, c, e = lay.tp, lay.pp, lay.dp, lay.cp, lay.ep
-    parts = _stage_free_time(shape, count, hardware, run, replace(layout, zero=0))
+    parts = _stage_free_time(shape, count, hardware, run, replace(layout, zero=0, hybrid=False))
     compute = parts.compute
     m = run.global_batch // run.sequence // (d * lay.micro_batch)
     placed = _rank_placement(t, p, c * d, h.per_node)
@@ -1081,6 +1084,7 @@ def too_many_layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixe
 
 #: A value a caller fixes a layout field to.
 Fixed = int | str | bool
+_Choice = TypeVar("_Choice", int, str, bool)
 #: The fields a caller may fix, by `Layout` field name.
 FIXABLE = ("tp", "pp", "dp", "zero", "micro_batch", "recompute", "sequence_parallel", "chunks", "cp", "ep", "hybrid")
 
@@ -1103,37 +1107,27 @@ def layouts(shape: TransformerShape, hardware: Hardware, run: Run, fixed: Mappin
     sequences = run.global_batch // run.sequence if run.global_batch % run.sequence == 0 else 1
     recomputes = [r for r in RECOMPUTATIONS if r != "selective" or run.attention == "stored"]
 
-    def searched(name: str, degrees: list[int]) -> list[int]:
-        return [int(fixed[name])] if name in fixed else degrees
+    def searched(name: str, choices: Iterable[_Choice], read: Callable[[Fixed], _Choice]) -> list[_Choice]:
+        """The values of field `name` to try: the fixed one, read as the field's type, or every choice."""
+        return [read(fixed[name])] if name in fixed else list(choices)
 
-    for t in searched("tp", divisors(n)):
-        for c in searched("cp", divisors(n // t) if n % t == 0 else [1]):
+    # Hybrid sharding fixed on is ZeRO-3's: the other stages would only break its rule.
+    zeros = searched("zero", [3] if fixed.get("hybrid") else STAGES, int)
+    rcs = searched("recompute", recomputes, str)
+    for t in searched("tp", divisors(n), int):
+        sps = searched("sequence_parallel", [False, True] if t > 1 else [False], bool)
+        for c in searched("cp", divisors(n // t) if n % t == 0 else [1], int):
             rest = n // (t * c) if n % (t * c) == 0 else 1
-            for p in searched("pp", divisors(rest)):
+            for p in searched("pp", divisors(rest), int):
                 d = int(fixed["dp"]) if "dp" in fixed else (n // (t * c * p) if n % (t * c * p) == 0 else 1)
                 per_replica = sequences // d if d and sequences % d == 0 else 1
-                for e in searched("ep", divisors(c * d) if shape.experts else [1]):
-                    # Hybrid sharding fixed on is ZeRO-3's: the other stages would only break its rule.
-                    hybrid_only = bool(fixed.get("hybrid")) and "zero" not in fixed
-                    zeros = [int(fixed["zero"])] if "zero" in fixed else [3] if hybrid_only else list(STAGES)
-                    sps = (
-                        [bool(fixed["sequence_parallel"])]
-                        if "sequence_parallel" in fixed
-                        else ([False, True] if t > 1 else [False])
-                    )
-                    micro = searched("micro_batch", divisors(per_replica))
-                    rcs = [str(fixed["recompute"])] if "recompute" in fixed else recomputes
-                    chunks = searched("chunks", sorted({1, run.chunks} if p > 1 else {1}))
+                micro = searched("micro_batch", divisors(per_replica), int)
+                chunks = searched("chunks", sorted({1, run.chunks} if p > 1 else {1}), int)
+                for e in searched("ep", divisors(c * d) if shape.experts else [1], int):
                     for zero in zeros:
-                        hybrids = (
-                            [bool(fixed["hybrid"])] if "hybrid" in fixed else ([False, True] if zero == 3 else [False])
-                        )
-                        for hy in hybrids:
-                            for sp in sps:
-                                for b in micro:
-                                    for rc in rcs:
-                                        for v in chunks:
-                                            yield Layout(t, p, d, zero, b, rc, sp, v, c, e, hy)
+                        for hy in searched("hybrid", [False, True] if zero == 3 else [False], bool):
+                            for sp, b, rc, v in itertools.product(sps, micro, rcs, chunks):
+                                yield Layout(t, p, d, zero, b, rc, sp, v, c, e, hy)
 
 
 #: Significant digits to which step times and bytes are compared when plans are ranked: equal to these, two
