@@ -18,6 +18,7 @@ from markdown.treeprocessors import Treeprocessor
 
 from ..pages import issues
 from ..quiz import KeyFigure, QuizExtension
+from ..quiz.blocks import find_line
 from .state import FIGURE_DATA, TOKEN, TOKEN_OPEN, Build, problem_box, typed_stash
 
 
@@ -48,18 +49,10 @@ class _QuizHost:
         """Our script `name` from this page, the first time the page asks for it."""
         return self.build.script(name)
 
-    def report(self, message: str, near: Sequence[str]) -> None:
-        """A problem with a quiz block, reported at its line: that of the last of `near`, each found on a line
-        after the one before it; where one is not found, the line of the one before (`QuizHost.report`)."""
+    def report(self, message: str, near: Sequence[re.Pattern[str]]) -> None:
+        """A problem with a quiz block, reported at the line `near` finds (`QuizHost.report`)."""
         page = self.build.page
-        lines = page.source.splitlines() if page else []
-        line = 0  # none found
-        for text in near:
-            found = next((n for n in range(line + 1, len(lines) + 1) if text in lines[n - 1]), 0)
-            if not found:
-                break
-            line = found
-        self.build.report(message, line or None)
+        self.build.report(message, find_line(page.source.splitlines() if page else [], near))
 
 
 class _PagePreprocessor(Preprocessor):

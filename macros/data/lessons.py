@@ -171,9 +171,12 @@ def read_front_matter(text: str, src_path: str = "") -> dict[str, Any]:
         return {}
     try:
         first_line = text.count("\n", 0, match.start(1)) + 1
-        data = load_yaml(match.group(1), f"{src_path} (front matter)", data_file=False, first_line=first_line) or {}
+        data = load_yaml(match.group(1), src_path, data_file=False, first_line=first_line) or {}
     except SchemaError as error:
-        raise LessonError(str(error)) from None
+        # "file:line: ...", as every other problem of a lesson is told.
+        line = re.match(rf"{re.escape(src_path)}:(\d+): ", str(error))
+        detail = str(error).removeprefix(line.group(0) if line else f"{src_path}: ")
+        raise _at(src_path, int(line.group(1)) if line else None, f"the front matter is {detail}") from None
     if not isinstance(data, dict):
         raise LessonError(f"{src_path}: the front matter should be a mapping of fields, like `title: ...`")
     return data
@@ -207,11 +210,13 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any], source: str = "") -> Le
         clean = check_record(f"{src_path}: front matter", meta, _FIELDS)
     except SchemaError as error:
         raise LessonError(str(error)) from None
-    if clean["stage"] != int(folder.group(1)):
-        raise LessonError(
-            f"{src_path}: `stage: {clean['stage']}` but the lesson is in {folder.group(0)}; make them agree"
-        )
     lines = _field_lines(source)
+    if clean["stage"] != int(folder.group(1)):
+        raise _at(
+            src_path,
+            lines.get("stage"),
+            f"`stage: {clean['stage']}` but the lesson is in {folder.group(0)}; make them agree",
+        )
     for name in ("title", "description"):
         typed = find_in_text(clean[name] or "")
         if typed:
@@ -223,19 +228,25 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any], source: str = "") -> Le
             )
         markup = markup_in(clean[name] or "")
         if markup:
-            raise LessonError(
-                f"{src_path}: the front matter's {name} holds {', '.join(map(repr, markup))}; {PLAIN_FIELDS}"
+            raise _at(
+                src_path,
+                lines.get(name),
+                f"the front matter's {name} holds {', '.join(map(repr, markup))}; {PLAIN_FIELDS}",
             )
     questions = clean["questions"] or ""
     if questions and not QUESTION_PREFIX.fullmatch(questions):
-        raise LessonError(
-            f"{src_path}: `questions: {questions}` is no prefix of question ids; write lower-case letters and digits"
-            ' starting with a letter, like `questions: cp` (CONTRIBUTING.md, "Add a quiz question")'
+        raise _at(
+            src_path,
+            lines.get("questions"),
+            f"`questions: {questions}` is no prefix of question ids; write lower-case letters and digits"
+            ' starting with a letter, like `questions: cp` (CONTRIBUTING.md, "Add a quiz question")',
         )
     heading = markdown_in(clean["title"])
     if heading is not None:
-        raise LessonError(
-            f"{src_path}: the front matter's title renders as Markdown: its heading reads {heading!r}; {PLAIN_TITLE}"
+        raise _at(
+            src_path,
+            lines.get("title"),
+            f"the front matter's title renders as Markdown: its heading reads {heading!r}; {PLAIN_TITLE}",
         )
     return Lesson(
         src_path=src_path,
@@ -297,7 +308,13 @@ def index_lessons(docs_dir: Path) -> LessonIndex:
         if lesson is None:
             continue
         if lesson.number in lessons:
-            raise LessonError(f"{src_path}: Lesson {lesson.number} is already {lessons[lesson.number].src_path}")
+            other = lessons[lesson.number]
+            raise _at(
+                src_path,
+                lesson.lines.get("lesson"),
+                f"Lesson {lesson.number} is already {other.src_path}:{other.lines.get('lesson')}; give this one"
+                " a number no lesson has",
+            )
         taken = next((other for other in lessons.values() if other.prefix == lesson.prefix), None)
         if taken is not None:
             # Either lesson may be the one to change (the build cannot know which was published first), so both
@@ -314,8 +331,10 @@ def index_lessons(docs_dir: Path) -> LessonIndex:
     for lesson in lessons.values():
         for number in lesson.prerequisites:
             if number not in lessons:
-                raise LessonError(
-                    f"{lesson.src_path}: prerequisite Lesson {number} does not exist; lessons are {sorted(lessons)}"
+                raise _at(
+                    lesson.src_path,
+                    lesson.lines.get("prerequisites"),
+                    f"prerequisite Lesson {number} does not exist; lessons are {sorted(lessons)}",
                 )
     _check_acyclic(lessons)
     return LessonIndex(lessons)
@@ -326,8 +345,9 @@ def _field_lines(source: str) -> dict[str, int]:
     lines: dict[str, int] = {}
     for number, line in enumerate(source.splitlines()[: front_matter_lines(source)], start=1):
         name, colon, _ = line.partition(":")
+        # A key as YAML reads one: `title :` and `"title":` set `title` too.
         if colon and name and not name[0].isspace():
-            lines.setdefault(name, number)
+            lines.setdefault(name.rstrip().strip("\"'"), number)
     return lines
 
 
@@ -337,7 +357,8 @@ def _check_acyclic(lessons: Mapping[int, Lesson]) -> None:
     def visit(number: int, path: tuple[int, ...]) -> None:
         if number in path:
             cycle = " → ".join(f"Lesson {n}" for n in (*path[path.index(number) :], number))
-            raise LessonError(f"{lessons[number].src_path}: prerequisites form a cycle: {cycle}")
+            lesson = lessons[number]
+            raise _at(lesson.src_path, lesson.lines.get("prerequisites"), f"prerequisites form a cycle: {cycle}")
         if number in done:
             return
         for prerequisite in lessons[number].prerequisites:

@@ -493,12 +493,17 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
                     None, None, f"a key is a name or a number, not a {key_node.id}; quote it", key_node.start_mark
                 )
             key = self.construct_object(key_node, deep=True)
+            # The file's lines, as `Located` numbers them: a front matter's text starts at the file's line 2.
+            line = key_node.start_mark.line + self.first_line
             if key in seen:
-                line = key_node.start_mark.line + 1
+                # Its mark, so that the message opens with the line, as every other YAML error's does.
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"the key {key!r} is given twice (lines {seen[key]} and {line}); keep one", None
+                    None,
+                    None,
+                    f"the key {key!r} is given twice (lines {seen[key]} and {line}); keep one",
+                    key_node.start_mark,
                 )
-            seen[key] = key_node.start_mark.line + 1
+            seen[key] = line
         mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
         return mapping
 
@@ -528,9 +533,10 @@ def load_yaml(source: str, where: str, *, data_file: bool = True, first_line: in
         return loader.construct_document(node)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
+        # The file's line: the text's own line counted from `first_line`, where the text starts in its file.
+        line = f":{mark.line + first_line}" if mark is not None else ""
         if isinstance(error, yaml.reader.ReaderError):  # a character YAML refuses: at its position, not a mark
-            line = f":{source.count(chr(10), 0, error.position) + 1}"
+            line = f":{source.count(chr(10), 0, error.position) + first_line}"
         problem = getattr(error, "problem", None) or str(error)
         raise SchemaError(f"{where}{line}: not valid YAML: {problem}") from None
     finally:

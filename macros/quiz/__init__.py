@@ -74,7 +74,7 @@ class StandaloneHost:
     def issue_url(self, form: str, fields: dict[str, str]) -> str | None:
         return None if self.issue_base is None else f"{self.issue_base}?{query({'template': form, **fields})}"
 
-    def report(self, message: str, near: Sequence[str]) -> None:
+    def report(self, message: str, near: Sequence[re.Pattern[str]]) -> None:
         raise QuizError(message)
 
     def add_question(self, question_id: str) -> str | None:
@@ -133,7 +133,9 @@ class _Leftovers(Postprocessor):
             self.host.report(
                 f"`{header}` was left as text: check that its options are valid YAML, indented by 4 spaces right"
                 " under the header line, and that it is closed by as many slashes",
-                (header,),
+                # The header as it stands in the output, which is all this stage has of it: its first line of the
+                # source that holds it.
+                (re.compile(re.escape(header)),),
             )
         return text
 
@@ -146,18 +148,21 @@ class QuizExtension(BlocksExtension):
         self.host: QuizHost = host or StandaloneHost()
         #: How many times each question and rep id has been given on the page so far (`CourseBlock.claim_id`).
         self.page_ids: Counter[str] = Counter()
+        #: How many blocks of each header the page has started so far (`CourseBlock.claim_header`).
+        self.page_headers: Counter[str] = Counter()
         super().__init__(**kwargs)
 
     def reset(self) -> None:
         """A new page: no id given yet (Markdown calls it from `Markdown.reset`)."""
         self.page_ids.clear()
+        self.page_headers.clear()
 
     def extendMarkdownBlocks(self, md: Markdown, block_mgr: BlocksProcessor) -> None:
         host = self.host
         md.registerExtension(self)
         self.reset()
         for block in (QuizBlock, OptionBlock, AnswerBlock, MistakeBlock, ChecklistBlock):
-            block_mgr.register(block, {"host": host, "ids": self.page_ids})
+            block_mgr.register(block, {"host": host, "ids": self.page_ids, "headers": self.page_headers})
         md.treeprocessors.register(_Unclosed(md, block_mgr, host), "sbn-quiz-unclosed", 30)
         md.treeprocessors.register(_UnitTable(md, host), "sbn-quiz-units", 1)
         md.postprocessors.register(_Leftovers(md, host), "sbn-quiz-leftovers", 0)

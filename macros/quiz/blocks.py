@@ -39,10 +39,10 @@ class QuizHost(Protocol):
     def issue_url(self, form: str, fields: dict[str, str]) -> str | None:
         """A new-issue address with the page's context and `fields`, or None where the page has none."""
 
-    def report(self, message: str, near: Sequence[str]) -> None:
-        """Take a problem with a block; `near` is what finds its line: texts, each on a line after the one before it
-        (a quiz's id line, then the header of each of its parts up to this one, or the option refused); where one
-        is not found, the line of the one before."""
+    def report(self, message: str, near: Sequence[re.Pattern[str]]) -> None:
+        """Take a problem with a block; `near` is what finds its line (`find_line`): patterns, each of a line after
+        the one before it (a quiz's header, its id line, then the header of each of its parts up to this one, or
+        the option refused); where one is not found, the line of the one before."""
 
     def add_question(self, question_id: str) -> str | None:
         """Note a question or rep id the page asks, so that the site can check ids are unique; what is wrong with
@@ -50,6 +50,36 @@ class QuizHost(Protocol):
 
     def script(self, name: str) -> str | None:
         """The address of our script `name` (such as answers.js) from the page, or None where the page has it."""
+
+
+def find_line(lines: Sequence[str], near: Sequence[re.Pattern[str]]) -> int | None:
+    """The line (from 1) of `lines` that the last of `near` finds, each searched on the lines after the one before
+    it; where one finds nothing, the line of the one before; None when the first finds nothing.
+
+    >>> find_line(["/// quiz | A", "    id: a", "/// quiz | A", "    id: 'a'"], [header_line("///", "quiz", "A")] * 2
+    ...           + [option_line("id")])
+    4
+    """
+    line = 0
+    for pattern in near:
+        found = next((n for n in range(line + 1, len(lines) + 1) if pattern.search(lines[n - 1])), 0)
+        if not found:
+            break
+        line = found
+    return line or None
+
+
+def header_line(slashes: str, name: str, argument: str | None) -> re.Pattern[str]:
+    """What finds a block's header line: the whole line, as pymdownx reads one (any spaces around the name and the
+    |), never a line that only mentions it (in prose, or a longer title that starts the same: "Practice 10")."""
+    title = rf" *\| *{re.escape(argument)}" if argument else ""
+    return re.compile(rf"^ *{re.escape(slashes)} *{re.escape(name)}{title} *$")
+
+
+def option_line(option: str) -> re.Pattern[str]:
+    """What finds the line of a block's option: its key, indented under the header or in a flow mapping, quoted or
+    not, with any spaces before its colon (`id: x`, `"id" : x`, `{kind: free, id: x}`); never the option's value."""
+    return re.compile(rf"""(?:^\s+|[{{,]\s*)(["']?){re.escape(option)}\1\s*:""")
 
 
 def problem_box(parent: etree.Element, message: str) -> etree.Element:
@@ -68,6 +98,7 @@ class CourseBlock(Block):
     def on_init(self) -> None:
         self.host: QuizHost = self.config["host"]
         self.page_ids: Counter[str] = self.config["ids"]
+        self.page_headers: Counter[str] = self.config["headers"]
         self.problem: str | None = None
 
     def claim_id(self, question_id: str) -> int:
@@ -75,20 +106,30 @@ class CourseBlock(Block):
         self.page_ids[question_id] += 1
         return self.page_ids[question_id]
 
+    def claim_header(self) -> int:
+        """Note that a block with this header starts here; how many the page has started so far, this one included."""
+        self.page_headers[self.header] += 1
+        return self.page_headers[self.header]
+
     @property
     def header(self) -> str:
         return f"{'/' * self.length} {self.NAME}" + (f" | {self.argument}" if self.argument else "")
 
-    def near(self) -> tuple[str, ...]:
-        """What finds the block's first line in the source (`QuizHost.report`): its header."""
-        return (self.header,)
+    def start(self) -> tuple[re.Pattern[str], ...]:
+        """What finds the block's header line in the source (`find_line`): the n-th line that is its header, n being
+        how many blocks of the page so far have that header (another quiz may read "/// quiz | Practice 1" too)."""
+        return (header_line("/" * self.length, self.NAME, self.argument),) * self.header_occurrence
+
+    def near(self) -> tuple[re.Pattern[str], ...]:
+        """What finds the line a problem with the block as a whole is told at: its header's."""
+        return self.start()
 
     def fail(self, message: str, option: str | None = None) -> None:
         """Report a problem with this block (with its `option`, at that option's line); the block shows it instead
         of its content."""
         if self.problem is None:
             self.problem = f"{self.header}: {message}"
-            self.host.report(self.problem, (*self.near(), f"{option}:") if option else self.near())
+            self.host.report(self.problem, (*self.start(), option_line(option)) if option else self.near())
 
     # A private API of pymdownx (checked against pymdown-extensions 13.1.2; tests/unit/test_private_apis.py):
     # its BlocksProcessor calls `_validate(parent, arg, **options)`, which returns False on an unknown option or
@@ -96,6 +137,7 @@ class CourseBlock(Block):
     # take every option and say what is wrong with one; the public `on_validate` runs after that refusal.
     def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
         self.argument = arg
+        self.header_occurrence = self.claim_header()
         self.options: dict[str, Any] = {"attrs": {}}
         try:
             clean = check_record(self.header, options, self.FIELDS, noun="option")
@@ -158,28 +200,24 @@ class QuizBlock(CourseBlock):
 
     def on_init(self) -> None:
         super().on_init()
-        #: The headers of its parts so far, in order: the text that finds each part's line after the quiz's.
-        self.part_headers: list[str] = []
-        #: Which time the page gives this quiz's id: the n-th `id:` line of it is this quiz's.
-        self.occurrence = 1
+        #: What finds each of its parts' header lines so far, in order, after the quiz's.
+        self.part_headers: list[re.Pattern[str]] = []
 
     def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
         valid = super()._validate(parent, arg, **options)
         quiz_id = self.options.get("id")
-        if quiz_id:
-            self.occurrence = self.claim_id(quiz_id)
-            if self.occurrence > 1:
-                # Told here, once, at this quiz's own id line: past this point the page would hold two forms of
-                # one id (and the site, `add_question`, would tell it again).
-                self.fail(f"the id {quiz_id} is already a question of this page: give this one its own id")
+        if quiz_id and self.claim_id(quiz_id) > 1:
+            # Told here, once, at this quiz's own id line: past this point the page would hold two forms of
+            # one id (and the site, `add_question`, would tell it again).
+            self.fail(f"the id {quiz_id} is already a question of this page: give this one its own id")
         return valid
 
-    def near(self) -> tuple[str, ...]:
-        # The id is the page's only once: another quiz's header may read the same ("/// quiz | Practice 1"). A
-        # duplicate id is found as the n-th line that gives it.
+    def near(self) -> tuple[re.Pattern[str], ...]:
+        # At its own `id:` line, the first after its own header: a search for the id's text found the first line
+        # anywhere that read "id: <the id>" (in prose, another block), and no line for `id: "l8-q"`.
         if self.options.get("id"):
-            return (f"id: {self.options['id']}",) * self.occurrence
-        return (self.header,)
+            return (*self.start(), option_line("id"))
+        return self.start()
 
     def create(self, parent: etree.Element) -> etree.Element:
         quiz_id, kind = self.options["id"], self.options["kind"]
@@ -315,13 +353,14 @@ class PartBlock(CourseBlock):
         quiz = next(
             (entry.block for entry in reversed(self._block_mgr.stack) if isinstance(entry.block, QuizBlock)), None
         )
-        self.place: tuple[str, ...] = (self.header,)
+        own = header_line("/" * self.length, self.NAME, arg)
+        self.place: tuple[re.Pattern[str], ...] = (own,)
         if quiz is not None:
-            quiz.part_headers.append(self.header)
+            quiz.part_headers.append(own)
             self.place = (*quiz.near(), *quiz.part_headers)
         return super()._validate(parent, arg, **options)
 
-    def near(self) -> tuple[str, ...]:
+    def start(self) -> tuple[re.Pattern[str], ...]:
         return self.place
 
     def check_place(self, parent: etree.Element) -> None:

@@ -12,6 +12,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from macros.quiz import KeyFigure, QuizError, QuizExtension, StandaloneHost
+from macros.quiz.blocks import find_line
 from macros.quiz.choices import option_value
 from macros.quiz.units import page_json, unit_table
 from tests.checks import attribute, one
@@ -302,47 +303,94 @@ def test_without_issue_links_a_question_has_no_report_link() -> None:
 
 
 class Reporting(StandaloneHost):
-    """A host that keeps every problem reported, with what finds its line."""
+    """A host that keeps every problem reported, with the line of `source` it is told at (as the build finds it)."""
 
-    def __init__(self) -> None:
+    def __init__(self, source: str) -> None:
         super().__init__(FIGURES)
-        self.problems: list[tuple[str, tuple[str, ...]]] = []
+        self.lines = textwrap.dedent(source).splitlines()
+        self.problems: list[tuple[str, int | None]] = []
 
-    def report(self, message: str, near: Sequence[str]) -> None:
-        self.problems.append((message, tuple(near)))
+    def report(self, message: str, near: Sequence[re.Pattern[str]]) -> None:
+        self.problems.append((message, find_line(self.lines, near)))
+
+
+def reported(source: str) -> tuple[list[tuple[str, int | None]], BeautifulSoup]:
+    """Each problem `source` is reported with, and its line; and the page."""
+    host = Reporting(source)
+    return host.problems, render(source, host)
+
+
+def line_with(source: str, text: str, occurrence: int = 1) -> int:
+    """The line of `source` that is the `occurrence`-th to hold `text`."""
+    return [n for n, line in enumerate(source.splitlines(), start=1) if text in line][occurrence - 1]
 
 
 def test_a_reporting_host_gets_each_problem_once_and_the_page_shows_it() -> None:
-    host = Reporting()
-    page = render(quiz("single", CHOICE.replace("option | correct", "option")), host)
-    assert host.problems == [
+    source = quiz("single", CHOICE.replace("option | correct", "option"))
+    problems, page = reported(source)
+    assert problems == [
         (
             "/// quiz | Practice 1: a single-choice quiz needs exactly one `//// option | correct`; it has 0",
-            ("id: l8-practice-1",),
+            line_with(source, "id: l8-practice-1"),
         )
     ]
-    assert one(page, ".sbn-build-error").get_text() == host.problems[0][0]
+    assert one(page, ".sbn-build-error").get_text() == problems[0][0]
     assert page.form is None
 
 
 def test_an_id_given_twice_on_a_page_is_told_once_at_its_second_line() -> None:
     # Issue 25, round 5, finding 9: two forms of one id on the page, and the site's "used on" this page twice,
-    # neither at a line. The second quiz is found as the second line that gives its id.
-    host = Reporting()
-    page = render(quiz("free", FREE) + "\n" + quiz("free", FREE), host)
-    assert host.problems == [
+    # neither at a line. The second quiz is told at its own id line.
+    source = quiz("free", FREE) + "\n" + quiz("free", FREE)
+    problems, page = reported(source)
+    assert problems == [
         (
             "/// quiz | Practice 1: the id l8-practice-1 is already a question of this page: give this one its own id",
-            ("id: l8-practice-1", "id: l8-practice-1"),
+            line_with(source, "id: l8-practice-1", 2),
         )
     ]
     assert len(page.select("form")) == 1
     rep = "/// checklist | Reps\n    items: [l8-practice-1]\n\n- One.\n///\n"
-    host = Reporting()
-    render(quiz("free", FREE) + "\n" + rep, host)
-    assert [message for message, _ in host.problems] == [
+    problems, _ = reported(quiz("free", FREE) + "\n" + rep)
+    assert [message for message, _ in problems] == [
         "/// checklist | Reps: `items` gives l8-practice-1, already a question of this page: give each its own id"
     ]
+
+
+#: A second quiz of one id, written so that a search for the text "id: l8-practice-1" misfound its line (attack
+#: round 8): the id quoted, spaced, in a flow mapping, with a comment; or that text said first in prose or in a
+#: quiz of another title. Each is told once, at the second quiz's own id line, marked here by "# here".
+SECOND_ID_LINES = [
+    '    id: "l8-practice-1"  # here',
+    "    id : 'l8-practice-1'  # here",
+    "    {kind: free, id: l8-practice-1}  # here",
+]
+
+
+@pytest.mark.parametrize("id_line", SECOND_ID_LINES)
+def test_a_second_quiz_of_one_id_is_told_once_at_its_own_id_line_however_it_is_written(id_line: str) -> None:
+    second = quiz("free", FREE).replace("    id: l8-practice-1\n    kind: free\n", "    kind: free\n" + id_line + "\n")
+    if "{" in id_line:
+        second = quiz("free", FREE).replace("    id: l8-practice-1\n    kind: free\n", id_line + "\n")
+    source = "Say `id: l8-practice-1` in prose.\n\n" + quiz("free", FREE) + "\n" + second
+    problems, _ = reported(source)
+    assert problems == [
+        (
+            "/// quiz | Practice 1: the id l8-practice-1 is already a question of this page: give this one its own id",
+            line_with(source, "# here"),
+        )
+    ]
+
+
+def test_a_quiz_is_found_by_its_own_header_not_a_longer_one_or_prose_before_it() -> None:
+    # "/// quiz | Practice 10" starts with the text of "/// quiz | Practice 1", and prose may quote the id line:
+    # the bad quiz is told at its own id line, after its own header.
+    other = quiz("free", FREE).replace("Practice 1", "Practice 10").replace("l8-practice-1", "l8-practice-10")
+    bad = quiz("single", CHOICE.replace("option | correct", "option"))
+    source = "Write `id: l8-practice-1` under it.\n\n" + other + "\n" + bad
+    problems, _ = reported(source)
+    own = [n for n, line in enumerate(source.splitlines(), start=1) if line == "    id: l8-practice-1"]
+    assert [line for _, line in problems] == own
 
 
 # ------------------------------------------------------------- choices' values
@@ -495,14 +543,14 @@ def test_only_a_numeric_quiz_takes_a_mistake() -> None:
 
 
 def test_a_failed_option_is_reported_once_near_its_own_header_after_its_quizs() -> None:
-    host = Reporting()
     first = quiz("single", CHOICE).replace("Practice 1", "Warm-up")
     second = quiz("single", CHOICE.replace("Bandwidth *saturates*\n\nIt limits speed, not fit.", "Bandwidth"))
-    render(first + "\n" + second.replace("l8-practice-1", "l8-practice-2"), host)
-    assert host.problems == [
+    source = first + "\n" + second.replace("l8-practice-1", "l8-practice-2")
+    problems, _ = reported(source)
+    assert problems == [
         (
             "//// option: write the option's text as its first paragraph, then its feedback (why it is right or"
             " wrong) below",
-            ("id: l8-practice-2", "//// option"),
+            line_with(source, "//// option", 3),
         )
     ]

@@ -885,3 +885,24 @@ def test_markdown_in_a_catalog_value_shows_as_typed_and_blames_no_page(course_co
     built = build_copy(course_copy)
     assert built.ok, built.output
     assert typed in " ".join(soup_of(built.site / "index.html").get_text().split())
+
+
+def test_a_quiz_id_written_otherwise_is_told_once_at_its_own_line(course_copy: Path, edit: Edit) -> None:
+    """Attack round 8: Practice 2 gives Practice 1's id, quoted and with a comment. A search for the text
+    "id: l8-practice-1" found Practice 1's line; the build tells it once, at Practice 2's own id line."""
+    path = course_copy / LESSON_8
+    edit(path, "    id: l8-practice-2", '    id: "l8-practice-1"  # the id given twice')
+    built = build_copy(course_copy)
+    at = f"{LESSON_8}:{line_of(path, '# the id given twice')}"
+    fails_with(built, at, "/// quiz | Practice 2: the id l8-practice-1 is already a question of this page")
+    assert len([said for said in built.messages if "l8-practice-1" in said]) == 1, built.output
+
+
+def test_a_stage_not_its_folders_is_told_once_at_its_line(course_copy: Path, edit: Edit) -> None:
+    """Attack round 8: `stage:` at odds with the lesson's folder was told at no line."""
+    path = course_copy / LESSON_8
+    edit(path, "\nstage: 4\n", "\nstage: 3\n")
+    built = build_copy(course_copy)
+    at = f"{LESSON_8.removeprefix('docs/')}:{line_of(path, 'stage: 3')}"
+    fails_with(built, at, "`stage: 3` but the lesson is in stage-4/; make them agree")
+    assert len([said for said in built.messages if "stage: 3" in said]) == 1, built.output

@@ -124,7 +124,7 @@ def _write(docs: Path, name: str, number: int, prerequisites: list[int]) -> None
 
 def test_a_missing_prerequisite_is_refused(tmp_path: Path) -> None:
     _write(tmp_path, "a.md", 8, [7])
-    with pytest.raises(LessonError, match=r"stage-4/a.md: prerequisite Lesson 7 does not exist"):
+    with pytest.raises(LessonError, match=r"stage-4/a.md:5: prerequisite Lesson 7 does not exist"):
         index_lessons(tmp_path)
 
 
@@ -139,7 +139,7 @@ def test_a_prerequisite_cycle_is_refused(tmp_path: Path) -> None:
 def test_two_lessons_with_one_number_are_refused(tmp_path: Path) -> None:
     _write(tmp_path, "a.md", 7, [])
     _write(tmp_path, "b.md", 7, [])
-    with pytest.raises(LessonError, match=r"stage-4/b.md: Lesson 7 is already stage-4/a.md"):
+    with pytest.raises(LessonError, match=r"stage-4/b.md:3: Lesson 7 is already stage-4/a.md:3"):
         index_lessons(tmp_path)
 
 
@@ -183,7 +183,7 @@ def test_front_matter_may_close_with_dots_as_in_mkdocs() -> None:
 
 
 def test_front_matter_that_is_not_yaml_names_its_file() -> None:
-    with pytest.raises(LessonError, match=r"x.md \(front matter\):2: not valid YAML"):
+    with pytest.raises(LessonError, match=r"^x.md:3: the front matter is not valid YAML"):
         read_front_matter("---\nlesson: [3\n---\n", "x.md")
 
 
@@ -267,3 +267,73 @@ def test_a_typed_figure_in_a_lessons_title_is_told_at_the_title_line() -> None:
     with pytest.raises(LessonError, match=r"^stage-4/x\.md:3: the front matter's title types '24 GB'") as raised:
         parse_lesson("stage-4/x.md", {**_lesson(), "title": "Why 24 GB is too much"}, source)
     assert raised.value.line == 3
+
+
+def _refused_at(source: str, src_path: str = "stage-4/x.md") -> LessonError:
+    """What `source`, a lesson's file, is refused with, read as the build reads it."""
+    with pytest.raises(LessonError) as refused:
+        parse_lesson(src_path, read_front_matter(source, src_path), source)
+    return refused.value
+
+
+def _line_of(source: str, text: str) -> int:
+    return next(n for n, line in enumerate(source.splitlines(), start=1) if text in line)
+
+
+LESSON_FILE = "---\ntitle: T\nlesson: 8\nstage: 4\nprerequisites: []\nmission: 2\n---\n"
+
+
+@pytest.mark.parametrize(
+    ("replace", "by", "message"),
+    [
+        (
+            "mission: 2\n",
+            "mission: 2\ndescription: Why <b>memory</b> runs out\n",
+            "description holds '<', '>'; a page's title",
+        ),
+        ("mission: 2\n", "mission: 2\nquestions: L2\n", "`questions: L2` is no prefix of question ids; write lower"),
+        ("stage: 4\n", "stage: 3\n", "`stage: 3` but the lesson is in stage-4/; make them agree"),
+        ("title: T\n", "title: Why <i>memory</i>\n", "title holds '<', '>'; a page's title"),
+        ("title: T\n", "title : Why <i>memory</i>\n", "title holds '<', '>'; a page's title"),
+        ("title: T\n", "title: Why *ZeRO* shards\n", "title renders as Markdown: its heading reads 'Why ZeRO shards'"),
+        ("mission: 2\n", "mission: 2\nlesson: 9\n", "the key 'lesson' is given twice (lines 3 and 7); keep one"),
+    ],
+)
+def test_a_wrong_front_matter_field_is_told_once_at_its_own_line(replace: str, by: str, message: str) -> None:
+    # Attack round 8: each was told at no line (a title written `title :` was found at none), and a key given
+    # twice at lines counted from the front matter's text, one short of the file's.
+    source = LESSON_FILE.replace(replace, by)
+    refused = _refused_at(source)
+    wrong = by.split("\n")[-2]
+    assert refused.line == _line_of(source, wrong)
+    assert str(refused).startswith(f"stage-4/x.md:{refused.line}: ")
+    assert str(refused).count(message) == 1
+
+
+def _write_lesson(docs: Path, name: str, number: int, prerequisites: str) -> str:
+    (docs / "stage-4").mkdir(exist_ok=True)
+    source = LESSON_FILE.replace("lesson: 8", f"lesson: {number}").replace("prerequisites: []", prerequisites)
+    (docs / "stage-4" / name).write_text(source)
+    return source
+
+
+@pytest.mark.parametrize(
+    ("lessons", "message"),
+    [
+        ({"a.md": (8, "prerequisites: [99]")}, "prerequisite Lesson 99 does not exist; lessons are [8]"),
+        ({"a.md": (7, "prerequisites: [8]"), "b.md": (8, "prerequisites:\n  - 7")}, "prerequisites form a cycle"),
+        ({"a.md": (7, "prerequisites: []"), "b.md": (7, "prerequisites: []")}, "Lesson 7 is already stage-4/a.md:3"),
+    ],
+)
+def test_a_wrong_lesson_across_the_course_is_told_at_its_field_line(
+    tmp_path: Path, lessons: dict[str, tuple[int, str]], message: str
+) -> None:
+    # Attack round 8: a missing prerequisite, a cycle and a number given twice were told at no line.
+    sources = {name: _write_lesson(tmp_path, name, *lesson) for name, lesson in lessons.items()}
+    with pytest.raises(LessonError) as refused:
+        index_lessons(tmp_path)
+    name = str(refused.value).split(":")[0].removeprefix("stage-4/")
+    field = "lesson:" if "already" in message else "prerequisites:"
+    assert refused.value.line == _line_of(sources[name], field)
+    assert str(refused.value).startswith(f"stage-4/{name}:{refused.value.line}: ")
+    assert str(refused.value).count(message) == 1

@@ -97,7 +97,7 @@ def test_a_type_function_says_what_it_expected(check: object, value: object, mes
 
 
 def test_yaml_refuses_a_key_given_twice_with_both_lines() -> None:
-    with pytest.raises(SchemaError, match=r"x.yml: not valid YAML: the key 'a' is given twice \(lines 1 and 3\)"):
+    with pytest.raises(SchemaError, match=r"x.yml:3: not valid YAML: the key 'a' is given twice \(lines 1 and 3\)"):
         load_yaml("a: 1\nb: 2\na: 3\n", "x.yml")
 
 
