@@ -490,9 +490,14 @@ class Build:
                     self._report_attribute(attribute, markup_line(attribute))
         for math_line, math in _escaped_math(page.markdown, page.first_line):
             shown = _BACKSLASH_ESCAPE.sub(r"\1", math)
+            kind, read_as = (
+                ("inline", r"\( and \) as escaped parentheses")
+                if math[1] == "("
+                else ("display", r"\[ and \] as escaped brackets")
+            )
             self.report(
-                f"{math!r} is MathJax's inline math: the site does not enable MathJax (mkdocs.yml's"
-                r" markdown_extensions), so Markdown reads \( and \) as escaped parentheses and the page shows"
+                f"{math!r} is MathJax's {kind} math: the site does not enable MathJax (mkdocs.yml's"
+                f" markdown_extensions), so Markdown reads {read_as} and the page shows"
                 f" {shown!r}; write the formula in words or in code",
                 math_line,
             )
@@ -741,16 +746,18 @@ _PAGE_FIELDS = ("title", "description", "hide")
 _HIDEABLE = frozenset(lessons.HIDEABLE)
 
 
-#: MathJax's inline math, `\(x\)`, on one line: in the HTML it is "(x)", a parenthesis like any other.
-_ESCAPED_MATH = re.compile(r"\\\((?:(?!\\\)).)+\\\)")
+#: MathJax's inline math, `\(x\)`, on one line, and its display math, `\[x\]`, over as many lines as it takes: in the
+#: HTML they are "(x)" and "[x]", brackets like any other, so a figure typed in one (`\[ 80\,\text{GB} \]`) was
+#: read as "80\,\text{GB}", no figure; both are refused as what they are.
+_ESCAPED_MATH = re.compile(r"\\\((?:(?!\\\)).)+\\\)|(?s:\\\[(?:(?!\\\]).)+\\\])")
 
 
 def _escaped_math(markdown: str, first_line: int) -> list[tuple[int, str]]:
-    r"""Each `\(…\)` of a page's Markdown outside code, with its line: read in the source, since the page's HTML
-    shows it as parentheses (ARCHITECTURE.md, "A build": every problem at its line).
+    r"""Each `\(…\)` and `\[…\]` of a page's Markdown outside code, with its line (where it starts): read in the source,
+    since the page's HTML shows it as parentheses or brackets (ARCHITECTURE.md, "A build": every problem at its line).
 
-    >>> _escaped_math("a\n\\(y\\) and `\\(z\\)`\n```\n\\(w\\)\n```", 1)
-    [(2, '\\(y\\)')]
+    >>> _escaped_math("a\n\\(y\\) and `\\(z\\)`\n```\n\\(w\\)\n```\n\\[\n v \\]", 1)
+    [(2, '\\(y\\)'), (6, '\\[\n v \\]')]
     """
     code = code_ranges(markdown)
     return [
