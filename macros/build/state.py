@@ -490,15 +490,21 @@ class Build:
                     self._report_attribute(attribute, markup_line(attribute))
         for math_line, math in _escaped_math(page.markdown, page.first_line):
             shown = _BACKSLASH_ESCAPE.sub(r"\1", math)
+            kind, read_as = (
+                ("inline", r"\( and \) as escaped parentheses")
+                if math[1] == "("
+                else ("display", r"\[ and \] as escaped brackets")
+            )
             self.report(
-                f"{math!r} is MathJax's inline math: the site does not enable MathJax (mkdocs.yml's"
-                r" markdown_extensions), so Markdown reads \( and \) as escaped parentheses and the page shows"
+                f"{math!r} is MathJax's {kind} math: the site does not enable MathJax (mkdocs.yml's"
+                f" markdown_extensions), so Markdown reads {read_as} and the page shows"
                 f" {shown!r}; write the formula in words or in code",
                 math_line,
             )
         seen: dict[str, int] = {}
+        source = _comments_blanked(page.markdown)
         for syntax in unrendered(own, page.reported):
-            lines = lines_of(page.markdown, syntax.text, page.first_line)
+            lines = lines_of(source, syntax.text, page.first_line)
             self.report(
                 f"{syntax.text!r} is {syntax.what}: the site's Markdown does not read it (mkdocs.yml's"
                 f" markdown_extensions), so the page shows it as typed; {syntax.fix}",
@@ -509,7 +515,7 @@ class Build:
             f"<p>{escape_attribute(label)}</p>" for label in _toc_labels(getattr(md, "toc_tokens", []))
         )
         for found in typed_figures(own + own_labels, figures=False, reported=page.reported):
-            lines = lines_of(page.markdown, found.text, page.first_line)
+            lines = lines_of(source, found.text, page.first_line)
             if not lines and found.text in page.inserted:
                 continue  # a macro's output, reported at its call's line
             occurrence = seen[found.text] = seen.get(found.text, -1) + 1
@@ -741,16 +747,37 @@ _PAGE_FIELDS = ("title", "description", "hide")
 _HIDEABLE = frozenset(lessons.HIDEABLE)
 
 
-#: MathJax's inline math, `\(x\)`, on one line: in the HTML it is "(x)", a parenthesis like any other.
-_ESCAPED_MATH = re.compile(r"\\\((?:(?!\\\)).)+\\\)")
+#: MathJax's inline math, `\(x\)`, on one line, and its display math, `\[x\]`, over as many lines as it takes: in the
+#: HTML they are "(x)" and "[x]", brackets like any other, so a figure typed in one (`\[ 80\,\text{GB} \]`) was
+#: read as "80\,\text{GB}", no figure; both are refused as what they are.
+_ESCAPED_MATH = re.compile(r"\\\((?:(?!\\\)).)+\\\)|(?s:\\\[(?:(?!\\\]).)+\\\])")
+
+
+#: An HTML comment, ended as the HTML standard ends one (`typed_figures._MARKUP`), or by the end of the page.
+_COMMENT = re.compile(r"<!--(?:-?>|.*?--!?>|.*\Z)", re.DOTALL)
+
+
+def _comments_blanked(markdown: str) -> str:
+    r"""`markdown` with its HTML comments outside code blanked, their line breaks kept: a reader never reads a
+    comment, so a figure typed in one is no line of the same figure read later (attack round 8: one in an indented
+    code block was reported at an earlier comment's line). In code a comment shows as typed, and stays.
+
+    >>> _comments_blanked("a <!-- 4\nGB --> b\n`<!-- c -->`")
+    'a       \n       b\n`<!-- c -->`'
+    """
+    code = code_ranges(markdown)
+    return _COMMENT.sub(
+        lambda comment: comment.group(0) if in_code(code, comment.start()) else re.sub(r"[^\n]", " ", comment.group(0)),
+        markdown,
+    )
 
 
 def _escaped_math(markdown: str, first_line: int) -> list[tuple[int, str]]:
-    r"""Each `\(…\)` of a page's Markdown outside code, with its line: read in the source, since the page's HTML
-    shows it as parentheses (ARCHITECTURE.md, "A build": every problem at its line).
+    r"""Each `\(…\)` and `\[…\]` of a page's Markdown outside code, with its line (where it starts): read in the source,
+    since the page's HTML shows it as parentheses or brackets (ARCHITECTURE.md, "A build": every problem at its line).
 
-    >>> _escaped_math("a\n\\(y\\) and `\\(z\\)`\n```\n\\(w\\)\n```", 1)
-    [(2, '\\(y\\)')]
+    >>> _escaped_math("a\n\\(y\\) and `\\(z\\)`\n```\n\\(w\\)\n```\n\\[\n v \\]", 1)
+    [(2, '\\(y\\)'), (6, '\\[\n v \\]')]
     """
     code = code_ranges(markdown)
     return [

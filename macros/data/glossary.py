@@ -181,6 +181,15 @@ def definition_html(definition: str, renderer: markdown.Markdown) -> str:
     return rendered
 
 
+#: The fields of an entry a reader reads, and why each holds no figure.
+_READ_FIELDS: Mapping[str, str] = {
+    "term": "a term names a concept and holds no figure (it shows on the glossary page and in every link to it)",
+    "aliases": "an alias names a concept and holds no figure (it is shown where a lesson links it)",
+    "definition": "a definition holds no figure (it shows as a tooltip, where none can be computed)",
+    "where": "where a source says it holds no figure (it shows on the glossary page, where none can be computed)",
+}
+
+
 def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = None) -> Glossary:
     """Read and check the glossary file; `name` is how messages call it (its path in the repository).
 
@@ -215,13 +224,17 @@ def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = 
             raise GlossaryError(message) from None
         if (clean["source"] is None) != (clean["where"] is None):
             raise GlossaryError(str(record_error(where, data, "give `source` and `where` together, or neither")))
-        typed = find_in_text(clean["definition"])
-        if typed:
-            message = (
-                f"types {', '.join(map(repr, typed))}; a definition holds no figure (it shows as a tooltip, where"
-                " none can be computed): say it in words"
-            )
-            raise GlossaryError(str(field_error(where, data, "definition", message)))
+        # Every field a reader reads is checked here, at its own line: the glossary page shows a term, its aliases
+        # and where its source says it, and a figure typed in one was otherwise found only on that page, at the line
+        # of the macro call that writes it, not where it was typed.
+        for field, said in _READ_FIELDS.items():
+            value = clean[field]
+            typed = [
+                found for text in ([value] if isinstance(value, str) else value or []) for found in find_in_text(text)
+            ]
+            if typed:
+                message = f"types {', '.join(map(repr, typed))}; {said}: say it in words"
+                raise GlossaryError(str(field_error(where, data, field, message)))
         try:
             definition = definition_html(clean["definition"], renderer)
         except ValueError as error:

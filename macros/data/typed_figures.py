@@ -79,18 +79,22 @@ _SIZE = (
     # An Ethernet port's rate: "400GbE", "100 GbE".
     r"|[kMGT]bE"
 )
-#: Units of compute and its rate: FLOPs with a prefix, PF-days, TOPS, transfers, hertz, watts, tokens a second.
+#: Units of compute and its rate: FLOPs with a prefix, PF-days, TOPS, transfers, hertz, watts, tokens a second;
+#: and FLOP/s shortened to their prefix and "F", as readers write a GPU's peak ("300 TF", "2 PF/s").
 _RATE = (
     r"(?i:(?:kilo|mega|giga|tera|peta|exa|zetta|yotta|ronna|quetta)?flop(?:s|/s)?|[kmgtpezyrq]flop(?:s|/s)?"
-    r"|pf-?days?)|(?i:[kmgtp]?tops)|[kMG]?T/s|[kMG]?Hz|[kMGT]?Wh?|(?i:(?:kilo|mega|giga)?watts?)|(?i:toks?|tokens?)/s"
+    r"|pf-?days?)|[GTPE]F(?:/s)?|(?i:[kmgtp]?tops)|[kMG]?T/s|[kMG]?Hz|[kMGT]?Wh?|(?i:(?:kilo|mega|giga)?watts?)|(?i:toks?|tokens?)/s"
 )
 #: Units of time, spelt out or short.
 _TIME = (
     r"(?i:(?:pico|nano|micro|milli|kilo|mega)?seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?"
     r"|decades?|(?:pico|nano|micro|milli|[pnmuµμ])?secs?|mins?|hrs?|wks?|mos|yrs?)|ps|ns|[µμu]s|ms|s|mo"
 )
-#: Words that scale a number: "7 billion", "seven billion".
-_SCALE = r"(?i:thousand|million|billion|trillion|bn)"
+#: Words that scale a number: "7 billion", "seven billion", "three quadrillion". Every "-illion" of the short scale
+#: and the long (quadrillion, quintillion, sextillion, … decillion, and zillion's kind) reads as one: a list of
+#: them missed each it left out, "quadrillion" first.
+_ILLION = r"(?i:[a-z]*illions?)"
+_SCALE = rf"(?i:thousand|{_ILLION}|bn)"
 #: Words and symbols that make a number a size, memory, count, time or rate.
 _UNIT_WORDS = (
     rf"{_SIZE}|{_RATE}|{_SCALE}"
@@ -133,7 +137,8 @@ _IN_WORDS = (
 )
 #: A scale word after "a", with what it counts: "a trillion tokens", "a billion parameters". Alone it is mostly a
 #: size's round name ("a model named for a trillion"), and "a thousand" is prose's "many"; where the course
-#: computes with it, it is a figure macro's, which says what it counts.
+#: computes with it, it is a figure macro's, which says what it counts. A larger one after "a" defines a prefix
+#: ("a quadrillion FLOPs every second", the glossary's petaflop/s-day), which stays words.
 _A_SCALE = (
     r"(?<![\w\-])(?i:an?)\s++(?i:million|billion|trillion)\s++"
     rf"(?:(?:{_MODIFIERS})\s++){{0,2}}(?:{_COUNTS}|{_SIZE}|{_RATE})(?![\w])"

@@ -725,6 +725,28 @@ def test_a_glossary_definition_with_a_typed_figure_stops_the_build(course_copy: 
     )
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ("term: activation checkpointing", "term: activation checkpointing on 8 GB", "term"),
+        ("aliases: [activation recomputation,", "aliases: [recomputation of 8 GB,", "aliases"),
+        ('where: "Abstract"', 'where: "Abstract, 8 GB"', "where"),
+    ],
+)
+def test_a_glossary_name_or_place_with_a_typed_figure_stops_the_build_at_its_field(
+    course_copy: Path, edit: Edit, old: str, new: str, field: str
+) -> None:
+    # Attack round 8: these were found only on the glossary page, at docs/glossary.md:11, the line of its macro.
+    edit(course_copy / "glossary/terms.yml", old, new)
+    built = build_copy(course_copy)
+    assert not built.ok
+    at = line_of(course_copy / "glossary/terms.yml", new)
+    assert any(
+        f"glossary/terms.yml:{at}: activation-checkpointing.{field}: types '8 GB'" in m for m in built.messages
+    ), built.output
+    assert not any("docs/glossary.md" in m for m in built.messages), built.output
+
+
 def test_a_lesson_in_an_untitled_stage_fails_the_build(course_copy: Path) -> None:
     (course_copy / "docs/stage-9").mkdir()
     seed = (course_copy / LESSON_8).read_text(encoding="utf-8")

@@ -27,6 +27,9 @@ PLACES = [
     ("*[HBM]: 80 GB of memory\n\nHBM, and HBM again.", "80 GB", "the title of a <abbr>", "80 GB of memory"),
     ("Code `21 GB` in a span.", "21 GB", "the text", "`21 GB`"),
     ("```text\nfree: 22 GB\n```", "22 GB", "the text", "free: 22 GB"),
+    # An indented code block, at the line it is typed on, not at an earlier HTML comment's that no reader reads
+    # (attack round 8: reported at the comment's line).
+    ("<!-- a note: 26 GB -->\n\nA paragraph.\n\n    x = 1\n    free: 26 GB", "26 GB", "the text", "free: 26 GB"),
     ('<span class="fig">99 GB</span> forged.', "99 GB", "the text", "99 GB</span>"),
     ("A 77 GB{: .fig } borrowed.", "77 GB", "the text", "A 77 GB"),
     ('<span class="headerlink">55 GB</span> borrowed.', "55 GB", "the text", "55 GB</span>"),

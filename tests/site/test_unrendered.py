@@ -26,6 +26,18 @@ UNREAD = [
         "'\\\\(y = 2x\\\\)' is MathJax's inline math: the site does not enable MathJax",
         "\\(y = 2x\\)",
     ),
+    # Its display math, which Markdown shows as "[…]", over one line or more (attack round 8: a typed figure in it
+    # passed), at the line it starts on.
+    (
+        "Memory: \\[ 80\\,\\text{GB} \\] per GPU.",
+        "'\\\\[ 80\\\\,\\\\text{GB} \\\\]' is MathJax's display math: the site does not enable MathJax",
+        "Memory: \\[",
+    ),
+    (
+        "Then \\[\nM = 16\\,\\text{GB}\n\\]",
+        "'\\\\[\\nM = 16\\\\,\\\\text{GB}\\n\\\\]' is MathJax's display math",
+        "Then \\[",
+    ),
     # An admonition's body is indented, and not code.
     ("!!! note\n\n    Inside, \\(w\\) too.", "'\\\\(w\\\\)' is MathJax's inline math", "Inside, \\(w\\)"),
 ]
