@@ -143,8 +143,13 @@ _A_SCALE = (
     r"(?<![\w\-])(?i:an?)\s++(?i:million|billion|trillion)\s++"
     rf"(?:(?:{_MODIFIERS})\s++){{0,2}}(?:{_COUNTS}|{_SIZE}|{_RATE})(?![\w])"
 )
+#: A memory size glued into a hyphenated name: "A100-80GB", "H100-94 GiB". A number after a hyphen is otherwise part
+#: of a name ("GPT-2", "A100", "gpt2-1.5b", "Llama-3-8B" stay names); one with a prefixed byte unit, written as a
+#: product is written (a capital "B"), is a typed capacity whatever name it is glued to. A catalog id is lower case
+#: ("v100-32gb") and names its entry.
+_IN_A_NAME = r"(?<=\w-)" rf"{_NUMBER}\s*+[kKMGTPEZY]i?B(?:ytes?)?(?![\w])"
 #: A typed figure, in any of its forms.
-TYPED_FIGURE = re.compile(rf"{_PRICE}|{_IN_WORDS}|{_A_SCALE}|{_IN_DIGITS}")
+TYPED_FIGURE = re.compile(rf"{_PRICE}|{_IN_WORDS}|{_A_SCALE}|{_IN_DIGITS}|{_IN_A_NAME}")
 
 #: A number format's name and width: "16-bit", as fp16 names it, and its bytes in words ("two bytes", "a four-byte
 #: value"), as the course writes the width of fp32, fp16 and fp8, a format's definition and not a figure.

@@ -248,12 +248,14 @@ FORMS = [
     ("24 \U0001d6a9", "24 B"),
     ("50\u066a", "50\u066a"),
     ("10²⁴ FLOPs", "10^24 FLOPs"),
-    # Attack round 8: every "-illion" is a scale, and FLOP/s shortened to "TF".
+    # Attack round 8: every "-illion" is a scale, FLOP/s shortened to "TF", a capacity glued into a product's name.
     ("three quadrillion FLOPs", "three quadrillion"),
     ("two quintillion tokens", "two quintillion"),
     ("3 sextillion FLOPs", "3 sextillion"),
     ("300 TF", "300 TF"),
     ("2 PF/s", "2 PF/s"),
+    ("an A100-80GB", "80GB"),
+    ("an H100-94 GiB card", "94 GiB"),
 ]
 
 
@@ -290,7 +292,7 @@ NOT_FIGURES = [
     "by as much as a couple of hundred MiB",
     "eight A100 GPUs, and six second generation NVSwitches",
     "a model named for a trillion",
-    "an A100, an H100-SXM5 and TF32",
+    "an A100, an H100-SXM5, Llama-3-8B and TF32",
     "a machine doing a quadrillion FLOPs every second",
 ]
 
