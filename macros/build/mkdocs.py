@@ -79,7 +79,7 @@ def on_pre_page_macros(env: MacrosPlugin) -> None:
     """Hand the build the page, then render its macro calls, before its Markdown is converted."""
     build = _build_of(env)
     page = env.page
-    build.start_page(
+    markdown = build.start_page(
         PageSource(
             src_path=page.file.src_path,
             url=page.url,
@@ -89,7 +89,7 @@ def on_pre_page_macros(env: MacrosPlugin) -> None:
             markdown=env.markdown,
         )
     )
-    env.markdown = build.render(env.markdown)
+    env.markdown = build.render(markdown)
 
 
 def on_post_build(env: MacrosPlugin) -> None:

@@ -30,6 +30,7 @@ from ..data import glossary, lessons
 from ..data.catalog import Catalog, CatalogError, load_catalog
 from ..data.config import ConfigError, CourseConfig, course_config
 from ..data.markup import PLAIN_FIELDS, markup_in, script_json, without_markup
+from ..data.nesting import MAX_NESTING, too_deep
 from ..data.scripts import (
     ALLOWED_ELEMENTS,
     AUTHOR_ATTRIBUTES,
@@ -355,8 +356,9 @@ class Build:
 
     # --------------------------------------------------------------------- pages
 
-    def start_page(self, source: PageSource) -> None:
-        """Before a page's Markdown is converted: note it, and check it if it is a lesson."""
+    def start_page(self, source: PageSource) -> str:
+        """Before a page's Markdown is converted: note it, and check it if it is a lesson. Return the Markdown to
+        build it from: the page's, without the lines nested beyond what the site reads (`data.nesting`)."""
         text, markdown, meta = source.source, source.markdown, source.meta
         offset = text[: len(text) - len(markdown)].count("\n") if text.endswith(markdown) else 0
         self.page = PageState(
@@ -368,6 +370,14 @@ class Build:
             lesson=self.lessons.at(source.src_path),
             meta=meta,
         )
+        deep, markdown = too_deep(markdown)
+        for index in deep:
+            self.report(
+                f"this line is nested more than {MAX_NESTING} levels deep (a list item, an admonition, a quote, an"
+                " HTML element or a /// block around it is a level, and so are four columns of indentation); the site"
+                f" reads at most {MAX_NESTING} and leaves out every line beyond: nest fewer",
+                self.page.first_line + index,
+            )
         if self.page.lesson is None:  # a lesson's front matter has its schema (`data.lessons`)
             self._check_page_front_matter(meta)
         for name in ("title", "description"):
@@ -396,6 +406,7 @@ class Build:
             meta["issue_url"] = self.issue_url(issues.LESSON_FORM, {"title": f"Unclear: {lesson.title}"})
             meta["sbn_next"] = self.next_steps(lesson)
         self.page.markdown = markdown
+        return markdown
 
     def render(self, markdown: str) -> str:
         """The page's Markdown with its macro calls rendered (`build.calls`), each problem reported at its line."""

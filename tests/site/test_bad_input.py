@@ -928,3 +928,34 @@ def test_a_stage_not_its_folders_is_told_once_at_its_line(course_copy: Path, edi
     at = f"{LESSON_8.removeprefix('docs/')}:{line_of(path, 'stage: 3')}"
     fails_with(built, at, "`stage: 3` but the lesson is in stage-4/; make them agree")
     assert len([said for said in built.messages if "stage: 3" in said]) == 1, built.output
+
+
+#: Blocks nested far deeper than the site reads (`data.nesting.MAX_NESTING`), each kind of container the way an
+#: author could nest it, and the text at its first line beyond the bound. Before the bound, the first three ended
+#: the build in a RecursionError and the last took minutes.
+DEEP = 1100
+DEEP_NESTINGS = [
+    ("\n\n".join(f'{"    " * level}!!! note "admonition-{level}"' for level in range(DEEP)), '"admonition-51"'),
+    (
+        "\n".join(f'<div markdown="1" title="html-{level}">' for level in range(DEEP)) + "\n\n" + "</div>\n" * DEEP,
+        "html-51",
+    ),
+    ("> " * DEEP + "quoted-deeply", "quoted-deeply"),
+    (
+        "\n\n".join(f"{'/' * (3 + DEEP - level)} checklist | block-{level}" for level in range(DEEP))
+        + "\n\n"
+        + "\n\n".join("/" * (4 + level) for level in range(DEEP)),
+        "block-51",
+    ),
+]
+
+
+def test_blocks_nested_beyond_the_bound_are_told_at_their_first_line_and_left_out(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    from macros.data.nesting import MAX_NESTING
+
+    path, built = _lesson_8_with([block for block, _ in DEEP_NESTINGS], tmp_path_factory)
+    assert "Traceback" not in built.output and "RecursionError" not in built.output
+    for _, marker in DEEP_NESTINGS:
+        fails_with(built, f"{LESSON_8}:{line_of(path, marker)}", f"nested more than {MAX_NESTING} levels deep")
