@@ -223,3 +223,40 @@ def test_brackets_inside_strings_are_not_nesting(tmp_path: Path) -> None:
     path = tmp_path / "figures.json"
     path.write_text(json.dumps([record("x", 1, '[[[[[[[[[[[[[[[[[[[[ {{{{{{{{{{{{{{{{{{ \\"[[[[')]), encoding="utf-8")
     assert list(load_figures(path)) == [(PAGE, "x")]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "old_shown", "new_shown"),
+    [
+        # Attack round 8: Decimal division at 28 digits showed both as 0.1000000000000000000000000000.
+        # 1/2^k is 5^k/10^k: k decimals, the digits of 5^k.
+        (
+            "0.1000000000000000000000000000001",
+            "0.1000000000000000000000000000002",
+            "0.1" + "0" * 29 + "1",
+            "0.1" + "0" * 29 + "2",
+        ),
+        ("1/1125899906842624", "1/562949953421312", "0." + str(5**50).rjust(50, "0"), "0." + str(5**49).rjust(49, "0")),
+        ("-1234567.25", "3/8", "-1,234,567.25", "0.375"),
+    ],
+)
+def test_an_exact_value_is_shown_in_all_its_digits(old: str, new: str, old_shown: str, new_shown: str) -> None:
+    row = next(line for line in report([record("x", old, "d")], [record("x", new, "d")]).splitlines() if "`x`" in line)  # type: ignore[arg-type]
+    assert f"`{old_shown} B` → `{new_shown} B`" in row
+
+
+def test_a_report_of_more_figures_than_a_comment_holds_shows_the_first_and_counts_the_rest() -> None:
+    changes = 5_000
+    base = [record(f"figure-{n}", n, "x" * 200) for n in range(changes)]
+    new = [record(f"figure-{n}", n + 1, "y" * 200) for n in range(changes)]
+    text = report(base, new)
+    rows = [line for line in text.splitlines() if line.startswith("| [") or line.startswith("| `")]
+    assert len(text) <= 65_536 and 0 < len(rows) <= figure_diff.MAX_ROWS
+    assert f"… and {changes - len(rows):,} more, not shown: the first {len(rows)} are." in text
+
+
+def test_a_figure_shown_in_many_texts_lists_the_first_and_counts_the_rest() -> None:
+    texts = [f"text {n:02}" for n in range(40)]
+    text = report([], [record("x", 1, display) for display in texts])
+    row = next(line for line in text.splitlines() if "`x`" in line)
+    assert row.count("`text ") == 5 and f"and {len(texts) - 5} more" in row
