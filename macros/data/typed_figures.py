@@ -441,7 +441,27 @@ def lines_of(source: str, text: str, first_line: int = 1) -> list[int]:
     >>> lines_of("a\\n24 **GB** and 3 da<i>ys</i>\\n24&nbsp;GB\\n{{ x(caption='24 GB') }}\\n124 GBytes", "24 GB")
     [2, 3]
     """
-    readable = _CALL.sub(lambda call: re.sub(r"[^\n]", " ", call.group(0)), source)
+    found = _lines_in(_CALL.sub(lambda call: re.sub(r"[^\n]", " ", call.group(0)), source), text, first_line)
+    # A typed number beside a call that shows a word (a term already linked shows as plain text): the figure is
+    # read across the call, the call standing for the words it names, at the line the number was typed on.
+    return found or _lines_in(_CALL.sub(_named, source), text, first_line)
+
+
+#: The first quoted argument of a call, what a term call shows: `{{ term("parameters") }}` shows "parameters".
+_NAMED = re.compile(r"""\{\{\s*\w+\s*\(\s*(?:"([^"\n]*)"|'([^'\n]*)')""")
+
+
+def _named(call: re.Match[str]) -> str:
+    """A call as the words it names, its line breaks kept; a call that names none, as spaces."""
+    named = _NAMED.match(call.group(0))
+    breaks = "\n" * call.group(0).count("\n")
+    if named is None:
+        return re.sub(r"[^\n]", " ", call.group(0))
+    return f" {named.group(1) or named.group(2)} {breaks}"
+
+
+def _lines_in(readable: str, text: str, first_line: int) -> list[int]:
+    """The lines of `readable` (calls taken out) on which `text` starts, as `lines_of` reads them."""
     readable = "\n".join(normalized(html_module.unescape(line)) for line in readable.split("\n"))
     pattern = _SPACE.join(_GAP.join(map(re.escape, word)) for word in text.split())
     # Where the figure starts or ends with a letter or a digit, a longer one is not it: "24 GB" is not on the line

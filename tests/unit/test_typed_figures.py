@@ -457,3 +457,11 @@ def test_a_typed_figure_is_not_found_on_the_line_of_a_longer_one() -> None:
     source = "```\nx = 24 GBytes\ny = 124 GB, 1.24 GB\nz = 24 GB\n```"
     assert lines_of(source, "24 GB") == [4]
     assert lines_of(source, "24 GBytes") == [2]
+
+
+def test_a_typed_number_beside_a_term_call_is_found_at_its_line() -> None:
+    # Attack round 9 (F3): a term linked earlier on the page shows as plain text, so "7000000000 parameters" was
+    # found in the page but at no line ("search the page"); the call stands for the word it names.
+    source = 'x\n{{ term("parameters") }} first.\nA model of 7000000000 {{ term("parameters") }} is large.\n'
+    assert lines_of(source, "7000000000 parameters") == [3]
+    assert lines_of("A {{ value('gpt2-1.5b', 'parameters') }} model, 24\nGB", "24 GB") == [1]
