@@ -75,7 +75,9 @@ _MODIFIERS = (
 #: Russian's ("ГБ"; "К", "М" and "Т" are read as the Latin letters they look like, `lookalike`).
 _SIZE = (
     r"(?i:(?:kilo|mega|giga|tera|peta|exa|zetta|yotta|ronna|quetta|kibi|mebi|gibi|tebi|pebi)?(?:bytes?|bits?))"
-    r"|(?i:[kmgtpezyrq]i?(?:b(?:its?|s)?|bytes?)(?:/s|ps)?)|B(?:/s|ps)?|bits?(?:/s|ps)|(?i:gigs?|megs?)|[KMГTП]?Б"
+    r"|(?i:[kmgtpezyrq]i?(?:b(?:its?|s)?|bytes?)(?:/s|ps)?)|B(?:/s|ps)?|bits?(?:/s|ps)|(?i:gigs?|megs?)"
+    # Russian's, in either case and spelt out ("24 гб", "2 Гбайт"; its "а" is read as a Latin "a" by then).
+    r"|(?i:[кмгтпkmgtp]?б(?:[aа]йт[a-zа-я]*)?)"
     # An Ethernet port's rate: "400GbE", "100 GbE".
     r"|[kMGT]bE"
 )
@@ -83,29 +85,41 @@ _SIZE = (
 #: and FLOP/s shortened to their prefix and "F", as readers write a GPU's peak ("300 TF", "2 PF/s").
 _RATE = (
     r"(?i:(?:kilo|mega|giga|tera|peta|exa|zetta|yotta|ronna|quetta)?flop(?:s|/s)?|[kmgtpezyrq]flop(?:s|/s)?"
-    r"|pf-?days?)|[GTPE]F(?:/s)?|(?i:[kmgtp]?tops)|[kMG]?T/s|[kMG]?Hz|[kMGT]?Wh?|(?i:(?:kilo|mega|giga)?watts?)|(?i:toks?|tokens?)/s"
+    r"|pf-?days?)|[GTPE]F(?:/s)?|(?i:[kmgtp]?tops)|[kMG]?T/s|[kMG]?Hz|[kMGT]?Wh?|(?i:(?:kilo|mega|giga)?watts?)"
+    # A training loop's rate, a number of things a second: "2 it/s", "300 samples/s".
+    r"|(?i:toks?|tokens?|it|iters?|iterations?|steps?|samples?|sequences?|seqs?|images?|batch(?:es)?)/s"
 )
 #: Units of time, spelt out or short.
 _TIME = (
-    r"(?i:(?:pico|nano|micro|milli|kilo|mega)?seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?"
-    r"|decades?|(?:pico|nano|micro|milli|[pnmuµμ])?secs?|mins?|hrs?|wks?|mos|yrs?)|ps|ns|[µμu]s|ms|s|mo"
+    # A time spent on each of many machines is a time: "48 GPU-hours", "3 node-days".
+    r"(?:(?i:gpus?|tpus?|nodes?|devices?|chips?|cores?|accelerators?|machines?)[\s\-])?"
+    r"(?:(?i:(?:pico|nano|micro|milli|kilo|mega)?seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?"
+    r"|decades?|(?:pico|nano|micro|milli|[pnmuµμ])?secs?|mins?|hrs?|wks?|mos|yrs?)|ps|ns|[µμu]s|ms|s|mo)"
 )
 #: Words that scale a number: "7 billion", "seven billion", "three quadrillion". Every "-illion" of the short scale
 #: and the long (quadrillion, quintillion, sextillion, … decillion, and zillion's kind) reads as one: a list of
 #: them missed each it left out, "quadrillion" first.
 _ILLION = r"(?i:[a-z]*illions?)"
-_SCALE = rf"(?i:thousand|{_ILLION}|bn)"
+#: Their short forms too, as finance and the press write them: "2 bn", "2 mn", "2 mln", "2 tn".
+_SCALE = rf"(?i:thousand|{_ILLION}|bn|bln|mn|mln|tn|trn)"
+#: A percentage, per mille or per myriad, in its sign or its words: "40%", "8 ‰", "fifty per cent", "30 pct",
+#: "30 percentage points".
+_PERCENT = r"[%٪‰‱]|(?i:percent(?:age)?(?:\s++points?)?|per[\s\-]?cent|pct|pp)"
+#: A price's currency after its number, in words or as its code: "2.5 dollars", "3 cents", "2.50 USD".
+_CURRENCY_CODE = r"(?:USD|EUR|GBP|JPY|CNY|RMB|INR|KRW|CHF|CAD|AUD|RUB)"
+_CURRENCY = rf"(?i:dollars?|cents?|euros?|pounds?|bucks?|yen|yuan|rupees?)|{_CURRENCY_CODE}"
 #: Words and symbols that make a number a size, memory, count, time or rate.
 _UNIT_WORDS = (
     rf"{_SIZE}|{_RATE}|{_SCALE}"
     rf"|(?:[kmbgKMBGT]\s*+-?\s*+)?(?:(?:{_MODIFIERS})\s++){{0,2}}(?:{_COUNTS})"
-    rf"|{_TIME}|[%٪]|(?i:percent|per\s?cent)"
+    rf"|{_TIME}|{_PERCENT}|{_CURRENCY}"
 )
 #: A number as it is written: "1,024", "2.5" or, without its zero, ".5".
 #: A comma after it ends a clause ("Lesson 8, Stage 4"). Its digits are taken whole (`++`) and its groups are at
 #: most 20, so that a run of "1,1,1,…" costs each start it is tried at a bounded step, not the rest of the run
 #: (quadratic: 8,000 of "1," took 153 s); a longer run's figure is still found, from a later group on.
-_NUMBER = r"(?:\d++(?:,\d++){0,20}(?:\.\d++)?|\.\d++)"
+#: Its groups may be parted by underscores, as code writes them ("1_000_000").
+_NUMBER = r"(?:\d++(?:[,_]\d++){0,20}(?:\.\d++)?|\.\d++)"
 #: A number (not part of a word or an id, such as fp16, GPT-2 or gpt2-1.5b), in digits, with an exponent
 #: (1e9, × 10^9, 2^30), as a fraction (1/2) or a range (24–32), then such a unit; or a scale letter (1.5B,
 #: 7b); or a multiplier's sign before a count ("8x GPUs", "8x H100"); or a lone "h" or "d" after a space
@@ -119,7 +133,13 @@ _IN_DIGITS = (
 )
 #: A price: a currency's sign before a number, with its scale ("$2.5M", "$81,331", "€2.5"); prices come from the
 #: catalog. A lone "$" is no price.
-_PRICE = rf"(?<![\w$])[$€£¥₹]\s?{_NUMBER}(?:[KMBT](?![\w])|\s*+{_SCALE}(?![\w]))?"
+#: Every currency's sign is one (Unicode's category Sc: "₩1000", "₽500"), and a currency's code before a number too
+#: ("USD 2.5").
+_SIGNS = r"[$€£¥₹₩₽₺₴₦₪₫₱₡₲₵₸₼₾฿¢]"
+_PRICE = (
+    rf"(?<![\w$]){_SIGNS}\s?{_NUMBER}(?:[KMBT](?![\w])|\s*+{_SCALE}(?![\w]))?"
+    rf"|(?<![\w]){_CURRENCY_CODE}\s?{_SIGNS}?\s?{_NUMBER}(?:[KMBT](?![\w])|\s*+{_SCALE}(?![\w]))?"
+)
 #: A number word. The course writes small counts in words ("four stages", "eight GPUs"), which stay words.
 _NUMBER_WORD = (
     r"(?i:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
@@ -130,10 +150,22 @@ _NUMBER_WORD = (
 #: is a formula's constant, which the course writes in words as it writes other small counts ("six FLOPs per
 #: parameter per token", Lesson 2's title); a prefix or "/s" makes them a machine's rate ("two TFLOPS").
 #: A "hundred" counts only after a number word: "a couple of hundred MiB" says how much it varies, no figure. A
-#: singular "second" after one is an ordinal ("six second-generation NVSwitches").
+#: singular "second" after one is an ordinal ("six second-generation NVSwitches"). A scale word hyphened on to its
+#: unit is one ("seven-billion-token", "two-trillion-FLOP"); before "-parameter" it names a size class of models, as
+#: the lessons name one ("the one-billion-parameter model" of a paper's table, Mixtral's "seven-billion-parameter"
+#: experts), and stays words.
 _IN_WORDS = (
     rf"(?<![\w\-]){_NUMBER_WORD}(?:[\s\-]++(?:{_NUMBER_WORD}|(?i:hundred))){{0,6}}"
-    rf"(?:\s++{_SCALE}|[\s\-]++(?!(?i:flops?|second)(?![\w/]))(?:{_SIZE}|{_RATE}|{_TIME}))(?![\w])"
+    rf"(?:\s++{_SCALE}|-{_SCALE}(?!-(?i:parameter)(?![\w\-]))|\s++(?:{_PERCENT})|[\s\-]++(?!(?i:flops?|second)(?![\w/]))(?:{_SIZE}|{_RATE}|{_TIME}))(?![\w])"
+)
+#: A fraction or a dozen of a unit, in words: "half a terabyte", "a quarter of a petabyte", "three-quarters of a
+#: gigabyte", "one-and-a-half terabytes", "two dozen terabytes", "a dozen days", "a hundred gigabytes". "A couple
+#: of hundred MiB" says how much something varies: no "a" or number word stands right before its "hundred".
+_PART = r"(?i:half|halves|quarters?|thirds?|dozens?|hundreds?)"
+_IN_PARTS = (
+    rf"(?<![\w\-])(?:(?:{_NUMBER_WORD}|(?i:an?))(?:[\s\-]++(?i:and)[\s\-]++(?i:an?))?[\s\-]++{_PART}|(?i:half))"
+    r"(?:[\s\-]++(?i:of|an?))*+"
+    rf"[\s\-]++(?!(?i:flops?|second)(?![\w/]))(?:{_SIZE}|{_RATE}|{_TIME})(?![\w])"
 )
 #: A scale word after "a", with what it counts: "a trillion tokens", "a billion parameters". Alone it is mostly a
 #: size's round name ("a model named for a trillion"), and "a thousand" is prose's "many"; where the course
@@ -149,16 +181,16 @@ _A_SCALE = (
 #: ("v100-32gb") and names its entry.
 _IN_A_NAME = r"(?<=\w-)" rf"{_NUMBER}\s*+[kKMGTPEZY]i?B(?:ytes?)?(?![\w])"
 #: A typed figure, in any of its forms.
-TYPED_FIGURE = re.compile(rf"{_PRICE}|{_IN_WORDS}|{_A_SCALE}|{_IN_DIGITS}|{_IN_A_NAME}")
+TYPED_FIGURE = re.compile(rf"{_PRICE}|{_IN_WORDS}|{_IN_PARTS}|{_A_SCALE}|{_IN_DIGITS}|{_IN_A_NAME}")
 
 #: A number format's name and width: "16-bit", as fp16 names it, and its bytes in words ("two bytes", "a four-byte
 #: value"), as the course writes the width of fp32, fp16 and fp8, a format's definition and not a figure.
 _FORMAT_NAME = re.compile(r"\d+-bits?|(?i:one|two|four|eight)[\s\-]bytes?")
 #: What every typed figure holds: a digit, a currency's sign, a number word or a scale word's "illion"; most text
 #: holds none.
-_NUMERAL = re.compile(rf"\d|[$€£¥₹]|{_NUMBER_WORD}|(?i:illion)")
+_NUMERAL = re.compile(rf"\d|{_SIGNS}|{_NUMBER_WORD}|{_PART}|(?i:illion)")
 #: A percentage: what a quiz's hint states of its tolerance.
-_PERCENTAGE = re.compile(r".*(?:%|(?i:percent|per ?cent))")
+_PERCENTAGE = re.compile(rf".*(?:{_PERCENT})")
 
 
 def find_in_text(text: str) -> list[str]:
@@ -409,7 +441,27 @@ def lines_of(source: str, text: str, first_line: int = 1) -> list[int]:
     >>> lines_of("a\\n24 **GB** and 3 da<i>ys</i>\\n24&nbsp;GB\\n{{ x(caption='24 GB') }}\\n124 GBytes", "24 GB")
     [2, 3]
     """
-    readable = _CALL.sub(lambda call: re.sub(r"[^\n]", " ", call.group(0)), source)
+    found = _lines_in(_CALL.sub(lambda call: re.sub(r"[^\n]", " ", call.group(0)), source), text, first_line)
+    # A typed number beside a call that shows a word (a term already linked shows as plain text): the figure is
+    # read across the call, the call standing for the words it names, at the line the number was typed on.
+    return found or _lines_in(_CALL.sub(_named, source), text, first_line)
+
+
+#: The first quoted argument of a call, what a term call shows: `{{ term("parameters") }}` shows "parameters".
+_NAMED = re.compile(r"""\{\{\s*\w+\s*\(\s*(?:"([^"\n]*)"|'([^'\n]*)')""")
+
+
+def _named(call: re.Match[str]) -> str:
+    """A call as the words it names, its line breaks kept; a call that names none, as spaces."""
+    named = _NAMED.match(call.group(0))
+    breaks = "\n" * call.group(0).count("\n")
+    if named is None:
+        return re.sub(r"[^\n]", " ", call.group(0))
+    return f" {named.group(1) or named.group(2)} {breaks}"
+
+
+def _lines_in(readable: str, text: str, first_line: int) -> list[int]:
+    """The lines of `readable` (calls taken out) on which `text` starts, as `lines_of` reads them."""
     readable = "\n".join(normalized(html_module.unescape(line)) for line in readable.split("\n"))
     pattern = _SPACE.join(_GAP.join(map(re.escape, word)) for word in text.split())
     # Where the figure starts or ends with a letter or a digit, a longer one is not it: "24 GB" is not on the line

@@ -256,6 +256,40 @@ FORMS = [
     ("2 PF/s", "2 PF/s"),
     ("an A100-80GB", "80GB"),
     ("an H100-94 GiB card", "94 GiB"),
+    # Attack round 9, each watched pass the check before: a scale word hyphened to its unit, fractions and dozens in
+    # words, percentages in words and signs, prices by word, code and sign, per-machine times, loop rates, digits
+    # grouped by underscores, Russian units in lower case or spelt out, the press's short scales.
+    ("a seven-billion-token corpus", "seven-billion"),
+    ("a two-trillion-FLOP run", "two-trillion"),
+    ("half a terabyte", "half a terabyte"),
+    ("a hundred gigabytes", "a hundred gigabytes"),
+    ("two dozen terabytes", "two dozen terabytes"),
+    ("a dozen days", "a dozen days"),
+    ("one-and-a-half terabytes", "one-and-a-half terabytes"),
+    ("a quarter of a petabyte", "a quarter of a petabyte"),
+    ("three-quarters of a gigabyte", "three-quarters of a gigabyte"),
+    ("forty percent of the peak", "forty percent"),
+    ("ten percent", "ten percent"),
+    ("fifty per cent", "fifty per cent"),
+    ("40 per-cent", "40 per-cent"),
+    ("30 pct", "30 pct"),
+    ("30 percentage points", "30 percentage points"),
+    ("8 ‰", "8 ‰"),
+    ("0.3 ‱", "0.3 ‱"),
+    ("2.5 dollars an hour", "2.5 dollars"),
+    ("3 cents per step", "3 cents"),
+    ("2.50 USD", "2.50 USD"),
+    ("USD 2.5", "USD 2.5"),
+    ("2.5 EUR", "2.5 EUR"),
+    ("₩1000", "₩1000"),
+    ("forty-eight GPU-hours", "forty-eight GPU-hours"),
+    ("2 it/s", "2 it/s"),
+    ("`1_000_000 tokens`", "1_000_000 tokens"),
+    ("24 гб", "24 гб"),
+    ("2 Гбайт", "2 Гбaйт"),
+    ("2 mn tokens", "2 mn"),
+    ("2 tn tokens", "2 tn"),
+    ("2 mln tokens", "2 mln"),
 ]
 
 
@@ -423,3 +457,11 @@ def test_a_typed_figure_is_not_found_on_the_line_of_a_longer_one() -> None:
     source = "```\nx = 24 GBytes\ny = 124 GB, 1.24 GB\nz = 24 GB\n```"
     assert lines_of(source, "24 GB") == [4]
     assert lines_of(source, "24 GBytes") == [2]
+
+
+def test_a_typed_number_beside_a_term_call_is_found_at_its_line() -> None:
+    # Attack round 9 (F3): a term linked earlier on the page shows as plain text, so "7000000000 parameters" was
+    # found in the page but at no line ("search the page"); the call stands for the word it names.
+    source = 'x\n{{ term("parameters") }} first.\nA model of 7000000000 {{ term("parameters") }} is large.\n'
+    assert lines_of(source, "7000000000 parameters") == [3]
+    assert lines_of("A {{ value('gpt2-1.5b', 'parameters') }} model, 24\nGB", "24 GB") == [1]
