@@ -49,6 +49,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
+from tools import bounded_json
 from tools.preview_trust import check_number, check_repository, eligible
 
 #: The branch of the previews repository that its Pages site serves.
@@ -337,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 key = os.environ.pop("PREVIEW_DEPLOY_KEY", "")
                 if key:
                     os.environ.update(deploy_key_environment(key, Path(temporary)))
-            keep = eligible(json.loads(arguments.pulls.read_text(encoding="utf-8")), arguments.course)
+            keep = eligible(bounded_json.load(arguments.pulls), arguments.course)
             work = Path(temporary) / "previews"
             if arguments.command == "stage":
                 print(f"status={stage(remote, arguments.number, arguments.site, work, keep)}")

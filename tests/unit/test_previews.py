@@ -313,3 +313,15 @@ def test_the_prune_command_says_which_previews_it_dropped(
     for _ in range(2):
         assert main(["--remote", remote, "prune", "--pulls", str(pulls), "--course", COURSE, "--drop", "6"]) == 0
     assert capsys.readouterr().out == "dropped=[5, 6]\ndropped=[]\n"
+
+
+def test_a_hostile_list_of_pull_requests_is_refused_without_a_traceback(
+    tmp_path: Path, remote: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Attack round 8 (F9): 100,000 nested brackets for --pulls ended the command in a RecursionError."""
+    pulls = tmp_path / "pulls.json"
+    pulls.write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--remote", remote, "prune", "--pulls", str(pulls), "--course", COURSE])
+    assert exit_info.value.code == 1
+    assert "nest more than" in capsys.readouterr().err
