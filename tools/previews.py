@@ -80,6 +80,11 @@ ROOT_FILES: Mapping[str, str] = {
 GITHUB_HOST_KEY = "github.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
 
 _FOLDER = re.compile(r"pr-([1-9][0-9]{0,9})")
+#: Names that git, with core.protectNTFS or core.protectHFS (on by default on Windows and macOS, and refused in
+#: what it checks out everywhere), refuses or reads as `.git`: NTFS's 8.3 short names (`GIT~1`, `gitmod~2`),
+#: a name ending in a dot or a space (NTFS drops them), a backslash or colon (a path separator or an NTFS
+#: stream), and the characters HFS+ ignores in a name (`g\u200cit` is `git` there).
+_GIT_REFUSES = re.compile(r"(?i)^git[a-z]{0,3}~[0-9]|[.\x20]$|[\\:\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
 _BOT = ("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com")
 
 
@@ -97,9 +102,10 @@ def folder(number: int) -> str:
 def copy_site(source: Path, target: Path, limit: int = MAX_BYTES, files: int = MAX_FILES) -> int:
     """Copy a built site's regular files and folders from `source` into `target`; return the bytes copied.
 
-    Symbolic links, other special files and every name that starts with a dot (`.git`,
-    `.github/`, `.gitattributes`) are left out. Raises `TooLarge` when the files add up to
-    more than `limit` bytes, or the files and folders to more than `files`.
+    Symbolic links, other special files, every name that starts with a dot (`.git`,
+    `.github/`, `.gitattributes`) and every name git refuses on some system (`GIT~1`, NTFS's
+    short name for `.git`; `_GIT_REFUSES`) are left out, the last told on standard error.
+    Raises `TooLarge` when the files add up to more than `limit` bytes, or the files and folders to more than `files`.
     """
     counted = [0, 0]  # bytes, then files and folders, of the whole copy
 
@@ -107,6 +113,9 @@ def copy_site(source: Path, target: Path, limit: int = MAX_BYTES, files: int = M
         target.mkdir(parents=True, exist_ok=True)
         for entry in sorted(source.iterdir()):
             if entry.name.startswith(".") or entry.is_symlink() or not (entry.is_dir() or entry.is_file()):
+                continue
+            if _GIT_REFUSES.search(entry.name):
+                print(f"left out {entry}: a name git refuses (protectNTFS, protectHFS)", file=sys.stderr)
                 continue
             counted[1] += 1
             if counted[1] > files:

@@ -325,3 +325,15 @@ def test_a_hostile_list_of_pull_requests_is_refused_without_a_traceback(
         main(["--remote", remote, "prune", "--pulls", str(pulls), "--course", COURSE])
     assert exit_info.value.code == 1
     assert "nest more than" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["GIT~1", "git~1", "Git~2.", "a\\b", "c:d", "g\u200cit", "x "])
+def test_copying_a_build_leaves_out_names_git_refuses(
+    name: str, tmp_path: Path, remote: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Attack round 8 (F10): `GIT~1/config` failed the whole staging with git's raw 'invalid path'."""
+    site = built_site(tmp_path / "site")
+    (site / name).mkdir()
+    (site / name / "config").write_text("[core]", encoding="utf-8")
+    assert stage(remote, 5, site, tmp_path / "work", {5}) == "published"
+    assert f"left out {site / name}" in capsys.readouterr().err
