@@ -62,6 +62,8 @@ MAX_TOTAL_BYTES = 500 * 10**6
 MAX_FILES = 2_000
 #: All previews together hold at most this many files and folders.
 MAX_TOTAL_FILES = 20_000
+#: A preview whose folders nest deeper than this is refused; the course's nest 3 deep.
+MAX_DEPTH = 64
 #: How often to try a push that a concurrent update rejected.
 ATTEMPTS = 5
 #: What `stage` did: published, the same build already there, no longer eligible (closed, or
@@ -105,11 +107,14 @@ def copy_site(source: Path, target: Path, limit: int = MAX_BYTES, files: int = M
     Symbolic links, other special files, every name that starts with a dot (`.git`,
     `.github/`, `.gitattributes`) and every name git refuses on some system (`GIT~1`, NTFS's
     short name for `.git`; `_GIT_REFUSES`) are left out, the last told on standard error.
-    Raises `TooLarge` when the files add up to more than `limit` bytes, or the files and folders to more than `files`.
+    Raises `TooLarge` when the files add up to more than `limit` bytes, the files and folders
+    to more than `files`, or folders nest more than `MAX_DEPTH` deep.
     """
     counted = [0, 0]  # bytes, then files and folders, of the whole copy
 
-    def copy(source: Path, target: Path) -> None:
+    def copy(source: Path, target: Path, depth: int = 0) -> None:
+        if depth > MAX_DEPTH:
+            raise TooLarge(f"{source}: the site's folders nest more than {MAX_DEPTH} folders deep")
         target.mkdir(parents=True, exist_ok=True)
         for entry in sorted(source.iterdir()):
             if entry.name.startswith(".") or entry.is_symlink() or not (entry.is_dir() or entry.is_file()):
@@ -121,7 +126,7 @@ def copy_site(source: Path, target: Path, limit: int = MAX_BYTES, files: int = M
             if counted[1] > files:
                 raise TooLarge(f"{source}: the site has more than {files:,} files and folders")
             if entry.is_dir():
-                copy(entry, target / entry.name)
+                copy(entry, target / entry.name, depth + 1)
                 continue
             counted[0] += entry.stat().st_size
             if counted[0] > limit:

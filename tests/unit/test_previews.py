@@ -337,3 +337,14 @@ def test_copying_a_build_leaves_out_names_git_refuses(
     (site / name / "config").write_text("[core]", encoding="utf-8")
     assert stage(remote, 5, site, tmp_path / "work", {5}) == "published"
     assert f"left out {site / name}" in capsys.readouterr().err
+
+
+def test_a_build_of_folders_nested_beyond_the_limit_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack round 8 (F10): 1,500 nested folders ended copy_site in a RecursionError."""
+    site = built_site(tmp_path / "site")
+    monkeypatch.chdir(site)
+    for _ in range(1500):  # one level at a time: the whole path is longer than PATH_MAX
+        Path("d").mkdir()
+        monkeypatch.chdir("d")
+    with pytest.raises(TooLarge, match=f"more than {previews.MAX_DEPTH} folders deep"):
+        copy_site(site, tmp_path / "copy")
