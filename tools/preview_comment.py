@@ -29,7 +29,6 @@ no maintainer has labelled; `published` and `unchanged` need the preview's URL.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -37,6 +36,7 @@ from pathlib import Path
 from types import MappingProxyType
 from urllib.parse import urlsplit
 
+from tools.bounded_json import load
 from tools.preview_trust import LABEL, check_repository, check_sha, items
 from tools.previews import MAX_BYTES, MAX_FILES, MAX_TOTAL_BYTES, MAX_TOTAL_FILES, folder
 
@@ -266,10 +266,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif arguments.command == "removed":
             sys.stdout.write(removed_body(arguments.why))
         else:
-            found = find_comment(json.load(sys.stdin), arguments.author)
+            found = find_comment(load(None), arguments.author)
             if found is not None:
                 print(found)
-    except (ValueError, OSError, json.JSONDecodeError) as error:
+    except (ValueError, OSError) as error:  # bounded_json.Unreadable is a ValueError
         parser.error(str(error))
     return 0
 

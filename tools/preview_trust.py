@@ -17,7 +17,8 @@ for contributors:
 Every input here is untrusted in some part (a CI artifact's record was written by the pull
 request's code), so each value is checked for its form before it is compared; nothing is
 executed. Commands, for the workflows; each prints `key=value` lines for `$GITHUB_OUTPUT`,
-or exits 1 with the reason:
+or exits 1 with the reason (JSON that is not UTF-8, is over a
+bound of `tools.bounded_json` or is no JSON included):
 
     python -m tools.preview_trust ci-run --repository R --run-head-sha SHA --run-head-repository R2 \
         --record pull-request.json < pull.json
@@ -30,13 +31,14 @@ inside `tools.previews`, from the list of open pull requests.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from tools import bounded_json
 
 #: The label with which a maintainer authorizes a fork's pull request's preview.
 LABEL = "preview"
@@ -190,11 +192,6 @@ def eligible(pulls: object, repository: str) -> frozenset[int]:
     return frozenset(numbers)
 
 
-def _read_json(path: Path | None) -> object:
-    text = sys.stdin.read() if path is None else path.read_text(encoding="utf-8")
-    return json.loads(text)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Print a decision for the workflows; see the module's docstring."""
     parser = argparse.ArgumentParser(prog="python -m tools.preview_trust", description=__doc__.splitlines()[0])
@@ -212,15 +209,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if arguments.command == "ci-run":
             decision = ci_run(
-                _read_json(arguments.record),
+                bounded_json.load(arguments.record),
                 arguments.run_head_sha,
                 arguments.run_head_repository,
-                _read_json(None),
+                bounded_json.load(None),
                 arguments.repository,
             )
         else:
-            decision = label(_read_json(None), arguments.head_sha, arguments.label, arguments.repository)
-    except (Refused, OSError, json.JSONDecodeError) as error:
+            decision = label(bounded_json.load(None), arguments.head_sha, arguments.label, arguments.repository)
+    except (Refused, bounded_json.Unreadable, OSError) as error:
         parser.exit(1, f"{parser.prog}: refused: {error}\n")
     print(decision.reason, file=sys.stderr)
     sys.stdout.write(decision.outputs())

@@ -49,6 +49,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
+from tools import bounded_json
 from tools.preview_trust import check_number, check_repository, eligible
 
 #: The branch of the previews repository that its Pages site serves.
@@ -61,6 +62,8 @@ MAX_TOTAL_BYTES = 500 * 10**6
 MAX_FILES = 2_000
 #: All previews together hold at most this many files and folders.
 MAX_TOTAL_FILES = 20_000
+#: A preview whose folders nest deeper than this is refused; the course's nest 3 deep.
+MAX_DEPTH = 64
 #: How often to try a push that a concurrent update rejected.
 ATTEMPTS = 5
 #: What `stage` did: published, the same build already there, no longer eligible (closed, or
@@ -79,6 +82,11 @@ ROOT_FILES: Mapping[str, str] = {
 GITHUB_HOST_KEY = "github.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
 
 _FOLDER = re.compile(r"pr-([1-9][0-9]{0,9})")
+#: Names that git, with core.protectNTFS or core.protectHFS (on by default on Windows and macOS, and refused in
+#: what it checks out everywhere), refuses or reads as `.git`: NTFS's 8.3 short names (`GIT~1`, `gitmod~2`),
+#: a name ending in a dot or a space (NTFS drops them), a backslash or colon (a path separator or an NTFS
+#: stream), and the characters HFS+ ignores in a name (`g\u200cit` is `git` there).
+_GIT_REFUSES = re.compile(r"(?i)^git[a-z]{0,3}~[0-9]|[.\x20]$|[\\:\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
 _BOT = ("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com")
 
 
@@ -96,22 +104,29 @@ def folder(number: int) -> str:
 def copy_site(source: Path, target: Path, limit: int = MAX_BYTES, files: int = MAX_FILES) -> int:
     """Copy a built site's regular files and folders from `source` into `target`; return the bytes copied.
 
-    Symbolic links, other special files and every name that starts with a dot (`.git`,
-    `.github/`, `.gitattributes`) are left out. Raises `TooLarge` when the files add up to
-    more than `limit` bytes, or the files and folders to more than `files`.
+    Symbolic links, other special files, every name that starts with a dot (`.git`,
+    `.github/`, `.gitattributes`) and every name git refuses on some system (`GIT~1`, NTFS's
+    short name for `.git`; `_GIT_REFUSES`) are left out, the last told on standard error.
+    Raises `TooLarge` when the files add up to more than `limit` bytes, the files and folders
+    to more than `files`, or folders nest more than `MAX_DEPTH` deep.
     """
     counted = [0, 0]  # bytes, then files and folders, of the whole copy
 
-    def copy(source: Path, target: Path) -> None:
+    def copy(source: Path, target: Path, depth: int = 0) -> None:
+        if depth > MAX_DEPTH:
+            raise TooLarge(f"{source}: the site's folders nest more than {MAX_DEPTH} folders deep")
         target.mkdir(parents=True, exist_ok=True)
         for entry in sorted(source.iterdir()):
             if entry.name.startswith(".") or entry.is_symlink() or not (entry.is_dir() or entry.is_file()):
+                continue
+            if _GIT_REFUSES.search(entry.name):
+                print(f"left out {entry}: a name git refuses (protectNTFS, protectHFS)", file=sys.stderr)
                 continue
             counted[1] += 1
             if counted[1] > files:
                 raise TooLarge(f"{source}: the site has more than {files:,} files and folders")
             if entry.is_dir():
-                copy(entry, target / entry.name)
+                copy(entry, target / entry.name, depth + 1)
                 continue
             counted[0] += entry.stat().st_size
             if counted[0] > limit:
@@ -337,7 +352,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 key = os.environ.pop("PREVIEW_DEPLOY_KEY", "")
                 if key:
                     os.environ.update(deploy_key_environment(key, Path(temporary)))
-            keep = eligible(json.loads(arguments.pulls.read_text(encoding="utf-8")), arguments.course)
+            keep = eligible(bounded_json.load(arguments.pulls), arguments.course)
             work = Path(temporary) / "previews"
             if arguments.command == "stage":
                 print(f"status={stage(remote, arguments.number, arguments.site, work, keep)}")

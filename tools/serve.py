@@ -1,7 +1,9 @@
 """The built site, served as its static host serves it: under site_url's path, gzipped, with a 404 page.
 
 GitHub Pages serves the course under `/course/`, compresses text with gzip for a browser that
-accepts it, and answers an unknown address with the site's `404.html` and status 404. This
+accepts it, and answers an unknown address with the site's `404.html` and status 404: a file's
+address with a slash after it (`/course/index.html/`) too. A folder's address without its slash,
+`/course` itself included, is redirected (301) to the folder. This
 server does the same on 127.0.0.1, for `make preview`, `make audit` (Lighthouse measures what
 a reader's browser transfers) and the browser tests.
 
@@ -114,6 +116,8 @@ class SiteHandler(SimpleHTTPRequestHandler):
         path = urlsplit(path).path
         # As a browser would send it: no "..", which could lead out of the site's path.
         path = posixpath.normpath(unquote(path)) + ("/" if path.endswith("/") else "")
+        if path + "/" == self.site_path:  # "/course": the site's folder, which `send_head` redirects to, as Pages does
+            path = self.site_path
         if not path.startswith(self.site_path):
             return str(Path(self.directory) / "__outside_the_site__")  # no such file: a 404
         return super().translate_path("/" + path[len(self.site_path) :])
@@ -134,6 +138,8 @@ class SiteHandler(SimpleHTTPRequestHandler):
                 self.end_headers()
                 return None
             target = target / "index.html"
+        elif urlsplit(self.path).path.endswith("/"):  # a file's address with a slash after it: Pages has no such page
+            target = Path(self.directory) / "__no_such_file__"
         status = HTTPStatus.OK
         if not self._inside(target) or not target.is_file():
             status, target = HTTPStatus.NOT_FOUND, Path(self.directory) / "404.html"

@@ -259,3 +259,22 @@ def test_the_url_command_checks_against_the_courses_own_mkdocs_yml(capsys: pytes
         main(["url", "--number", "5", "--repository", "scale-by-the-numbers/previews", *config])
     assert exit_info.value.code == 2
     assert "would share the course's origin" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "nest more than"),
+        (b'[{"id": 1, "body": "\xff"}]', "not UTF-8"),
+        (b'[{"id": ' + b"9" * 5000 + b"}]", "at most"),
+    ],
+)
+def test_the_find_command_exits_2_on_hostile_json(
+    data: bytes, message: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Attack round 8 (F9): a list of comments no decoder should recurse, decode or convert into a traceback."""
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["find"])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err

@@ -173,3 +173,45 @@ def test_the_label_command_exits_1_with_the_reason(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "refused: #5 was labelled at" in captured.err
+
+
+# Attack round 8 (F9): hostile JSON is refused in one line, exit 1, never a traceback.
+
+HOSTILE_JSON = [
+    pytest.param(b"[" * 100_000 + b"]" * 100_000, "nest more than", id="deep"),
+    pytest.param(b'{"number": 1, "head_sha": "\xff"}', "not UTF-8", id="not-utf-8"),
+    pytest.param(b'{"number": ' + b"9" * 5000 + b"}", "at most", id="5000-digits"),
+]
+
+
+def _stdin(data: bytes) -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+
+
+@pytest.mark.parametrize(("data", "message"), HOSTILE_JSON)
+def test_a_hostile_record_is_refused_without_a_traceback(
+    data: bytes, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "pull-request.json"
+    path.write_bytes(data)
+    monkeypatch.setattr("sys.stdin", _stdin(json.dumps(pull()).encode()))
+    arguments = ["--repository", COURSE, "--run-head-sha", SHA, "--run-head-repository", COURSE, "--record", str(path)]
+    with pytest.raises(SystemExit) as exit_info:
+        main(["ci-run", *arguments])
+    assert exit_info.value.code == 1
+    err = capsys.readouterr().err
+    assert "refused:" in err
+    assert message in err
+
+
+@pytest.mark.parametrize(("data", "message"), HOSTILE_JSON)
+def test_a_hostile_pull_request_on_stdin_is_refused_without_a_traceback(
+    data: bytes, message: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", _stdin(data))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["label", "--repository", COURSE, "--head-sha", SHA, "--label", LABEL])
+    assert exit_info.value.code == 1
+    err = capsys.readouterr().err
+    assert "refused:" in err
+    assert message in err

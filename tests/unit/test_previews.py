@@ -313,3 +313,41 @@ def test_the_prune_command_says_which_previews_it_dropped(
     for _ in range(2):
         assert main(["--remote", remote, "prune", "--pulls", str(pulls), "--course", COURSE, "--drop", "6"]) == 0
     assert capsys.readouterr().out == "dropped=[5, 6]\ndropped=[]\n"
+
+
+def test_a_hostile_list_of_pull_requests_is_refused_without_a_traceback(
+    tmp_path: Path, remote: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Attack round 8 (F9): 100,000 nested brackets for --pulls ended the command in a RecursionError."""
+    pulls = tmp_path / "pulls.json"
+    pulls.write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--remote", remote, "prune", "--pulls", str(pulls), "--course", COURSE])
+    assert exit_info.value.code == 1
+    assert "nest more than" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["GIT~1", "git~1", "Git~2.", "a\\b", "c:d", "g\u200cit", "x "])
+def test_copying_a_build_leaves_out_names_git_refuses(
+    name: str, tmp_path: Path, remote: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Attack round 8 (F10): `GIT~1/config` failed the whole staging with git's raw 'invalid path'."""
+    site = built_site(tmp_path / "site")
+    (site / name).mkdir()
+    (site / name / "config").write_text("[core]", encoding="utf-8")
+    assert stage(remote, 5, site, tmp_path / "work", {5}) == "published"
+    assert f"left out {site / name}" in capsys.readouterr().err
+
+
+def test_a_build_of_folders_nested_beyond_the_limit_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack round 8 (F10): 1,500 nested folders ended copy_site in a RecursionError."""
+    site = built_site(tmp_path / "site")
+    monkeypatch.chdir(site)
+    for _ in range(1500):  # one level at a time: the whole path is longer than PATH_MAX
+        Path("d").mkdir()
+        monkeypatch.chdir("d")
+    with pytest.raises(TooLarge, match=f"more than {previews.MAX_DEPTH} folders deep"):
+        copy_site(site, tmp_path / "copy")
+    for _ in range(1500):  # and away again, one level at a time: Python 3.11's rmtree would recurse
+        monkeypatch.chdir("..")
+        Path("d").rmdir()

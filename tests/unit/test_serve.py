@@ -225,3 +225,18 @@ def test_a_folder_is_redirected_on_the_requests_own_host_whatever_the_target_nam
     head = _raw(address, request).split(b"\r\n\r\n", 1)[0].decode()
     assert head.startswith("HTTP/1.1 301 ")
     assert "\r\nLocation: /course/a/\r\n" in head
+
+
+def test_the_sites_path_without_its_slash_is_redirected_to_it(address: str) -> None:
+    """As GitHub Pages does (attack round 8, F13): `/course` was a 404."""
+    response = _get(address, "/course")
+    assert response.status == 301
+    assert response.headers["Location"] == "/course/"
+
+
+@pytest.mark.parametrize("path", ["/course/index.html/", "/course/a/index.html/", "/course/logo.png/"])
+def test_a_file_with_a_slash_after_it_is_not_found(address: str, path: str) -> None:
+    """As GitHub Pages does (attack round 8, F13): the page was served, its relative links a level too deep."""
+    response = _get(address, path, gzip_ok=False)
+    assert response.status == 404
+    assert response.read() == b"<h1>lost</h1>"
