@@ -13,6 +13,7 @@ and Infinity, which JSON has not, are refused too. Beyond a bound, `Unreadable` 
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -27,9 +28,11 @@ MAX_BYTES = 50 * 10**6
 MAX_DEPTH = 32
 #: The most characters a number may have: the API's ids and counts have about 10 digits.
 MAX_DIGITS = 100
-#: What opens or closes a list or an object, and what opens, closes or escapes inside a string (which may hold
-#: brackets of its own); one character each, as `tools.figure_diff._STRUCTURE`, so no pattern backtracks.
-_STRUCTURE = re.compile(r'[\[\]{}"\\]')
+#: A JSON string once its escapes are gone (`depth`). Each character is read once, so an unterminated string costs
+#: no backtracking, where a pattern of whole strings with their escapes took 43 s for 100 KB of backslash-quotes.
+_STRING = re.compile(r'"[^"]*"')
+#: Everything of a JSON text but the brackets that open and close its lists and objects.
+_BRACKETS = re.compile(r"[^\[\]{}]+")
 
 
 class Unreadable(ValueError):
@@ -37,26 +40,11 @@ class Unreadable(ValueError):
 
 
 def depth(text: str) -> int:
-    """How deeply the lists and objects of a JSON text nest, counted without parsing it (so without recursion)."""
-    level = deepest = 0
-    in_string, escaped = False, -1  # `escaped`: where the character a backslash in a string escapes stands
-    for match in _STRUCTURE.finditer(text):
-        at, token = match.start(), match.group(0)
-        if at == escaped:
-            continue
-        if in_string:
-            if token == "\\":
-                escaped = at + 1
-            elif token == '"':
-                in_string = False
-        elif token == '"':
-            in_string = True
-        elif token in "[{":
-            level += 1
-            deepest = max(deepest, level)
-        elif token in "]}":
-            level -= 1
-    return deepest
+    """How deeply the lists and objects of a JSON text nest, counted without parsing it (so without recursion):
+    its escapes and then its strings taken out, which may hold brackets of their own, and the brackets left
+    counted in order. Each step runs in C over the text, where a loop over every quote took 5 s for 35 MB."""
+    brackets = _BRACKETS.sub("", _STRING.sub("", text.replace("\\\\", "").replace('\\"', "")))
+    return max(itertools.accumulate(1 if bracket in "[{" else -1 for bracket in brackets), default=0)
 
 
 def _number(kind: type[int] | type[float]) -> Callable[[str], object]:

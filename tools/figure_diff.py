@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from tools.bounded_json import depth
+
 #: An exact value, as `figures.json` stores it: "24000000000", "0.1640625" or "1/3" (older logs: a number).
 Value = Fraction
 #: A group of records: the page's source path and the figure's id.
@@ -70,11 +72,6 @@ MAX_DEPTH = 16
 MAX_DIGITS = 200
 #: An exact value as FigureLog writes one: whole, decimal or a fraction, in digits only.
 _EXACT = re.compile(rf"-?\d{{1,{MAX_DIGITS}}}(?:\.\d{{1,{MAX_DIGITS}}}|/\d{{1,{MAX_DIGITS}}})?")
-#: A JSON string once its escapes are gone (`_depth`). Each character is read once, so an unterminated string costs
-#: no backtracking, where a pattern of whole strings with their escapes took 43 s for 100 KB of backslash-quotes.
-_STRING = re.compile(r'"[^"]*"')
-#: Everything of a JSON text but the brackets that open and close its lists and objects.
-_BRACKETS = re.compile(r"[^\[\]{}]+")
 
 
 @dataclass(frozen=True)
@@ -174,14 +171,6 @@ def _value(record: Mapping[str, object]) -> Value:
     return Fraction(value)
 
 
-def _depth(text: str) -> int:
-    """How deeply the lists and objects of a JSON text nest, counted without parsing it (so without recursion):
-    its escapes and then its strings taken out, which may hold brackets of their own, and the brackets left
-    counted in order. Each step runs in C over the text, where a loop over every quote took 5 s for 35 MB."""
-    brackets = _BRACKETS.sub("", _STRING.sub("", text.replace("\\\\", "").replace('\\"', "")))
-    return max(itertools.accumulate(1 if bracket in "[{" else -1 for bracket in brackets), default=0)
-
-
 def _json_number(kind: str) -> Callable[[str], object]:
     """A JSON number reader that refuses one of more than `MAX_DIGITS` digits, or one a float cannot hold."""
 
@@ -210,7 +199,7 @@ def load_figures(path: Path) -> dict[Key, Shown]:
         if len(data) > MAX_BYTES:
             raise ValueError(f"larger than {MAX_BYTES:,} bytes")
         text = data.decode("utf-8")
-        if _depth(text) > MAX_DEPTH:
+        if depth(text) > MAX_DEPTH:
             raise ValueError(f"its lists and objects nest more than {MAX_DEPTH} deep")
         records = json.loads(
             text, parse_int=_json_number("int"), parse_float=_json_number("float"), parse_constant=_constant
