@@ -313,3 +313,39 @@ def test_template_syntax_in_a_definition_is_refused_at_its_line(tmp_path: Path) 
     )
     assert str(refused.value).startswith(f"glossary/terms.yml:{line}: all-reduce.definition: got ")
     assert "expected text without template syntax ('{{' at" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("written", "replaced", "field", "message"),
+    [
+        (
+            "aliases: [all-reduces, allreduce]",
+            "aliases: [all-reduces, allreduce, allreduce]",
+            "aliases",
+            "the name 'allreduce' is given twice",
+        ),
+        (
+            "related: [ring-all-reduce]\n  source",
+            "related: [ring-all-reduce, ring-all-reduce]\n  source",
+            "related",
+            "'ring-all-reduce' is given twice",
+        ),
+        (
+            "related: [ring-all-reduce]\n  source",
+            "related: [ring-all-reduce, all-reduce]\n  source",
+            "related",
+            "'all-reduce' is this entry itself",
+        ),
+    ],
+)
+def test_a_name_or_related_term_given_twice_is_refused_at_its_line(
+    tmp_path: Path, written: str, replaced: str, field: str, message: str
+) -> None:
+    # Attack round 8: a repeated alias and related term were shown twice, the entry itself as related "(itself)".
+    source = textwrap.dedent(GOOD)
+    assert written in source
+    source = source.replace(written, replaced, 1)
+    with pytest.raises(GlossaryError) as refused:
+        load_glossary(write(tmp_path, source), SOURCES, "glossary/terms.yml")
+    line = 1 + source.splitlines().index(f"  {replaced.splitlines()[0]}")
+    assert str(refused.value).startswith(f"glossary/terms.yml:{line}: all-reduce.{field}: {message}")
