@@ -252,8 +252,15 @@ def one_of(*choices: str) -> Check[str]:
     return check
 
 
-def list_of(item: Check[T], *, empty: bool = True) -> Check[tuple[T, ...]]:
-    """A type function for a list whose every item passes `item`, returned as a tuple."""
+def list_of(item: Check[T], *, empty: bool = True, unique: bool = False) -> Check[tuple[T, ...]]:
+    """A type function for a list whose every item passes `item`, returned as a tuple; with `unique`, no item
+    given twice.
+
+    >>> list_of(integer, unique=True)([7, 7])
+    Traceback (most recent call last):
+    ...
+    ValueError: item 2: 7 is given twice (as item 1); keep one
+    """
 
     def check(value: Any) -> tuple[T, ...]:
         if not isinstance(value, list) or (not empty and not value):
@@ -264,6 +271,9 @@ def list_of(item: Check[T], *, empty: bool = True) -> Check[tuple[T, ...]]:
                 clean.append(item(raw))
             except ValueError as error:
                 raise ValueError(f"item {index}: {error}") from None
+            if unique and clean[-1] in clean[:-1]:
+                first = clean.index(clean[-1]) + 1
+                raise ValueError(f"item {index}: {_REPR.repr(raw)} is given twice (as item {first}); keep one")
         return tuple(clean)
 
     return check
