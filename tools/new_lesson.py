@@ -25,8 +25,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from macros.data.catalog import load_catalog
-from macros.data.lessons import PLACEHOLDERS, index_lessons, ordinal_word
+from macros.data.catalog import CatalogError, load_catalog
+from macros.data.lessons import PLACEHOLDERS, LessonError, index_lessons, ordinal_word
 from macros.data.markup import PLAIN_FIELDS, PLAIN_TITLE, markdown_in, markup_in
 from macros.data.schema import text
 from macros.data.typed_figures import find_in_text
@@ -70,19 +70,21 @@ def title_problems(title: str) -> list[str]:
         problems.append(f"the title holds {', '.join(map(repr, markup_in(title)))}; {PLAIN_FIELDS}")
     elif markdown_in(title) is not None:
         problems.append(f"the title renders as Markdown: its heading reads {markdown_in(title)!r}; {PLAIN_TITLE}")
-    if re.search(r"\{[{%#]", title):
-        problems.append("the title holds {{, {% or {#, which would be a macro call in its heading: leave it out")
     if find_in_text(title):
         problems.append(f"the title types {', '.join(map(repr, find_in_text(title)))}; a title shows no figure")
     return problems
 
 
+def whole_number(value: str) -> int:
+    """A whole number above zero in ASCII digits (`int` reads "١٩" and "2_0" as 19 and 20, and takes 0 and -3)."""
+    if not re.fullmatch(r"[0-9]+", value, re.ASCII) or int(value) == 0:
+        raise argparse.ArgumentTypeError(f"{value!r}: a whole number above zero, in the digits 0 to 9")
+    return int(value)
+
+
 def numbers(value: str) -> list[int]:
     """The lesson numbers in one argument, separated by spaces or commas: "8", "7 8", "7,8"."""
-    try:
-        return [int(part) for part in re.split(r"[\s,]+", value.strip()) if part]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r}: lesson numbers, such as 7 8") from None
+    return [whole_number(part) for part in re.split(r"[\s,]+", value.strip()) if part]
 
 
 def skeleton(number: int, stage: int, mission: int, bullet: str, title: str, prerequisites: Sequence[int]) -> str:
@@ -206,18 +208,29 @@ def add_to_nav(config: str, stage: int, stage_title: str, page: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Write the lesson and list it; see the module's docstring."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("number", type=int)
-    parser.add_argument("stage", type=int)
-    parser.add_argument("mission", type=int, help="the number of the mission bullet it serves")
+    parser.add_argument("number", type=whole_number)
+    parser.add_argument("stage", type=whole_number)
+    parser.add_argument("mission", type=whole_number, help="the number of the mission bullet it serves")
     parser.add_argument("title", help="the title in words, without 'Lesson N.'")
     parser.add_argument("--prerequisites", type=numbers, nargs="*", default=[], help="lesson numbers, such as 7 8")
     parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
     arguments = parser.parse_args(argv)
     arguments.prerequisites = [number for group in arguments.prerequisites for number in group]
     root: Path = arguments.root
-    catalog = load_catalog(root / "catalog")
-    lessons = index_lessons(root / "docs").lessons
+    try:
+        catalog = load_catalog(root / "catalog")
+        lessons = index_lessons(root / "docs").lessons
+    except CatalogError as error:  # the build's own one-line message, at its file and line
+        print(f"new_lesson: {error}", file=sys.stderr)
+        return 2
+    except LessonError as error:  # at its page's path under docs/, as the build says it
+        print(f"new_lesson: docs/{error}", file=sys.stderr)
+        return 2
     problems = title_problems(arguments.title)
+    if not slug(arguments.title):
+        problems.append("the title gives no file name: it needs a word in Latin letters or digits (not transliterated)")
+    repeated = sorted({n for n in arguments.prerequisites if arguments.prerequisites.count(n) > 1})
+    problems += [f"prerequisite Lesson {n} is given twice; keep one" for n in repeated]
     if arguments.number in lessons:
         problems.append(f"Lesson {arguments.number} exists already: docs/{lessons[arguments.number].src_path}")
     if arguments.stage not in catalog.stages:

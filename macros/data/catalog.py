@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -42,6 +42,7 @@ from .schema import (
     unknown,
     web_url,
 )
+from .typed_figures import find_in_text
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -517,6 +518,19 @@ _COURSE_FIELDS: Fields = {
     "stages": lambda value: value,  # checked stage by stage below
 }
 _STAGE_FIELDS: Fields = {"title": text, "summary": text}
+#: Why a stage's text fields, which the syllabus shows, hold no figure: one typed there was found only on the front
+#: door, at the line of its macro call.
+_STAGE_READ = "a stage's words are shown in the syllabus, where no figure can be computed"
+
+
+def _refuse_typed(where: str, data: Any, clean: Mapping[str, Any], fields: Collection[str], said: str) -> None:
+    """`SchemaError` at the line of the first of `fields` of the record `data` whose text types a figure
+    (`typed_figures.find_in_text`), as the glossary refuses one in its fields."""
+    for field in fields:
+        value = clean[field]
+        typed = [found for part in ([value] if isinstance(value, str) else value or []) for found in find_in_text(part)]
+        if typed:
+            raise field_error(where, data, field, f"types {', '.join(map(repr, typed))}; {said}: say it in words")
 
 
 def _read(directory: Path, name: str) -> dict[str, Any]:
@@ -674,7 +688,9 @@ def _load(directory: Path) -> Catalog:
             positive_count(number)
         except ValueError as error:
             raise CatalogError(f"{where}: a stage is numbered: {error}") from None
-        stages[number] = Stage(number=number, **check_record(where, data, _STAGE_FIELDS))
+        clean = check_record(where, data, _STAGE_FIELDS)
+        _refuse_typed(where, data, clean, ("title", "summary"), _STAGE_READ)
+        stages[number] = Stage(number=number, **clean)
 
     engine: dict[str, Measured] = {}
     if (directory / "measured.yml").is_file():

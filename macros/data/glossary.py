@@ -235,6 +235,20 @@ def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = 
             if typed:
                 message = f"types {', '.join(map(repr, typed))}; {said}: say it in words"
                 raise GlossaryError(str(field_error(where, data, field, message)))
+        # The file's header says no name appears twice: a repeat was shown twice, the entry itself as related.
+        seen: dict[str, str] = {}
+        for alias in (clean["term"], *clean["aliases"]):
+            if as_read(alias) in seen:
+                message = f"the name {alias!r} is given twice (as {seen[as_read(alias)]!r}); keep one"
+                raise GlossaryError(str(field_error(where, data, "aliases", message)))
+            seen[as_read(alias)] = alias
+        for index, related in enumerate(clean["related"]):
+            if related == entry_id:
+                message = f"{related!r} is this entry itself; list other entries only"
+                raise GlossaryError(str(field_error(where, data, "related", message)))
+            if related in clean["related"][:index]:
+                message = f"{related!r} is given twice; keep one"
+                raise GlossaryError(str(field_error(where, data, "related", message)))
         try:
             definition = definition_html(clean["definition"], renderer)
         except ValueError as error:

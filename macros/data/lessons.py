@@ -94,9 +94,9 @@ _FIELDS: Fields = {
     "title": text,
     "lesson": positive_count,
     "stage": positive_count,
-    "prerequisites": list_of(positive_count),
+    "prerequisites": list_of(positive_count, unique=True),
     "mission": positive_count,
-    "also_serves": optional(list_of(positive_count), ()),
+    "also_serves": optional(list_of(positive_count, unique=True), ()),
     # The prefix of the lesson's question and rep ids: the one it was first published under (ARCHITECTURE.md,
     # "Quizzes": ids never change, so a lesson that changes its number keeps its prefix).
     "questions": optional(text),

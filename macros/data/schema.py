@@ -84,8 +84,19 @@ def _got(value: Any) -> str:
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+#: Template syntax, as Jinja2 opens it: a call `{{`, a statement `{%` or a comment `{#`. Data is text, never a
+#: template: no page renders it, so what one holds would reach a reader as typed.
+_TEMPLATE = re.compile(r"\{[{%#]")
+
+
 def text(value: Any) -> str:
-    """Non-empty text, stripped, without control characters.
+    """Non-empty text, stripped, without control characters or template syntax: every free-text field of every
+    data file is read through it.
+
+    >>> text("Radford et al. 2019 {{ 7 * 7 }}")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: got 'Radford et al. 2019 {{ 7 * 7 }}'; expected text without template syntax ('{{' at 21): ...
 
     >>> text("fp16\\u202e61pf")
     Traceback (most recent call last):
@@ -98,6 +109,13 @@ def text(value: Any) -> str:
     if control:
         where = f"U+{ord(control.group(0)):04X} at {control.start() + 1}"
         raise ValueError(f"{_got(value)}; expected text without control characters ({where})")
+    template = _TEMPLATE.search(value)
+    if template:
+        where = f"{template.group(0)!r} at {template.start() + 1}"
+        raise ValueError(
+            f"{_got(value)}; expected text without template syntax ({where}): data is shown as typed, never"
+            " rendered, so write words only"
+        )
     return value.strip()
 
 
@@ -234,8 +252,15 @@ def one_of(*choices: str) -> Check[str]:
     return check
 
 
-def list_of(item: Check[T], *, empty: bool = True) -> Check[tuple[T, ...]]:
-    """A type function for a list whose every item passes `item`, returned as a tuple."""
+def list_of(item: Check[T], *, empty: bool = True, unique: bool = False) -> Check[tuple[T, ...]]:
+    """A type function for a list whose every item passes `item`, returned as a tuple; with `unique`, no item
+    given twice.
+
+    >>> list_of(integer, unique=True)([7, 7])
+    Traceback (most recent call last):
+    ...
+    ValueError: item 2: 7 is given twice (as item 1); keep one
+    """
 
     def check(value: Any) -> tuple[T, ...]:
         if not isinstance(value, list) or (not empty and not value):
@@ -246,6 +271,9 @@ def list_of(item: Check[T], *, empty: bool = True) -> Check[tuple[T, ...]]:
                 clean.append(item(raw))
             except ValueError as error:
                 raise ValueError(f"item {index}: {error}") from None
+            if unique and clean[-1] in clean[:-1]:
+                first = clean.index(clean[-1]) + 1
+                raise ValueError(f"item {index}: {_REPR.repr(raw)} is given twice (as item {first}); keep one")
         return tuple(clean)
 
     return check

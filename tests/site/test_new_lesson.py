@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 from pathlib import Path
 
@@ -117,7 +118,7 @@ def test_a_stage_title_with_a_quote_or_a_colon_keeps_mkdocs_yml_valid() -> None:
     [
         ("Two\nlines", "the title is one line"),
         ('A "quoted" <b>title</b>', "the title holds '\"', '<', '>'"),
-        ('Use {{ source("zero") }}', "the title holds {{, {% or {#"),
+        ('Use {{ source("zero") }}', "expected text without template syntax"),
         ("Why 8 GPUs are enough", "the title types '8 GPUs'"),
         ("Bell\x07", "expected text without control characters"),
         (
@@ -142,3 +143,36 @@ def test_a_long_title_gets_a_file_name_of_its_first_words(course_copy: Path) -> 
     (written,) = (course_copy / "docs/stage-4").glob("lesson-99-*.md")
     assert written.name == "lesson-99-why-sharding-sharding-sharding-sharding-sharding-sharding.md"
     assert f"# Lesson 99. {title}" in written.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["0", "4", "4", "Zero"], "a whole number above zero"),
+        (["--", "-3", "4", "4", "Minus"], "a whole number above zero"),
+        (["١٩", "4", "4", "Arabic digits"], "a whole number above zero"),
+        (["2_0", "4", "4", "Underscore"], "a whole number above zero"),
+        (["99", "4", "4", "Слово"], "the title gives no file name"),
+        (["99", "4", "4", "Twice", "--prerequisites", "7,7"], "prerequisite Lesson 7 is given twice"),
+    ],
+)
+def test_a_bad_number_title_or_prerequisite_is_refused_and_nothing_written(
+    course_copy: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], message: str
+) -> None:
+    # Attack round 8: each wrote a lesson (lesson-00, lesson-19 from ١٩, lesson-17-.md, prerequisites [7, 7]).
+    before = (course_copy / "mkdocs.yml").read_text()
+    with contextlib.suppress(SystemExit):
+        assert main(["--root", str(course_copy), *arguments]) == 2
+    assert message in capsys.readouterr().err
+    assert (course_copy / "mkdocs.yml").read_text() == before
+
+
+def test_bad_front_matter_elsewhere_is_one_line_not_a_traceback(
+    course_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Attack round 8: a later `make lesson` ended in a traceback ending `LessonError: ...`.
+    page = next((course_copy / "docs").rglob("lesson-08-*.md"))
+    page.write_text(page.read_text(encoding="utf-8").replace("lesson: 8", "lesson: eight", 1), encoding="utf-8")
+    assert main(["--root", str(course_copy), "99", "4", "4", "Fine"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("new_lesson: docs/") and "Traceback" not in err[0], err

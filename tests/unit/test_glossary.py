@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -119,6 +120,8 @@ def test_a_definition_renders_alone_as_words(
     # The onfocus one is refused first, and syntax a page would refuse too (a /// block, a reference that is not
     # defined: `test_a_bad_glossary_is_refused_with_the_fix`); this is the defence behind those refusals.
     monkeypatch.setattr("macros.data.glossary.unrendered", lambda *arguments, **options: [])
+    # Template syntax is refused first too, in every data file's text (`schema.text`).
+    monkeypatch.setattr("macros.data.schema._TEMPLATE", re.compile(r"(?!)"))
     with script_refusal_off():
         entry = load_glossary(write(tmp_path, ring_defined(written)), SOURCES).entries["ring-all-reduce"]
     fragment = BeautifulSoup(entry.definition, "html.parser")
@@ -297,3 +300,52 @@ def test_each_entry_gets_its_report_link(tmp_path: Path) -> None:
         ("https://x/new?t=all-reduce", "Report a problem with this entry"),
         ("https://x/new?t=ring-all-reduce", "Report a problem with this entry"),
     ]
+
+
+def test_template_syntax_in_a_definition_is_refused_at_its_line(tmp_path: Path) -> None:
+    # Attack round 8: "It is {{ 7 * 7 }} here." showed raw on the glossary page and in every tooltip.
+    written = GOOD.replace("of all devices' data.", "of all devices' data. It is {{ 7 * 7 }} here.")
+    with pytest.raises(GlossaryError) as refused:
+        load_glossary(write(tmp_path, written), SOURCES, "glossary/terms.yml")
+    line = 1 + textwrap.dedent(written).splitlines().index(
+        "  definition: A collective in which every device ends with the *sum* of all devices' data. It is {{ 7 * 7 }}"
+        " here."
+    )
+    assert str(refused.value).startswith(f"glossary/terms.yml:{line}: all-reduce.definition: got ")
+    assert "expected text without template syntax ('{{' at" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("written", "replaced", "field", "message"),
+    [
+        (
+            "aliases: [all-reduces, allreduce]",
+            "aliases: [all-reduces, allreduce, allreduce]",
+            "aliases",
+            "the name 'allreduce' is given twice",
+        ),
+        (
+            "related: [ring-all-reduce]\n  source",
+            "related: [ring-all-reduce, ring-all-reduce]\n  source",
+            "related",
+            "'ring-all-reduce' is given twice",
+        ),
+        (
+            "related: [ring-all-reduce]\n  source",
+            "related: [ring-all-reduce, all-reduce]\n  source",
+            "related",
+            "'all-reduce' is this entry itself",
+        ),
+    ],
+)
+def test_a_name_or_related_term_given_twice_is_refused_at_its_line(
+    tmp_path: Path, written: str, replaced: str, field: str, message: str
+) -> None:
+    # Attack round 8: a repeated alias and related term were shown twice, the entry itself as related "(itself)".
+    source = textwrap.dedent(GOOD)
+    assert written in source
+    source = source.replace(written, replaced, 1)
+    with pytest.raises(GlossaryError) as refused:
+        load_glossary(write(tmp_path, source), SOURCES, "glossary/terms.yml")
+    line = 1 + source.splitlines().index(f"  {replaced.splitlines()[0]}")
+    assert str(refused.value).startswith(f"glossary/terms.yml:{line}: all-reduce.{field}: {message}")

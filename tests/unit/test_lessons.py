@@ -108,6 +108,9 @@ def test_a_mission_number_past_the_list_is_refused_at_its_line(
         ({k: v for k, v in _lesson().items() if k != "lesson"}, r"every page in stage-4/ is a lesson"),
         # Attack round 7: "sidebar" is no part Material hides; other pages' hide was checked, a lesson's not.
         ({**_lesson(), "hide": ["toc", "sidebar"]}, r"front matter.hide: item 2: .*sidebar"),
+        # Attack round 8: a prerequisite or a bullet served given twice passed.
+        ({**_lesson(prerequisites=[7, 7])}, r"front matter.prerequisites: item 2: 7 is given twice \(as item 1\)"),
+        ({**_lesson(), "also_serves": [4, 5, 5]}, r"front matter.also_serves: item 3: 5 is given twice \(as item 2\)"),
     ],
 )
 def test_bad_front_matter_is_refused(meta: dict[str, object], message: str) -> None:
