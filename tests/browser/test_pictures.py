@@ -358,3 +358,20 @@ def test_a_drawings_text_is_whole_apart_and_at_body_size(
         tab.goto(base_url + path)
         wrong += [f"{path}: {problem}" for problem in tab.evaluate(_DRAWINGS)]
     assert wrong == [], "\n".join(wrong)
+
+
+@pytest.mark.parametrize("inputs", [{"model": "llama-3-9b"}, {"model": "__proto__"}, {"recipe": "__proto__"}])
+def test_a_stored_choice_the_calculators_lists_do_not_offer_is_dropped(
+    tab: Page, base_url: str, calculator_page: str, inputs: dict[str, str]
+) -> None:
+    """As the planner's (attack round F12c): the lesson's value shows and the stored value is removed."""
+    tab.goto(base_url + calculator_page)
+    form = tab.locator("form[data-sbn-calculator]").first
+    key = f"sbn:/course/:{form.get_attribute('data-sbn-calculator')}"
+    defaults = json.loads(form.get_attribute("data-sbn-defaults") or "")
+    tab.evaluate("([key, value]) => localStorage.setItem(key, value)", [key, json.dumps({"v": 1, "inputs": inputs})])
+    tab.reload()
+    expect(tab.locator("form[data-sbn-calculator][data-sbn-mounted]").first).to_be_attached()
+    for name in inputs:
+        expect(form.locator(f"[name={name}]")).to_have_value(defaults[name])
+    assert tab.evaluate("(key) => localStorage.getItem(key)", key) is None

@@ -575,3 +575,24 @@ def test_the_page_says_the_flops_the_links_the_steps_and_what_the_activations_co
     form.get_by_label("Global batch, in tokens").fill("4202496")
     form.get_by_role("button", name="Plan").click()
     expect(status).to_contain_text("512 or 528 sequences (4,194,304 or 4,325,376 tokens) would divide")
+
+
+@pytest.mark.parametrize(
+    "inputs", [{"model": "llama-3-9b"}, {"model": "__proto__"}, {"recipe": "__proto__"}, {"model": "no", "nodes": "4"}]
+)
+def test_a_stored_choice_the_lists_do_not_offer_is_dropped_and_the_lessons_value_shown(
+    tab: Page, base_url: str, planner_page: str, inputs: dict[str, str]
+) -> None:
+    """Attack round F12c: an unknown model or recipe showed the list's first option and stayed stored."""
+    tab.goto(base_url + planner_page)
+    form = tab.locator(FORM).first
+    key = f"sbn:/course/:{form.get_attribute('data-sbn-planner')}"
+    defaults = json.loads(form.get_attribute("data-sbn-defaults") or "")
+    tab.evaluate("([key, value]) => localStorage.setItem(key, value)", [key, json.dumps({"v": 1, "inputs": inputs})])
+    tab.reload()
+    expect(tab.locator(f"{FORM}[data-sbn-mounted]").first).to_be_attached()
+    for name in ("model", "recipe"):
+        expect(form.locator(f"[name={name}]")).to_have_value(defaults[name])
+    kept = {name: value for name, value in inputs.items() if name == "nodes"}
+    stored = tab.evaluate("(key) => localStorage.getItem(key)", key)
+    assert (json.loads(stored)["inputs"] if stored else {}) == kept

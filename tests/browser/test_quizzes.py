@@ -582,3 +582,18 @@ def test_quizzes_keep_working_across_instant_navigation(tab: Page, base_url: str
     expect(tab.get_by_role("heading", level=1)).to_contain_text("Lesson 7")
     expect(_quiz(tab, "l7-practice-1").get_by_role("status")).to_contain_text("✓ Correct")
     expect(_answer_numeric(tab, "l7-practice-1", "9 GB")).to_contain_text("✗ Not quite")
+
+
+def test_a_single_choice_stored_with_several_choices_is_dropped(tab: Page, base_url: str) -> None:
+    """Attack round F12b: a single-choice quiz restored with three choices ticked one, judged all three, and stored
+    right: false. A state the page could not have written is dropped, as any that does not fit."""
+    tab.goto(base_url + lesson_url(1))
+    quiz = _quiz(tab, "l1-practice-2")
+    values = quiz.locator("input").evaluate_all("(inputs) => inputs.map((input) => input.value)")
+    assert quiz.locator("input[type=radio]").count() == len(values) >= 3, "a single-choice question"
+    for chosen in (values[:3], values[:2], [values[0], "not-an-option"]):
+        _store(tab, {"l1-practice-2": {"v": 1, "chosen": chosen}})
+        tab.reload()
+        expect(quiz.locator(".sbn-quiz__result")).to_have_text("")
+        expect(quiz.locator("input:checked")).to_have_count(0)
+        assert tab.evaluate(f"localStorage.getItem('{KEY}l1-practice-2')") is None

@@ -112,17 +112,34 @@
     return `sbn:${new URL(base, location.href).pathname}:${form.dataset.sbnCalculator}`;
   }
 
+  // Whether `value` is one the form's field `name` could have written: text within the cap, and for a list one of
+  // its options (an unknown id, or "__proto__", is none of them).
+  function offered(form, name, value) {
+    const input = form.elements[name];
+    if (typeof value !== "string" || value.length > 40) return false;
+    return input?.tagName !== "SELECT" || [...input.options].some((o) => o.value === value);
+  }
+
+  // The stored inputs that fit, once the form's lists are filled; a value dropped is removed from storage too.
   function load(form) {
+    let stored;
     try {
-      const state = JSON.parse(localStorage.getItem(key(form)));
-      if (!state || state.v !== VERSION || typeof state.inputs !== "object" || !state.inputs) return {};
-      return Object.fromEntries(
-        FIELDS.filter((f) => typeof state.inputs[f] === "string" && state.inputs[f].length <= 40).map((f) => [
-          f,
-          state.inputs[f],
-        ]),
-      );
+      stored = localStorage.getItem(key(form));
+      const state = JSON.parse(stored);
+      const inputs = state && state.v === VERSION && typeof state.inputs === "object" && state.inputs;
+      const kept = inputs ? FIELDS.filter((f) => Object.hasOwn(inputs, f) && offered(form, f, inputs[f])) : [];
+      const fitting = Object.fromEntries(kept.map((f) => [f, inputs[f]]));
+      if (!inputs || kept.length !== Object.keys(inputs).length) {
+        if (kept.length) save(form, fitting);
+        else localStorage.removeItem(key(form));
+      }
+      return fitting;
     } catch {
+      try {
+        if (stored != null) localStorage.removeItem(key(form));
+      } catch {
+        // Disabled: nothing stored to forget.
+      }
       return {};
     }
   }

@@ -57,11 +57,16 @@
         (!state.mark || /^(got-it|not-yet)$/.test(state.mark))
       );
     }
-    const values = $$("input", item).map((input) => input.value);
+    // A single choice (radio buttons) is stored with one option, a multiple one with one or more, each once.
+    const inputs = $$("input", item);
+    const values = inputs.map((input) => input.value);
     const chosen = state.chosen;
+    const most = inputs.some((input) => input.type === "radio") ? 1 : values.length;
     return (
       keys === "chosen" &&
       Array.isArray(chosen) &&
+      chosen.length >= 1 &&
+      chosen.length <= most &&
       chosen.every((c, i) => values.includes(c) && chosen.indexOf(c) === i)
     );
   }
