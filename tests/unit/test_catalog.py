@@ -243,57 +243,47 @@ def test_a_field_that_does_not_fit_is_refused_at_its_line(
     assert str(raised.value) == f"catalog/sources.yml:{line}: {message}"
 
 
-@pytest.mark.parametrize(
-    ("file", "written", "replaced", "field"),
-    [
-        ("sources.yml", "  cite: Radford et al. 2019\n", "  cite: Radford et al. 2019 {{ 7 * 7 }}\n", "gpt2.cite"),
-        (
-            "course.yml",
-            "parallel layout for your own model and cluster, and defends it with numbers.",
-            "parallel layout for your own model and cluster, and defends it with numbers. {% raw %}",
-            "stages.8.summary",
-        ),
-    ],
-)
-def test_template_syntax_in_a_text_field_is_refused_at_its_line(
-    catalog_copy: Path, file: str, written: str, replaced: str, field: str
+#: A catalog text field given what no page may show (attack round 8: template syntax showed raw on its page,
+#: unreported; a typed figure was told at docs/index.md's {{ syllabus() }} line, not where it was typed): the file,
+#: the text replaced, its replacement, the field, what finds the line, and what the message says of it.
+WRONG_TEXTS = [
+    (
+        "sources.yml",
+        "  cite: Radford et al. 2019\n",
+        "  cite: Radford et al. 2019 {{ 7 * 7 }}\n",
+        "gpt2.cite",
+        "{{",
+        "got ",
+    ),
+    (
+        "course.yml",
+        "parallel layout for your own model and cluster, and defends it with numbers.",
+        "parallel layout for your own model and cluster, and defends it with numbers. {% raw %}",
+        "stages.8.summary",
+        "{%",
+        "got ",
+    ),
+    (
+        "course.yml",
+        "parallel layout for your own model and cluster, and defends it with numbers.",
+        "parallel layout for your own model and cluster, and defends it with numbers on 80 GB cards.",
+        "stages.8.summary",
+        "80 GB",
+        "types '80 GB'; ",
+    ),
+]
+
+
+@pytest.mark.parametrize(("file", "written", "replaced", "field", "marker", "message"), WRONG_TEXTS)
+def test_a_text_field_a_page_cannot_show_is_refused_at_its_line(
+    catalog_copy: Path, file: str, written: str, replaced: str, field: str, marker: str, message: str
 ) -> None:
-    # Attack round 8: each showed raw on its page, unrendered and unreported.
     path = catalog_copy / file
     source = path.read_text(encoding="utf-8")
     assert written in source
     path.write_text(source.replace(written, replaced, 1), encoding="utf-8")
-    line = 1 + next(
-        n
-        for n, text in enumerate(path.read_text(encoding="utf-8").splitlines())
-        if "{" in text and ("{{" in text or "{%" in text)
-    )
+    line = 1 + next(n for n, text in enumerate(path.read_text(encoding="utf-8").splitlines()) if marker in text)
     with pytest.raises(CatalogError) as raised:
         load_catalog(catalog_copy)
-    assert str(raised.value).startswith(f"catalog/{file}:{line}: {field}: got ")
-    assert "expected text without template syntax" in str(raised.value)
-
-
-@pytest.mark.parametrize(
-    ("file", "written", "replaced", "field"),
-    [
-        (
-            "course.yml",
-            "parallel layout for your own model and cluster, and defends it with numbers.",
-            "parallel layout for your own model and cluster, and defends it with numbers on 80 GB cards.",
-            "stages.8.summary",
-        ),
-    ],
-)
-def test_a_typed_figure_in_a_text_field_is_refused_at_its_line(
-    catalog_copy: Path, file: str, written: str, replaced: str, field: str
-) -> None:
-    # Attack round 8: it was told at docs/index.md's {{ syllabus() }} line, not where it was typed.
-    path = catalog_copy / file
-    source = path.read_text(encoding="utf-8")
-    assert written in source
-    path.write_text(source.replace(written, replaced, 1), encoding="utf-8")
-    line = 1 + next(n for n, text in enumerate(path.read_text(encoding="utf-8").splitlines()) if "80 GB" in text)
-    with pytest.raises(CatalogError) as raised:
-        load_catalog(catalog_copy)
-    assert str(raised.value).startswith(f"catalog/{file}:{line}: {field}: types '80 GB'; ")
+    assert str(raised.value).startswith(f"catalog/{file}:{line}: {field}: {message}")
+    assert message != "got " or "expected text without template syntax" in str(raised.value)
