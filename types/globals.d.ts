@@ -28,6 +28,8 @@ interface Window {
     read(config: any, inputs: Record<string, unknown>): unknown;
     evaluateLayout(config: any, request: any, layout: any): unknown;
   };
+  /** course.js's reading of a stored answer, which syllabus.js counts with (a question's kind and options). */
+  sbnStored?: { fits(question: { kind: string; options: string[] } | null, state: any): boolean };
   /** Set once frames.js has set itself up. */
   sbnFrames?: boolean;
 }

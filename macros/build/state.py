@@ -57,8 +57,12 @@ from .search import defer_search_docs
 log = logging.getLogger("mkdocs.plugins.macros.course")
 
 #: A lesson's question ids and rep ids, in page order.
-LessonItems = dict[str, list[str]]
+#: A lesson's question and rep ids, in its order, and each question's answers as the page's form takes them (its
+#: kind and its options' values), so that the home page reads a stored answer as the lesson does (course.js).
+LessonItems = dict[str, Any]
 
+#: The inputs of a choice question, whose values are its options.
+CHOICES = ("radio", "checkbox")
 #: Private-use characters around a token's number: plain text to Markdown, and never typed by an author.
 TOKEN_OPEN, TOKEN_CLOSE = "\ue000", "\ue001"
 TOKEN = re.compile(f"{TOKEN_OPEN}(\\d+){TOKEN_CLOSE}")
@@ -621,9 +625,17 @@ class Build:
         """Note the question and rep ids a lesson asks, as its forms and checkboxes carry them for course.js."""
         if self.page is None or self.page.lesson is None:
             return
+        forms = [form for form in root.iter("form") if form.get("data-quiz-id")]
         self.lesson_items[self.page.lesson.number] = {
-            "questions": [form.get("data-quiz-id", "") for form in root.iter("form") if form.get("data-quiz-id")],
+            "questions": [form.get("data-quiz-id", "") for form in forms],
             "reps": [box.get("data-rep-id", "") for box in root.iter("input") if box.get("data-rep-id")],
+            "answers": {
+                form.get("data-quiz-id", ""): {
+                    "kind": form.get("data-quiz-kind", ""),
+                    "options": [box.get("value", "") for box in form.iter("input") if box.get("type") in CHOICES],
+                }
+                for form in forms
+            },
         }
 
     def script(self, name: str) -> str | None:

@@ -4,6 +4,7 @@ comes next, the 404 page, and a lesson on paper."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
@@ -16,10 +17,16 @@ LESSONS = index_lessons(course().docs_dir).lessons
 FIRST = min(LESSONS)
 
 
-def _syllabus_items(page: Page) -> dict[str, dict[str, list[str]]]:
-    """Each lesson's question and rep ids, as the build gives them to the home page."""
-    items: dict[str, dict[str, list[str]]] = json.loads(page.locator("#sbn-syllabus").text_content() or "")
+def _syllabus_items(page: Page) -> dict[str, dict[str, Any]]:
+    """Each lesson's question and rep ids, and each question's kind and options, as the build gives them to the
+    home page."""
+    items: dict[str, dict[str, Any]] = json.loads(page.locator("#sbn-syllabus").text_content() or "")
     return items
+
+
+def _of_kind(items: dict[str, Any], *kinds: str) -> str:
+    """The lesson's first question of one of `kinds`."""
+    return str(next(i for i in items["questions"] if items["answers"][i]["kind"] in kinds))
 
 
 def _progress(page: Page, number: int) -> Locator:
@@ -59,15 +66,18 @@ def test_start_here_is_on_a_phones_first_screen(browser: Browser, base_url: str)
 def test_the_syllabus_shows_the_readers_progress_in_each_lesson(tab: Page, base_url: str) -> None:
     tab.goto(base_url)
     items = _syllabus_items(tab)
-    questions, reps = items[str(FIRST)]["questions"], items[str(FIRST)]["reps"]
-    assert len(questions) >= 4 and reps, "the planted states below need four questions and a rep"
+    first = items[str(FIRST)]
+    questions, reps = first["questions"], first["reps"]
+    free = [i for i in questions if first["answers"][i]["kind"] == "free"]
+    choice = _of_kind(first, "single", "multiple")
+    assert len(free) >= 2 and reps, "the planted states below need two free questions and a rep"
     _plant(
         tab,
         {
-            questions[0]: {"v": 1, "answer": "3 GB", "right": True},  # a numeric answer checked right
-            questions[1]: {"v": 1, "chosen": ["b"], "right": False},  # a choice checked wrong: not done
-            questions[2]: {"v": 1, "text": "my answer", "mark": "got-it"},  # a free answer marked "got it"
-            questions[3]: {"v": 1, "text": "typed, never marked"},  # not done yet
+            _of_kind(first, "numeric"): {"v": 1, "answer": "3 GB", "right": True},  # a numeric answer checked right
+            choice: {"v": 1, "chosen": first["answers"][choice]["options"][:1], "right": False},  # wrong: not done
+            free[0]: {"v": 1, "text": "my answer", "mark": "got-it"},  # a free answer marked "got it"
+            free[1]: {"v": 1, "text": "typed, never marked"},  # not done yet
             reps[0]: {"v": 1, "done": True},
         },
     )
@@ -77,6 +87,24 @@ def test_the_syllabus_shows_the_readers_progress_in_each_lesson(tab: Page, base_
     for number in LESSONS.keys() - {FIRST}:
         total = items[str(number)]
         expect(_progress(tab, number)).to_contain_text(f"Your progress: 0 of {len(total['questions'])} questions")
+
+
+def test_the_syllabus_counts_no_stored_answer_the_lesson_would_drop(tab: Page, base_url: str) -> None:
+    """Attack round 8: the home page counted {"v":1,"right":true,"junk":1} as four answers of Lesson 1 that the
+    lesson itself dropped; a rep stored with a verdict, and a choice of no option, counted too."""
+    tab.goto(base_url)
+    first = _syllabus_items(tab)[str(FIRST)]
+    questions, reps = first["questions"], first["reps"]
+    planted: dict[str, object] = {question: {"v": 1, "right": True, "junk": 1} for question in questions}
+    planted[_of_kind(first, "single", "multiple")] = {"v": 1, "chosen": ["no-such-option"], "right": True}
+    planted |= {rep: {"v": 1, "done": True, "right": True} for rep in reps}
+    _plant(tab, planted)
+    tab.reload()
+    expect(_progress(tab, FIRST)).to_have_text(
+        f"Your progress: 0 of {len(questions)} questions and 0 of {len(reps)} reps done."
+    )
+    tab.goto(base_url + lesson_url(FIRST))
+    expect(tab.locator("[data-sbn-progress]")).to_contain_text(f"0 of {len(questions)} questions")
 
 
 def test_an_answer_given_on_a_lesson_shows_in_the_syllabus_after_instant_navigation(tab: Page, base_url: str) -> None:

@@ -37,17 +37,19 @@
 
   const isText = (value, max) => typeof value === "string" && value.length <= max;
 
-  // Whether a stored state has the shape of `item`'s answers, and nothing else. A checked answer keeps the
-  // verdict it got (`right`), which the home page counts (syllabus.js); a choice is kept by its option's value,
-  // which the build derives from the option's text (macros/quiz/choices.py), so reordering the options keeps it
-  // and rewording one drops it.
-  function fits(item, state) {
+  // Whether a stored state has the shape of a question's answers (`question`: its kind and its options' values;
+  // null for a rep), and nothing else. A checked answer keeps the verdict it got (`right`), which the home page
+  // counts (syllabus.js, which reads each question from the build's data where this page reads it off its form,
+  // and calls this through window.sbnStored, so that both count the same); a choice is kept by its option's
+  // value, which the build derives from the option's text (macros/quiz/choices.py), so reordering the options
+  // keeps it and rewording one drops it.
+  function fitsQuestion(question, state) {
     const keys = Object.keys(state)
       .filter((name) => name !== "v" && name !== "right")
       .sort()
       .join();
-    const kind = item.dataset.quizKind;
-    if (!kind) return keys === "done" && typeof state.done === "boolean";
+    if (!question) return keys === "done" && typeof state.done === "boolean" && !("right" in state);
+    const { kind, options } = question;
     if ("right" in state && (kind === "free" || typeof state.right !== "boolean")) return false;
     if (kind === "numeric") return keys === "answer" && isText(state.answer, MAX_ANSWER);
     if (kind === "free") {
@@ -57,18 +59,27 @@
         (!state.mark || /^(got-it|not-yet)$/.test(state.mark))
       );
     }
-    // A single choice (radio buttons) is stored with one option, a multiple one with one or more, each once.
-    const inputs = $$("input", item);
-    const values = inputs.map((input) => input.value);
+    // A single choice is stored with one option, a multiple one with one or more, each once.
     const chosen = state.chosen;
-    const most = inputs.some((input) => input.type === "radio") ? 1 : values.length;
+    const most = kind === "single" ? 1 : options.length;
     return (
       keys === "chosen" &&
       Array.isArray(chosen) &&
       chosen.length >= 1 &&
       chosen.length <= most &&
-      chosen.every((c, i) => values.includes(c) && chosen.indexOf(c) === i)
+      chosen.every((c, i) => options.includes(c) && chosen.indexOf(c) === i)
     );
+  }
+  window.sbnStored = { fits: fitsQuestion };
+
+  /** A question as its form on the page gives it (null for a rep): its kind and its options' values. */
+  function questionOf(item) {
+    const kind = item.dataset.quizKind;
+    if (!kind) return null;
+    const options = $$("input", item)
+      .filter((input) => input.type === "radio" || input.type === "checkbox")
+      .map((input) => input.value);
+    return { kind, options };
   }
 
   function load(item) {
@@ -81,7 +92,7 @@
       } catch {
         // Not JSON: removed below, as any value that does not fit.
       }
-      if (state && typeof state === "object" && state.v === 1 && fits(item, state)) return state;
+      if (state && typeof state === "object" && state.v === 1 && fitsQuestion(questionOf(item), state)) return state;
       localStorage.removeItem(storageKey(item));
     } catch {
       // Storage off: nothing stored to show.

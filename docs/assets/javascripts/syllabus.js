@@ -22,10 +22,15 @@
     return;
   }
 
-  function load(id) {
+  // A stored state counts only if the lesson would keep it (course.js's reading, for the question the build
+  // describes, or a rep for null): what its page drops, the home page does not count.
+  const fits = window.sbnStored?.fits;
+  if (!fits) return;
+
+  function load(id, question) {
     try {
       const state = JSON.parse(localStorage.getItem(`sbn:${site}:${id}`));
-      return state && typeof state === "object" && state.v === 1 ? state : null;
+      return state && typeof state === "object" && state.v === 1 && fits(question, state) ? state : null;
     } catch {
       return null; // storage disabled, or not JSON: nothing counted
     }
@@ -43,8 +48,9 @@
     const items = lessons[element.dataset.sbnLesson];
     if (!items) continue;
     // The words of course.js's updateProgress, so that a lesson reads the same here and on its page.
-    const questions = `Your progress: ${items.questions.filter((id) => done(load(id))).length} of ${items.questions.length} questions`;
-    const ticked = items.reps.filter((id) => load(id)?.done === true).length;
+    const answered = items.questions.filter((id) => done(load(id, items.answers[id] ?? { kind: "", options: [] })));
+    const questions = `Your progress: ${answered.length} of ${items.questions.length} questions`;
+    const ticked = items.reps.filter((id) => load(id, null)?.done === true).length;
     element.textContent = items.reps.length
       ? `${questions} and ${ticked} of ${items.reps.length} reps done.`
       : `${questions} done.`;
