@@ -41,7 +41,7 @@ from ..data.scripts import (
     markup_not_allowed,
     script_in,
 )
-from ..data.typed_figures import TypedFigure, find_in_text, lines_of, typed_figures
+from ..data.typed_figures import FIGURE, TypedFigure, find_in_text, lines_of, typed_figures
 from ..data.unrendered import unrendered
 from ..figures.figure import FigureLog, render_html, tooltip
 from ..figures.kinds import KINDS, FigureKindError, check_measured, check_printed
@@ -529,13 +529,24 @@ class Build:
         own_labels = "".join(
             f"<p>{escape_attribute(label)}</p>" for label in _toc_labels(getattr(md, "toc_tokens", []))
         )
-        for found in typed_figures(own + own_labels, figures=False, reported=page.reported):
+        # The page's own text with what a reader sees of the build's beside it (`_seen`): a term's words, a figure.
+        read = _restored(md, serialized, page.ours, with_built=False, as_seen=True)
+        for found in typed_figures(read + own_labels, figures=False, reported=page.reported):
             lines = lines_of(source, found.text, page.first_line)
             if not lines and found.text in page.inserted:
                 continue  # a macro's output, reported at its call's line
             occurrence = seen[found.text] = seen.get(found.text, -1) + 1
             line = lines[min(occurrence, len(lines) - 1)] if lines else None
             hidden = "" if lines else " (written with markup or character references inside it: search the page)"
+            if FIGURE in found.text:
+                unit = found.text.replace(FIGURE, "").strip()
+                self.report(
+                    f"{unit!r} typed after a figure in {found.where} is a typed figure{hidden}: the figure is"
+                    " computed, its unit is not; show a figure that measures in that unit (its macro writes the"
+                    " unit), or leave the unit out",
+                    line,
+                )
+                continue
             self.report(
                 f"{found.text!r} in {found.where} is a typed figure{hidden}: compute it with a figure macro, such as"
                 ' {{ value("gpt2-1.5b", "parameters") }}, or add the input to the catalog',
@@ -759,6 +770,22 @@ def problem_box(message: str, tag: str) -> str:
 #: What stands for the build's own HTML in a page's own text: a character no author types (private use), which
 #: parts a number from a unit on either side of it and is no syntax of any kind.
 _BUILT = "\ue003"
+#: A glossary term's link as the build makes it (`glossary.term_link`), and its words; and a figure's element.
+_TERM_LINK = re.compile(r'<a class="sbn-term"[^>]*>([^<]*)</a>')
+_FIGURE_ELEMENT = re.compile(r'<span class="fig"[\s>].*</span>', re.DOTALL)
+
+
+def _seen(html: str) -> str:
+    """What a reader sees of a piece of the build's own HTML, beside the page's own words, as its typed figures are
+    read: a term as its words ("16 {{ term('ranks') }}" reads "16 ranks", a typed figure), a figure as `FIGURE`
+    (a unit typed after it is a typed figure), anything else as `_BUILT`. Each is checked where it was made
+    (`Build._check_output`), so none of its own text is read here."""
+    term = _TERM_LINK.fullmatch(html)
+    if term is not None:
+        return term.group(1)
+    return FIGURE if _FIGURE_ELEMENT.fullmatch(html) and html.count("<span") == 1 else _BUILT
+
+
 #: Markdown's backslash escape, in a page's source: of the characters Python-Markdown escapes (with the site's
 #: `|` and `^`); before any other, as before ":", the backslash stays.
 _BACKSLASH_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|^>])")
@@ -856,18 +883,19 @@ def _typed_and_code(
     return typed, fenced
 
 
-def _restored(md: Markdown, html: str, built: set[str], *, with_built: bool) -> str:
+def _restored(md: Markdown, html: str, built: set[str], *, with_built: bool, as_seen: bool = False) -> str:
     """`html` with the stash's placeholders put back as Markdown puts them back; without `with_built`, each of
-    `built` (the build's own HTML) put back as `_BUILT`, and the author's as they are."""
+    `built` (the build's own HTML) put back as `_BUILT`, and the author's as they are; with `as_seen` too, each
+    of `built` as what a reader sees of it beside the author's words (`_seen`)."""
     stash = md.htmlStash.rawHtmlBlocks
 
     def piece(match: re.Match[str]) -> str:
-        if not with_built and match.group(0) in built:
-            return _BUILT
         index = int(match.group(1))
-        if index >= len(stash):
+        raw = stash[index] if index < len(stash) else None
+        if not with_built and match.group(0) in built:
+            return _seen(raw) if as_seen and isinstance(raw, str) else _BUILT
+        if raw is None:
             return match.group(0)
-        raw = stash[index]
         return raw if isinstance(raw, str) else md.serializer(raw)
 
     for _ in range(8):  # a stashed piece may hold another's placeholder (md_in_html's blocks do)

@@ -180,15 +180,27 @@ _A_SCALE = (
 #: product is written (a capital "B"), is a typed capacity whatever name it is glued to. A catalog id is lower case
 #: ("v100-32gb") and names its entry.
 _IN_A_NAME = r"(?<=\w-)" rf"{_NUMBER}\s*+[kKMGTPEZY]i?B(?:ytes?)?(?![\w])"
+#: What stands for a computed figure in a page's own text, as the build reads it beside the page's words (its
+#: macros' output taken out): a character no author types (private use). What a reader sees there is a number.
+FIGURE = "\ue004"
+#: A unit typed right after a computed figure: "{{ value(...) }}%", "{{ value(...) }}-gigabyte", "{{ ... }} hours"
+#: show a computed number and a typed unit, which no formula checked. A count's noun after a figure says what it
+#: counts ("{{ value(...) }} GPUs", "layers") and a symbol makes it a formula's ("16Ψ bytes"): neither is a unit.
+#: A figure after an operator and a space is a formula's term, as a typed number there is, and the unit the whole
+#: formula's ("34 + {{ ... }} bytes per token", Lesson 11's count of activations).
+_AFTER_FIGURE = (
+    rf"(?<![−+×÷] ){FIGURE}(?:\s*+[-–—]?\s*+(?:{_SIZE}|{_RATE}|{_SCALE}|{_TIME}|{_PERCENT}|{_CURRENCY})(?![\w])"
+    r"|[KMGTkb](?=[\s\-]|$))"
+)
 #: A typed figure, in any of its forms.
-TYPED_FIGURE = re.compile(rf"{_PRICE}|{_IN_WORDS}|{_IN_PARTS}|{_A_SCALE}|{_IN_DIGITS}|{_IN_A_NAME}")
+TYPED_FIGURE = re.compile(rf"{_PRICE}|{_IN_WORDS}|{_IN_PARTS}|{_A_SCALE}|{_IN_DIGITS}|{_IN_A_NAME}|{_AFTER_FIGURE}")
 
 #: A number format's name and width: "16-bit", as fp16 names it, and its bytes in words ("two bytes", "a four-byte
 #: value"), as the course writes the width of fp32, fp16 and fp8, a format's definition and not a figure.
 _FORMAT_NAME = re.compile(r"\d+-bits?|(?i:one|two|four|eight)[\s\-]bytes?")
 #: What every typed figure holds: a digit, a currency's sign, a number word or a scale word's "illion"; most text
 #: holds none.
-_NUMERAL = re.compile(rf"\d|{_SIGNS}|{_NUMBER_WORD}|{_PART}|(?i:illion)")
+_NUMERAL = re.compile(rf"\d|{_SIGNS}|{_NUMBER_WORD}|{_PART}|(?i:illion)|{FIGURE}")
 #: A percentage: what a quiz's hint states of its tolerance.
 _PERCENTAGE = re.compile(rf".*(?:{_PERCENT})")
 
@@ -436,11 +448,19 @@ def lines_of(source: str, text: str, first_line: int = 1) -> list[int]:
     """The lines of a page's Markdown `source` (its first line numbered `first_line`) on which the typed
     figure `text` (as `find_in_text` gives it) starts, in order: read as the source is read, normalized,
     with markup or character references between its characters, spaces and line breaks only where `text` has a
-    space, and outside macro calls.
+    space, and outside macro calls; a unit typed after a figure (`FIGURE` and the unit), right after a call.
 
     >>> lines_of("a\\n24 **GB** and 3 da<i>ys</i>\\n24&nbsp;GB\\n{{ x(caption='24 GB') }}\\n124 GBytes", "24 GB")
     [2, 3]
+    >>> lines_of("a {{ x() }} GB\\nits {{ y(\\n) }}%", FIGURE + "%")
+    [3]
+    >>> lines_of("a {{ x() }} GB\\nits {{ y() }} {{ term('FLOPs') }}", FIGURE + " FLOPs")
+    [2]
     """
+    if FIGURE in text:
+        # A unit typed after a figure: read with each call standing for the figure it shows (a term's for its words,
+        # which may be the unit), at the line the call ends on.
+        return _lines_in(_CALL.sub(_as_figure, source), text, first_line)
     found = _lines_in(_CALL.sub(lambda call: re.sub(r"[^\n]", " ", call.group(0)), source), text, first_line)
     # A typed number beside a call that shows a word (a term already linked shows as plain text): the figure is
     # read across the call, the call standing for the words it names, at the line the number was typed on.
@@ -449,6 +469,17 @@ def lines_of(source: str, text: str, first_line: int = 1) -> list[int]:
 
 #: The first quoted argument of a call, what a term call shows: `{{ term("parameters") }}` shows "parameters".
 _NAMED = re.compile(r"""\{\{\s*\w+\s*\(\s*(?:"([^"\n]*)"|'([^'\n]*)')""")
+
+
+#: A term's call, which shows its words, never a figure.
+_TERM_CALL = re.compile(r"\{\{\s*term\s*\(")
+
+
+def _as_figure(call: re.Match[str]) -> str:
+    """A call as `FIGURE` after its line breaks; a term's call as the words it names."""
+    if _TERM_CALL.match(call.group(0)):
+        return _named(call)
+    return "\n" * call.group(0).count("\n") + FIGURE
 
 
 def _named(call: re.Match[str]) -> str:

@@ -135,3 +135,58 @@ def test_a_typed_figure_in_any_charts_text_is_told_at_its_call(
 ) -> None:
     path, built = chart_texts
     fails_with(built, f"{LESSON_8}:{line_of(path, typed)}", f"{typed!r} in the text of what it shows is a typed figure")
+
+
+#: A typed number or unit joined to a macro's output (attack round 8, F2: each passed, since the page's own
+#: text was read with the macros' output taken out): the block, the typed figure as reported, and the text of
+#: its line. A term shows its words, which a typed number before them makes a typed figure; a figure followed by
+#: a typed unit has that unit typed, not computed.
+JOINED = [
+    ('It takes 3.14e23 {{ term("FLOPs") }} to train.', "'3.14e23 FLOPs' in the text is a typed figure", "3.14e23"),
+    ('Runs on 16 {{ term("ranks") }} at once.', "'16 ranks' in the text is a typed figure", "Runs on 16"),
+    ('Its {{ value("gpt2-1.5b", "layers") }}% share.', "'%' typed after a figure", "}}% share"),
+    ('A {{ value("gpt2-1.5b", "layers") }}-gigabyte card.', "'-gigabyte' typed after a figure", "-gigabyte card"),
+    ('About {{ value("gpt2-1.5b", "layers") }} hours.', "'hours' typed after a figure", "}} hours."),
+    (
+        'It has {{ value("gpt2-1.5b", "layers") }} terabytes of weights.',
+        "'terabytes' typed after a figure",
+        "terabytes of weights",
+    ),
+]
+#: The same in a heading, in Lesson 10, where the term is used for the first time on its page, as above.
+LESSON_10 = "docs/stage-5/lesson-10-fsdp-zero-in-pytorch.md"
+JOINED_HEADING = ('### On 16 {{ term("ranks") }}', "'16 ranks' in the text is a typed figure", "### On 16")
+
+
+@pytest.fixture(scope="module")
+def joined(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    copy = copy_course(tmp_path_factory.mktemp("joined"))
+    lesson_8 = copy / LESSON_8
+    text = lesson_8.read_text(encoding="utf-8")
+    lesson_8.write_text(
+        text.replace("\n## Practice\n", "\n" + "\n\n".join(block for block, *_ in JOINED) + "\n\n## Practice\n", 1),
+        encoding="utf-8",
+    )
+    replace_in(copy / LESSON_10, "\n## Practice\n", f"\n{JOINED_HEADING[0]}\n\nIts text.\n\n## Practice\n")
+    return copy, build_copy(copy)
+
+
+@pytest.mark.parametrize(("block", "message", "marker"), JOINED)
+def test_a_typed_number_or_unit_joined_to_a_macros_output_is_a_typed_figure_at_its_line(
+    joined: tuple[Path, Built], block: str, message: str, marker: str
+) -> None:
+    copy, built = joined
+    fails_with(built, f"{LESSON_8}:{line_of(copy / LESSON_8, marker)}", message)
+
+
+def test_a_typed_number_joined_to_a_term_in_a_heading_is_a_typed_figure_at_its_line(
+    joined: tuple[Path, Built],
+) -> None:
+    copy, built = joined
+    _, message, marker = JOINED_HEADING
+    fails_with(built, f"{LESSON_10}:{line_of(copy / LESSON_10, marker)}", message)
+
+
+def test_a_typed_figure_joined_to_a_macros_output_is_reported_once(joined: tuple[Path, Built]) -> None:
+    typed = [message for message in joined[1].messages if "typed figure" in message or "typed after" in message]
+    assert len(typed) == len(JOINED) + 1, joined[1].output

@@ -8,7 +8,7 @@ from collections import OrderedDict
 import pytest
 
 from macros.data import typed_figures as module
-from macros.data.typed_figures import find_in_text, lines_of, typed_figures
+from macros.data.typed_figures import FIGURE, find_in_text, lines_of, typed_figures
 
 
 @pytest.fixture
@@ -465,3 +465,34 @@ def test_a_typed_number_beside_a_term_call_is_found_at_its_line() -> None:
     source = 'x\n{{ term("parameters") }} first.\nA model of 7000000000 {{ term("parameters") }} is large.\n'
     assert lines_of(source, "7000000000 parameters") == [3]
     assert lines_of("A {{ value('gpt2-1.5b', 'parameters') }} model, 24\nGB", "24 GB") == [1]
+
+
+#: What a page's own text reads beside a computed figure (`FIGURE`), and the unit typed after it, if any: a unit of
+#: size, time, rate, a percentage, a scale, a currency (attack round 8, F2); not a count's noun, a formula's symbol
+#: or operator, a word.
+AFTER_FIGURE = [
+    (f"Its {FIGURE}% share.", [f"{FIGURE}%"]),
+    (f"A {FIGURE}-gigabyte card.", [f"{FIGURE}-gigabyte"]),
+    (f"About {FIGURE} hours.", [f"{FIGURE} hours"]),
+    (f"It has {FIGURE} terabytes of weights.", [f"{FIGURE} terabytes"]),
+    (f"A {FIGURE} FLOPs job, {FIGURE}k tokens, {FIGURE} GB, {FIGURE} billion, {FIGURE} dollars.", None),
+    (f"The same {FIGURE}Ψ bytes, {FIGURE}Ψ/F, {FIGURE} per parameter, {FIGURE}-way, the {FIGURE}th.", []),
+    (f"On {FIGURE} GPUs of {FIGURE} layers, {FIGURE}-token sequences, {FIGURE} times, {FIGURE} × {FIGURE}.", []),
+    (f"34 + 5as/h = 34 + {FIGURE} bytes per token.", []),
+]
+
+
+@pytest.mark.parametrize(("text", "found"), AFTER_FIGURE)
+def test_a_unit_typed_after_a_figure_is_a_typed_figure(text: str, found: list[str] | None) -> None:
+    if found is None:
+        assert len(find_in_text(text)) == 5
+        assert all(typed.startswith(FIGURE) for typed in find_in_text(text))
+    else:
+        assert find_in_text(text) == found
+
+
+def test_a_unit_typed_after_a_figure_is_found_at_the_line_of_its_call() -> None:
+    source = 'a {{ term("GB") }}\nb {{ value("x") }}% and {{ value(\n"x") }}%\n{{ value("x") }} {{ term("FLOPs") }}'
+    assert lines_of(source, f"{FIGURE}%") == [2, 3]
+    assert lines_of(source, f"{FIGURE} FLOPs") == [4]
+    assert lines_of(source, f"{FIGURE} GB") == []
