@@ -64,9 +64,18 @@ def test_the_syllabus_carries_every_lessons_question_and_rep_ids_for_its_progres
     assert sorted(elements, key=int) == sorted(data, key=int) == [str(n) for n in sorted(_lesson_urls())]
     for number, lesson in index_lessons(course().docs_dir).lessons.items():
         page = lesson_body(soup(site_dir / lesson.src_path.removesuffix(".md") / "index.html"))
+        forms = page.select("form[data-quiz-id]")
         assert data[str(number)] == {
-            "questions": [form["data-quiz-id"] for form in page.select("form[data-quiz-id]")],
+            "questions": [form["data-quiz-id"] for form in forms],
             "reps": [box["data-rep-id"] for box in page.select("input[data-rep-id]")],
+            # What course.js reads off each form, so that the home page keeps only what the lesson would.
+            "answers": {
+                form["data-quiz-id"]: {
+                    "kind": form["data-quiz-kind"],
+                    "options": [box["value"] for box in form.select("input[type=radio], input[type=checkbox]")],
+                }
+                for form in forms
+            },
         }
         assert elements[str(number)].has_attr("hidden")
         assert elements[str(number)].get_text() == ""
