@@ -37,6 +37,7 @@ from ..data.scripts import (
     AUTHOR_CLASSES,
     ScriptFound,
     attributes_not_allowed,
+    headings_renamed,
     ids_given_twice,
     lines_repeating_id,
     markup_not_allowed,
@@ -726,6 +727,17 @@ class Build:
                 self.problems.append(
                     f"{where}: the page holds two elements with the id {twice!r}, and a page's scripts find the"
                     " first: rename what gives the page's content that id (a heading, a glossary term)"
+                )
+                log.error(self.problems[-1])
+        for renamed, taken in headings_renamed(output).items():
+            # The toc extension keeps an id the author wrote and renames the heading whose text gives it, silently:
+            # the heading's link in the table of contents then jumps to the other element. Told at the line that
+            # writes it; two headings of one text, which no line writes, are the toc's own and fine.
+            for line in lines_repeating_id(self.page_sources.get(src_path, ""), taken, 2):
+                self.problems.append(
+                    f"docs/{src_path}:{line}: the page holds two elements with the id {taken!r}: a heading's, which"
+                    f" the table of contents renamed {renamed!r} (its link would jump here), and this one's: give"
+                    " this element another id"
                 )
                 log.error(self.problems[-1])
         data = self.figure_data.get(src_path)

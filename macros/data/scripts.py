@@ -215,6 +215,25 @@ def ids_given_twice(page_html: str) -> dict[str, int]:
     return {name: count for name, count in Counter(ids).items() if count > 1}
 
 
+def headings_renamed(page_html: str) -> dict[str, str]:
+    """The headings of a page whose id the toc extension suffixed (`notes_1`) because another element held the id
+    it would have given (`notes`): each suffixed id, with that one. (Two headings of one text are among them.)
+
+    >>> headings_renamed('<p id="notes"></p><h2 id="notes_1">Notes</h2><h2 id="a_1">A</h2>')
+    {'notes_1': 'notes'}
+    """
+    root = _parse(page_html).root
+    if root is None:
+        return {}
+    ids = {element.attributes.get("id") or "" for element in root.css("[id]")}
+    renamed = {}
+    for heading in root.css("h1, h2, h3, h4, h5, h6"):
+        suffixed = re.fullmatch(r"(.+)_\d+", heading.attributes.get("id") or "")
+        if suffixed and suffixed.group(1) in ids:
+            renamed[suffixed.group(0)] = suffixed.group(1)
+    return renamed
+
+
 #: The prefixes the course's blocks put before an id the author gave (`id:` of a quiz, `items:` of a checklist).
 _BLOCK_PREFIXES = ("quiz-", "check-")
 

@@ -286,11 +286,13 @@ def authored_scripts(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Bu
 
 
 #: Attack round 8, F5: ids the author wrote that the page already gives an element: a quiz's (which the heading took
-#: silently, the toc extension keeping ids it is given), a checklist rep's box (told without a line). Each is told at
-#: the line that writes it.
+#: silently, the toc extension keeping ids it is given), a checklist rep's box (told without a line), a heading's from
+#: its text (which the toc extension renamed). Each is told at the line that writes it.
 IDS_WRITTEN_TWICE = [
     ("### Notes {#quiz-l8-practice-1}", "the page holds two elements with the id 'quiz-l8-practice-1'"),
     ("An estimate.\n{: #check-l8-rep-estimate }", "the page holds two elements with the id 'check-l8-rep-estimate'"),
+    # A heading's id from its text, which the toc extension renamed warm-up_1 silently.
+    ("A warm-up.\n{: #warm-up }", "the page holds two elements with the id 'warm-up': a heading's"),
 ]
 
 
