@@ -37,7 +37,9 @@ from ..data.scripts import (
     AUTHOR_CLASSES,
     ScriptFound,
     attributes_not_allowed,
+    headings_renamed,
     ids_given_twice,
+    lines_repeating_id,
     markup_not_allowed,
     script_in,
 )
@@ -276,9 +278,12 @@ class Build:
             "glossary",
             lambda: _cached(
                 "glossary",
-                [*catalog_files, self.config.glossary_file],
+                [*catalog_files, self.config.glossary_file, self.config.docs_dir / self.config.glossary_page],
                 lambda: glossary.load_glossary(
-                    self.config.glossary_file, self.catalog.sources, self.config.relative(self.config.glossary_file)
+                    self.config.glossary_file,
+                    self.catalog.sources,
+                    self.config.relative(self.config.glossary_file),
+                    self._glossary_page_ids(),
                 ),
             ),
         )
@@ -309,6 +314,8 @@ class Build:
         self.reading_words: dict[int, int] = {}
         #: Each page's tooltip data for course.js, by source path, written into the page as it is written.
         self.figure_data: dict[str, dict[str, Any]] = {}
+        #: Each page's source as converted, by source path: where a problem found in the written page is told.
+        self.page_sources: dict[str, str] = {}
         #: The page's macros by name, filled by the host (`build.macros.course_macros`).
         self.macros: dict[str, Callable[..., str]] = {}
 
@@ -331,6 +338,11 @@ class Build:
             return cast(T, _LAST_GOOD[key])
         _LAST_GOOD[key] = data
         return data
+
+    def _glossary_page_ids(self) -> set[str]:
+        """The ids the glossary page's own Markdown gives (`glossary.page_ids`): none if it is not there yet."""
+        page = self.config.docs_dir / self.config.glossary_page
+        return glossary.page_ids(page.read_text(encoding="utf-8", errors="replace")) if page.is_file() else set()
 
     def _load_catalog(self) -> Catalog:
         catalog = load_catalog(self.config.catalog_dir)
@@ -365,6 +377,7 @@ class Build:
         build it from: the page's, without the lines nested beyond what the site reads (`data.nesting`)."""
         text, markdown, meta = source.source, source.markdown, source.meta
         offset = text[: len(text) - len(markdown)].count("\n") if text.endswith(markdown) else 0
+        self.page_sources[source.src_path] = text
         self.page = PageState(
             src_path=source.src_path,
             url=source.url,
@@ -728,14 +741,28 @@ class Build:
             return f'<span class="sbn-lesson-reading">{self._reading_time(number, src_path, url)}</span>'
 
         output = _READING_PLACE.sub(fill, output)
-        for twice in ids_given_twice(output):
+        for twice, count in ids_given_twice(output).items():
             # The theme's scripts and the course's take the first element of an id, and the page's content comes
-            # before the theme's own: whatever gave the content this id (a heading's text, data), it is refused.
-            self.problems.append(
-                f"docs/{src_path}: the page holds two elements with the id {twice!r}, and a page's scripts find the"
-                " first: rename what gives the page's content that id (a heading, a glossary term)"
-            )
-            log.error(self.problems[-1])
+            # before the theme's own: whatever gave the content this id (a heading's text, data), it is refused,
+            # at each line that repeats it (`{#id}`, `{: #id }`, `id="id"`, a block's `id:`), else the page's.
+            lines = lines_repeating_id(self.page_sources.get(src_path, ""), twice, count)
+            for where in [f"docs/{src_path}:{line}" for line in lines] or [f"docs/{src_path}"]:
+                self.problems.append(
+                    f"{where}: the page holds two elements with the id {twice!r}, and a page's scripts find the"
+                    " first: rename what gives the page's content that id (a heading, a glossary term)"
+                )
+                log.error(self.problems[-1])
+        for renamed, taken in headings_renamed(output).items():
+            # The toc extension keeps an id the author wrote and renames the heading whose text gives it, silently:
+            # the heading's link in the table of contents then jumps to the other element. Told at the line that
+            # writes it; two headings of one text, which no line writes, are the toc's own and fine.
+            for line in lines_repeating_id(self.page_sources.get(src_path, ""), taken, 2):
+                self.problems.append(
+                    f"docs/{src_path}:{line}: the page holds two elements with the id {taken!r}: a heading's, which"
+                    f" the table of contents renamed {renamed!r} (its link would jump here), and this one's: give"
+                    " this element another id"
+                )
+                log.error(self.problems[-1])
         data = self.figure_data.get(src_path)
         return output if data is None else output.replace(FIGURE_DATA, escape_attribute(script_json(data)), 1)
 

@@ -23,7 +23,7 @@ import difflib
 import html
 import re
 import string
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -190,12 +190,38 @@ _READ_FIELDS: Mapping[str, str] = {
 }
 
 
-def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = None) -> Glossary:
-    """Read and check the glossary file; `name` is how messages call it (its path in the repository).
+#: A heading line of Markdown (ATX): its text, then any closing hashes.
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+#: An id written in an attribute list, `{#id}` or `{: #id }`.
+_WRITTEN_ID = re.compile(r"\{:?[^{}\n]*?(?<![\w-])#([\w-]+)[^{}\n]*\}")
+
+
+def page_ids(source: str) -> set[str]:
+    r"""The ids a page's own Markdown gives its elements: each heading's (the one its attribute list writes, or else
+    the toc extension's slug of its text) and every id an attribute list writes.
+
+    >>> sorted(page_ids("# Glossary\n\nSome text.\n{: #kept }\n\n## Other terms {#other}\n"))
+    ['glossary', 'kept', 'other']
+    """
+    from markdown.extensions.toc import slugify
+
+    ids = set(_WRITTEN_ID.findall(source))
+    for line in source.splitlines():
+        heading = _HEADING.match(line)
+        if heading and not _WRITTEN_ID.search(heading.group(1)):
+            ids.add(slugify(re.sub(r"<[^>]*>", "", heading.group(1)), "-"))
+    return ids
+
+
+def load_glossary(
+    path: Path, sources: Mapping[str, Source], name: str | None = None, taken: Collection[str] = ()
+) -> Glossary:
+    """Read and check the glossary file; `name` is how messages call it (its path in the repository); `taken`, the
+    ids the glossary page's own Markdown gives (`page_ids`), which no entry's anchor may repeat.
 
     Raises:
         GlossaryError: a malformed entry, a typed figure in a definition, a name used
-            twice, or a related term that does not exist.
+            twice, a related term that does not exist, or an id the glossary page's headings take.
     """
     name = name or path.name
     try:
@@ -222,6 +248,14 @@ def load_glossary(path: Path, sources: Mapping[str, Source], name: str | None = 
         except ValueError as error:
             message = str(error) if isinstance(error, SchemaError) else f"{where}: the id {error}"
             raise GlossaryError(message) from None
+        if entry_id in taken:
+            # The entry's anchor comes first in no page order: the toc extension renames the page's own heading
+            # (glossary_1), and its table of contents' link jumps to the entry.
+            message = (
+                f"the id {entry_id!r} is the glossary page's heading's own (or an id that page writes), and the"
+                " page would hold two: give the entry another id"
+            )
+            raise GlossaryError(str(record_error(where, data, message)))
         if (clean["source"] is None) != (clean["where"] is None):
             raise GlossaryError(str(record_error(where, data, "give `source` and `where` together, or neither")))
         # Every field a reader reads is checked here, at its own line: the glossary page shows a term, its aliases

@@ -203,15 +203,68 @@ def attributes_not_allowed(tag: str, attributes: Mapping[str, str]) -> list[Scri
     return found
 
 
-def ids_given_twice(page_html: str) -> list[str]:
-    """The ids that two elements of a whole page share, in order: a script that looks one up finds the first.
+def ids_given_twice(page_html: str) -> dict[str, int]:
+    """The ids that two elements or more of a whole page share, in order, with how many hold each: a script that
+    looks one up finds the first.
 
     >>> ids_given_twice('<p id="a"></p><div id="b"></div><script id="a"></script>')
-    ['a']
+    {'a': 2}
     """
     root = _parse(page_html).root
     ids = [element.attributes.get("id") or "" for element in root.css("[id]")] if root is not None else []
-    return [name for name, count in Counter(ids).items() if count > 1]
+    return {name: count for name, count in Counter(ids).items() if count > 1}
+
+
+def headings_renamed(page_html: str) -> dict[str, str]:
+    """The headings of a page whose id the toc extension suffixed (`notes_1`) because another element held the id
+    it would have given (`notes`): each suffixed id, with that one. (Two headings of one text are among them.)
+
+    >>> headings_renamed('<p id="notes"></p><h2 id="notes_1">Notes</h2><h2 id="a_1">A</h2>')
+    {'notes_1': 'notes'}
+    """
+    root = _parse(page_html).root
+    if root is None:
+        return {}
+    ids = {element.attributes.get("id") or "" for element in root.css("[id]")}
+    renamed = {}
+    for heading in root.css("h1, h2, h3, h4, h5, h6"):
+        suffixed = re.fullmatch(r"(.+)_\d+", heading.attributes.get("id") or "")
+        if suffixed and suffixed.group(1) in ids:
+            renamed[suffixed.group(0)] = suffixed.group(1)
+    return renamed
+
+
+#: The prefixes the course's blocks put before an id the author gave (`id:` of a quiz, `items:` of a checklist).
+_BLOCK_PREFIXES = ("quiz-", "check-")
+
+
+def lines_repeating_id(source: str, element_id: str, count: int) -> list[int]:
+    r"""The lines of a page's `source` (numbered from 1) that give an element the id `element_id`, which the page's
+    HTML holds `count` times: each line that writes it (`{#id}`, `{: #id }`, `id="id"`) when the page's own
+    blocks give it too (a quiz's form, a checklist's box), else each written after the first; where none writes
+    it, the block lines (`id:`, `items:`) after the first that give it; none when the source spells it nowhere.
+
+    >>> lines_repeating_id("/// quiz | P\n    id: a\n///\n\n## Notes {#quiz-a}\n", "quiz-a", 2)
+    [5]
+    >>> lines_repeating_id('<p id="b">x</p>\n\nY\n{: #b }\n', "b", 2)
+    [4]
+    """
+    name = re.escape(element_id)
+    written = re.compile(
+        rf"\{{:?[^{{}}\n]*(?<![\w-])#{name}(?![\w-])[^{{}}\n]*\}}|(?<![\w-])id\s*=\s*([\"']?){name}\1(?![\w-])"
+    )
+    lines = source.splitlines()
+    found = [number for number, line in enumerate(lines, start=1) if written.search(line)]
+    given = element_id.removeprefix("quiz-").removeprefix("check-")
+    block = re.compile(rf"(?:(?<![\w-])id\s*:\s*|items\s*:.*)([\"']?)(?<![\w-]){re.escape(given)}\1(?![\w-])")
+    by_blocks = (
+        [number for number, line in enumerate(lines, start=1) if block.search(line)]
+        if element_id.startswith(_BLOCK_PREFIXES)
+        else []
+    )
+    if found:
+        return found if count > len(found) else found[1:]
+    return by_blocks[1:]
 
 
 def _css_as_read(css: str) -> str:

@@ -19,7 +19,7 @@ from markdown.util import HTML_PLACEHOLDER_RE, AtomicString
 from pymdownx.blocks.block import Block
 
 from ..data.schema import SchemaError, check_record
-from .choices import choices
+from .choices import ApartError, choices, values_apart, visible_text
 from .errors import QuizError, ReportedAlready
 from .numeric import KeyFigure, numeric
 from .options import CHECKLIST_OPTIONS, QUIZ_OPTIONS
@@ -82,6 +82,11 @@ def option_line(option: str) -> re.Pattern[str]:
     return re.compile(rf"""(?:^\s+|[{{,]\s*)(["']?){re.escape(option)}\1\s*:""")
 
 
+#: What finds a line that starts an item of a Markdown list (as Python-Markdown reads one: a nested list is indented
+#: by four spaces), for `find_line` to count a checklist's items from its header.
+LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
 def problem_box(parent: etree.Element, message: str) -> etree.Element:
     """An element that shows a build problem where it happened (the build fails on it anyway)."""
     box = etree.SubElement(parent, "div", {"class": "sbn-build-error", "role": "alert"})
@@ -124,12 +129,14 @@ class CourseBlock(Block):
         """What finds the line a problem with the block as a whole is told at: its header's."""
         return self.start()
 
-    def fail(self, message: str, option: str | None = None) -> None:
-        """Report a problem with this block (with its `option`, at that option's line); the block shows it instead
-        of its content."""
+    def fail(self, message: str, option: str | None = None, near: Sequence[re.Pattern[str]] | None = None) -> None:
+        """Report a problem with this block (with its `option`, at that option's line; or at the line `near` finds);
+        the block shows it instead of its content."""
         if self.problem is None:
             self.problem = f"{self.header}: {message}"
-            self.host.report(self.problem, (*self.start(), option_line(option)) if option else self.near())
+            if near is None:
+                near = (*self.start(), option_line(option)) if option else self.near()
+            self.host.report(self.problem, near)
 
     # A private API of pymdownx (checked against pymdown-extensions 13.1.2; tests/unit/test_private_apis.py):
     # its BlocksProcessor calls `_validate(parent, arg, **options)`, which returns False on an unknown option or
@@ -189,6 +196,16 @@ class CourseBlock(Block):
 
     def end(self, block: etree.Element) -> None:
         """Check and lay out the block's content once it is all there."""
+
+    def _unstash(self, text: str) -> str:
+        """`text` with the HTML its stash placeholders stand for (a figure's element) in their place."""
+        stash = self.md.htmlStash.rawHtmlBlocks
+
+        def html(match: re.Match[str]) -> str:
+            index = int(match.group(1))
+            return str(stash[index]) if index < len(stash) else ""
+
+        return HTML_PLACEHOLDER_RE.sub(html, text)
 
 
 class QuizBlock(CourseBlock):
@@ -302,16 +319,6 @@ class QuizBlock(CourseBlock):
         if kind == "free":
             _self_marks(fieldset)
         report_link(fieldset, quiz_id, kind, self.host.issue_url)
-
-    def _unstash(self, text: str) -> str:
-        """`text` with the HTML its stash placeholders stand for (a figure's element) in their place."""
-        stash = self.md.htmlStash.rawHtmlBlocks
-
-        def html(match: re.Match[str]) -> str:
-            index = int(match.group(1))
-            return str(stash[index]) if index < len(stash) else ""
-
-        return HTML_PLACEHOLDER_RE.sub(html, text)
 
 
 #: The longest free answer the page keeps (course.js caps it again, on saving and on loading).
@@ -460,10 +467,20 @@ class ChecklistBlock(CourseBlock):
             raise QuizError(
                 f"write one Markdown list with {len(ids)} items, one for each id in `items` (found {len(items)})"
             )
-        for item, item_id in zip(items, ids, strict=True):
-            input_id = f"check-{item_id}"
+        holders = []
+        for item in items:
             paragraph = item.find("p")
-            holder = paragraph if paragraph is not None else item
+            holders.append(paragraph if paragraph is not None else item)
+        # Read as the quiz's options are (`choices.values_apart`): a label that shows nothing, or reads as another,
+        # is told at its own item's line, the n-th list item after the checklist's header.
+        shown = [visible_text(holder.text or "", self._unstash, self.md.ESCAPED_CHARS) for holder in holders]
+        try:
+            values_apart(shown, [f"{n} ({item_id})" for n, item_id in enumerate(ids, start=1)], "item", "the rep")
+        except ApartError as error:
+            self.fail(str(error), near=(*self.start(), *(LIST_ITEM,) * (error.index + 1)))
+            return
+        for item, holder, item_id in zip(items, holders, ids, strict=True):
+            input_id = f"check-{item_id}"
             label = etree.Element("label", {"for": input_id})
             label.text, holder.text = holder.text, None
             label.extend(list(holder))

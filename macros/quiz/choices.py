@@ -20,7 +20,7 @@ import re
 import string
 import unicodedata
 import xml.etree.ElementTree as etree
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 
 from ..data.lookalike import as_read
 from .errors import QuizError
@@ -70,6 +70,51 @@ def option_value(text: str) -> str:
     return hashlib.sha256(as_read(text).casefold().encode("utf-8")).hexdigest()[:8]
 
 
+class ApartError(QuizError):
+    """Labels a reader cannot tell apart: the message, and the index of the label told (the later of two alike)."""
+
+    def __init__(self, message: str, index: int) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+def values_apart(shown: Sequence[str], names: Sequence[str], noun: str, what: str) -> list[str]:
+    """The value of each of `shown` (labels as a reader sees them, `visible_text`), checked to show something and
+    to read apart (`option_value`): for a choice's options and a checklist's items alike, one check.
+
+    `names` name each label in a message ("a)", "2 (l8-rep-b)"), `noun` what they are, `what` what each says.
+
+    >>> values_apart(["Yes", "No"], ["a)", "b)"], "option", "what the reader chooses") == [
+    ...     option_value("Yes"), option_value("No")]
+    True
+    >>> try:
+    ...     values_apart(["Yes", "No", "yes"], ["1", "2", "3"], "item", "the rep")
+    ... except ApartError as error:
+    ...     print(error.index, str(error).split(":")[0])
+    2 items 1 and 3 read the same, 'yes'
+
+    Raises:
+        ApartError: a label that shows nothing, or reads as one before it does.
+    """
+    values: dict[str, int] = {}
+    for index, (text, name) in enumerate(zip(shown, names, strict=False)):
+        if not text:
+            raise ApartError(
+                f"{noun} {name} shows no text (only spaces, marks or invisible characters such as a zero-width"
+                f" space or &nbsp;): write {what} as the {noun}'s first paragraph",
+                index,
+            )
+        value = option_value(text)
+        if value in values:
+            raise ApartError(
+                f"{noun}s {names[values[value]]} and {name} read the same, {text!r}: a reader could not tell them"
+                " apart; make each say something of its own, or drop one",
+                index,
+            )
+        values[value] = index
+    return list(values)
+
+
 def choices(
     question_id: str,
     kind: str,
@@ -90,21 +135,12 @@ def choices(
         raise QuizError("a choice quiz needs at least two `//// option` blocks")
     if len(options) > len(LETTERS):
         raise QuizError(f"a choice quiz takes at most {len(LETTERS)} options (a to z); it has {len(options)}")
-    values: dict[str, str] = {}
-    for letter, option in zip(LETTERS, options, strict=False):
-        shown = visible_text(option[0].text or "", unstash, escapable)
-        if not shown:
-            raise QuizError(
-                f"option {letter}) shows no text (only spaces, marks or invisible characters such as a zero-width"
-                " space or &nbsp;): write what the reader chooses as the option's first paragraph"
-            )
-        value = option_value(shown)
-        if value in values:
-            raise QuizError(
-                f"options {values[value]}) and {letter}) read the same, {shown!r}: a reader could not tell them"
-                " apart; make each say something of its own, or drop one"
-            )
-        values[value] = letter
+    shown = [visible_text(option[0].text or "", unstash, escapable) for option in options]
+    try:
+        values = values_apart(shown, [f"{letter})" for letter in LETTERS], "option", "what the reader chooses")
+    except ApartError as error:
+        raise QuizError(str(error)) from None
+    for option, value in zip(options, values, strict=True):
         option.set("data-value", value)
     correct = [option for option in options if option.get("data-correct") == "true"]
     if kind == "single" and len(correct) != 1:

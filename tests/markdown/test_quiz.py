@@ -554,3 +554,30 @@ def test_a_failed_option_is_reported_once_near_its_own_header_after_its_quizs() 
             line_with(source, "//// option", 3),
         )
     ]
+
+
+# ------------------------------------------------------------- checklist items as read
+
+#: Attack round 8, F7: a checklist whose items read the same, or one reads as nothing, rendered two labels a reader
+#: cannot tell apart and an empty one, without a word. Each is refused at its own item's line, marked "here".
+CHECKLIST_ITEMS = [
+    ("- Same rep text.\n- Same rep text.  <!-- here -->\n- Third.", "read the same, 'Same rep text.'"),
+    (
+        "- Same rep text.\n- Same r\u0435p *text*.  <!-- here -->\n- Third.",
+        "items 1 (l8-rep-x1) and 2 (l8-rep-x2)",
+    ),
+    ("- First.\n- Second.\n- &#8203;  <!-- here -->", "shows no text"),
+    ("- First.\n- \u200b<b></b>  <!-- here -->\n- Third.", "shows no text"),
+]
+
+
+@pytest.mark.parametrize(("items", "message"), CHECKLIST_ITEMS)
+def test_checklist_items_that_read_the_same_or_as_nothing_are_refused_at_the_items_line(
+    items: str, message: str
+) -> None:
+    marked = f"Before.\n\n/// checklist | Extra reps\n    items: [l8-rep-x1, l8-rep-x2, l8-rep-x3]\n\n{items}\n///\n"
+    problems, page = reported(marked.replace("  <!-- here -->", ""))
+    assert len(problems) == 1
+    assert message in problems[0][0] and problems[0][0].startswith("/// checklist | Extra reps: item")
+    assert problems[0][1] == line_with(marked, "<!-- here -->")
+    assert page.select(".sbn-checklist") == []

@@ -285,6 +285,43 @@ def authored_scripts(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Bu
     return _lesson_8_with(lines, tmp_path_factory)
 
 
+#: Attack round 8, F5: ids the author wrote that the page already gives an element: a quiz's (which the heading took
+#: silently, the toc extension keeping ids it is given), a checklist rep's box (told without a line), a heading's from
+#: its text (which the toc extension renamed). Each is told at the line that writes it.
+IDS_WRITTEN_TWICE = [
+    ("### Notes {#quiz-l8-practice-1}", "the page holds two elements with the id 'quiz-l8-practice-1'"),
+    ("An estimate.\n{: #check-l8-rep-estimate }", "the page holds two elements with the id 'check-l8-rep-estimate'"),
+    # A heading's id from its text, which the toc extension renamed warm-up_1 silently.
+    ("A warm-up.\n{: #warm-up }", "the page holds two elements with the id 'warm-up': a heading's"),
+]
+
+
+@pytest.fixture(scope="module")
+def ids_written_twice(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    return _lesson_8_with([text for text, _ in IDS_WRITTEN_TWICE], tmp_path_factory)
+
+
+@pytest.mark.parametrize(("text", "message"), IDS_WRITTEN_TWICE)
+def test_an_id_the_page_gives_twice_fails_the_build_at_the_line_that_writes_it(
+    ids_written_twice: tuple[Path, Built], text: str, message: str
+) -> None:
+    path, built = ids_written_twice
+    fails_with(built, f"{LESSON_8}:{line_of(path, text.splitlines()[-1])}", message)
+
+
+def test_a_glossary_entry_whose_id_is_the_glossary_pages_heading_fails_at_its_line(course_copy: Path) -> None:
+    # Attack round 8, F5: the entry took id="glossary" and the page's title became glossary_1, silently.
+    terms = course_copy / "glossary/terms.yml"
+    replace_in(
+        terms,
+        "activation-checkpointing:\n",
+        "glossary: {term: word list, aliases: [], definition: A list of terms., related: []}\n\n"
+        "activation-checkpointing:\n",
+    )
+    built = build_copy(course_copy)
+    fails_with(built, f"glossary/terms.yml:{line_of(terms, 'glossary: {term')}", "the glossary page's heading")
+
+
 @pytest.mark.parametrize(("line", "what"), [case for case in AUTHORED_SCRIPTS if case[1]])
 def test_script_in_a_page_fails_the_build_at_its_line(
     authored_scripts: tuple[Path, Built], line: str, what: str
@@ -304,7 +341,7 @@ def test_markup_no_page_uses_fails_the_build_at_its_line(
 
 
 def test_an_id_given_twice_in_a_written_page_fails_the_build(authored_scripts: tuple[Path, Built]) -> None:
-    fails_with(authored_scripts[1], LESSON_8, ID_TWICE[1])
+    fails_with(authored_scripts[1], f"{LESSON_8}:{line_of(authored_scripts[0], ID_TWICE[0])}", ID_TWICE[1])
 
 
 #: Script in a data file's text, which a page would show as words: the file, the text there, its replacement,
