@@ -3,7 +3,7 @@
 Python-Markdown reads a container (a list item, an admonition, a quote, an HTML
 element with `markdown`, a `///` block) by calling itself on its content, so a
 page nested a few hundred levels deep ends its build in a RecursionError (in
-Python-Markdown 3.10, indented containers give out between 300 and 500 levels),
+Python-Markdown 3.11.3, indented containers give out between 300 and 500 levels),
 and a `///` block nested a thousand deep takes minutes. No page needs more than a
 handful of levels: `MAX_NESTING` bounds them well below where reading fails, and
 `too_deep` finds the lines beyond it, so that the build can say where and leave
