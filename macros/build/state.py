@@ -516,7 +516,8 @@ class Build:
                     self._report_attribute(attribute, lines[0] if lines else None)
                 else:
                     self._report_attribute(attribute, markup_line(attribute))
-        for math_line, math in _escaped_math(page.markdown, page.first_line):
+        source_code = code_ranges(page.markdown)  # once a page, for the two source readings below
+        for math_line, math in _escaped_math(page.markdown, page.first_line, source_code):
             shown = _BACKSLASH_ESCAPE.sub(r"\1", math)
             kind, read_as = (
                 ("inline", r"\( and \) as escaped parentheses")
@@ -530,7 +531,7 @@ class Build:
                 math_line,
             )
         seen: dict[str, int] = {}
-        source = _comments_blanked(page.markdown)
+        source = _comments_blanked(page.markdown, source_code)
         for syntax in unrendered(own, page.reported):
             lines = lines_of(source, syntax.text, page.first_line)
             self.report(
@@ -834,29 +835,29 @@ _ESCAPED_MATH = re.compile(r"\\\((?:(?!\\\)).)+\\\)|(?s:\\\[(?:(?!\\\]).)+\\\])"
 _COMMENT = re.compile(r"<!--(?:-?>|.*?--!?>|.*\Z)", re.DOTALL)
 
 
-def _comments_blanked(markdown: str) -> str:
+def _comments_blanked(markdown: str, code: list[tuple[int, int]]) -> str:
     r"""`markdown` with its HTML comments outside code blanked, their line breaks kept: a reader never reads a
     comment, so a figure typed in one is no line of the same figure read later (attack round 8: one in an indented
     code block was reported at an earlier comment's line). In code a comment shows as typed, and stays.
 
-    >>> _comments_blanked("a <!-- 4\nGB --> b\n`<!-- c -->`")
+    >>> text = "a <!-- 4\nGB --> b\n`<!-- c -->`"
+    >>> _comments_blanked(text, code_ranges(text))
     'a       \n       b\n`<!-- c -->`'
     """
-    code = code_ranges(markdown)
     return _COMMENT.sub(
         lambda comment: comment.group(0) if in_code(code, comment.start()) else re.sub(r"[^\n]", " ", comment.group(0)),
         markdown,
     )
 
 
-def _escaped_math(markdown: str, first_line: int) -> list[tuple[int, str]]:
+def _escaped_math(markdown: str, first_line: int, code: list[tuple[int, int]]) -> list[tuple[int, str]]:
     r"""Each `\(…\)` and `\[…\]` of a page's Markdown outside code, with its line (where it starts): read in the source,
     since the page's HTML shows it as parentheses or brackets (ARCHITECTURE.md, "A build": every problem at its line).
 
-    >>> _escaped_math("a\n\\(y\\) and `\\(z\\)`\n```\n\\(w\\)\n```\n\\[\n v \\]", 1)
+    >>> text = "a\n\\(y\\) and `\\(z\\)`\n```\n\\(w\\)\n```\n\\[\n v \\]"
+    >>> _escaped_math(text, 1, code_ranges(text))
     [(2, '\\(y\\)'), (6, '\\[\n v \\]')]
     """
-    code = code_ranges(markdown)
     return [
         (first_line + markdown.count("\n", 0, match.start()), match.group(0))
         for match in _ESCAPED_MATH.finditer(markdown)
