@@ -255,16 +255,14 @@ def lines_repeating_id(source: str, element_id: str, count: int) -> list[int]:
     )
     lines = source.splitlines()
     found = [number for number, line in enumerate(lines, start=1) if written.search(line)]
-    given = element_id.removeprefix("quiz-").removeprefix("check-")
-    block = re.compile(rf"(?:(?<![\w-])id\s*:\s*|items\s*:.*)([\"']?)(?<![\w-]){re.escape(given)}\1(?![\w-])")
-    by_blocks = (
-        [number for number, line in enumerate(lines, start=1) if block.search(line)]
-        if element_id.startswith(_BLOCK_PREFIXES)
-        else []
-    )
     if found:
         return found if count > len(found) else found[1:]
-    return by_blocks[1:]
+    prefix = next((prefix for prefix in _BLOCK_PREFIXES if element_id.startswith(prefix)), None)
+    if prefix is None:
+        return []
+    given = re.escape(element_id.removeprefix(prefix))
+    block = re.compile(rf"(?:(?<![\w-])id\s*:\s*|items\s*:.*)([\"']?)(?<![\w-]){given}\1(?![\w-])")
+    return [number for number, line in enumerate(lines, start=1) if block.search(line)][1:]
 
 
 def _css_as_read(css: str) -> str:
