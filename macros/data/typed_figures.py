@@ -136,10 +136,9 @@ _IN_DIGITS = (
 #: Every currency's sign is one (Unicode's category Sc: "₩1000", "₽500"), and a currency's code before a number too
 #: ("USD 2.5").
 _SIGNS = r"[$€£¥₹₩₽₺₴₦₪₫₱₡₲₵₸₼₾฿¢]"
-_PRICE = (
-    rf"(?<![\w$]){_SIGNS}\s?{_NUMBER}(?:[KMBT](?![\w])|\s*+{_SCALE}(?![\w]))?"
-    rf"|(?<![\w]){_CURRENCY_CODE}\s?{_SIGNS}?\s?{_NUMBER}(?:[KMBT](?![\w])|\s*+{_SCALE}(?![\w]))?"
-)
+#: A price's amount, with the scale a price may carry ("$5M", "$2 billion").
+_AMOUNT = rf"{_NUMBER}(?:[KMBT](?![\w])|\s*+{_SCALE}(?![\w]))?"
+_PRICE = rf"(?<![\w$]){_SIGNS}\s?{_AMOUNT}|(?<![\w]){_CURRENCY_CODE}\s?{_SIGNS}?\s?{_AMOUNT}"
 #: A number word. The course writes small counts in words ("four stages", "eight GPUs"), which stay words.
 _NUMBER_WORD = (
     r"(?i:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
