@@ -8,8 +8,10 @@ applied here again to every page the build wrote.
 
 from __future__ import annotations
 
+import json
 import re
 from decimal import Decimal, localcontext
+from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
 from bs4 import BeautifulSoup, Tag
@@ -92,6 +94,16 @@ class Tooltip(TypedDict):
     formula: NotRequired[str]
     #: [the software, and why it differs from the course's formula or None], for each measurement.
     measured: NotRequired[list[list[str | None]]]
+
+
+def tooltip_data(site_dir: Path, page: str, html: BeautifulSoup) -> dict[str, Any] | None:
+    """The tooltip data of the built page `page` (its path in `site_dir`, `html` as parsed), from the file its
+    #sbn-figures names (`macros.build.tooltips`), or None where it has none."""
+    element = html.select_one("#sbn-figures")
+    if element is None:
+        return None
+    data: dict[str, Any] = json.loads((site_dir / page).parent.joinpath(attribute(element, "data-src")).read_text())
+    return data
 
 
 def lesson_body(page: BeautifulSoup) -> Tag:

@@ -19,7 +19,7 @@ from markdown.treeprocessors import Treeprocessor
 from ..pages import issues
 from ..quiz import KeyFigure, QuizExtension
 from ..quiz.blocks import find_line
-from .state import FIGURE_DATA, TOKEN, TOKEN_OPEN, Build, problem_box, typed_stash
+from .state import TOKEN, TOKEN_OPEN, TOOLTIPS_ADDRESS, Build, problem_box, typed_stash
 
 
 def course_extensions(build: Build) -> list[Extension]:
@@ -156,12 +156,11 @@ class _FigureData(_PageTreeprocessor):
         if page is None or not (page.tooltips or page.lesson):
             return
         data = {"report": self.build.issue_url(issues.FIGURE_FORM, {}, any_page=True), "figures": page.tooltips}
-        # Its data goes in as the page is written (`Build.fill_page`), when the reading times, which
-        # follow the conversion of every lesson, have joined the page's figures.
+        # Its data is written beside the page after the last page (`Build.finish`), when the reading times,
+        # which follow the conversion of every lesson, have joined the page's figures; the page holds its
+        # address (`build.tooltips`), which course.js fetches when a reader first opens a figure's tooltip.
         self.build.figure_data[page.src_path] = data
-        # In an attribute, not a <script type="application/json">: Material's instant navigation
-        # re-creates a page's scripts without their type, which would run the JSON as code.
-        etree.SubElement(root, "div", {"id": "sbn-figures", "hidden": "hidden", "data-json": FIGURE_DATA})
+        etree.SubElement(root, "div", {"id": "sbn-figures", "hidden": "hidden", "data-src": TOOLTIPS_ADDRESS})
 
 
 class _ChecksExtension(Extension):

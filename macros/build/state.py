@@ -29,7 +29,7 @@ from markdown.util import AMP_SUBSTITUTE, HTML_PLACEHOLDER_RE
 from ..data import glossary, lessons
 from ..data.catalog import Catalog, CatalogError, load_catalog
 from ..data.config import ConfigError, CourseConfig, course_config
-from ..data.markup import PLAIN_FIELDS, markup_in, script_json, without_markup
+from ..data.markup import PLAIN_FIELDS, markup_in, without_markup
 from ..data.nesting import MAX_NESTING, too_deep
 from ..data.scripts import (
     ALLOWED_ELEMENTS,
@@ -51,6 +51,7 @@ from ..pages import front_door, issues, reading
 from ..pages.lesson_head import with_head
 from ..quiz import KeyFigure, ReportedAlready
 from ..quiz.units import UnitTableError, unit_table
+from . import tooltips
 from .assets import strip_site_assets
 from .calls import Call, code_ranges, in_code, render_calls
 from .search import defer_search_docs
@@ -68,8 +69,8 @@ CHOICES = ("radio", "checkbox")
 #: Private-use characters around a token's number: plain text to Markdown, and never typed by an author.
 TOKEN_OPEN, TOKEN_CLOSE = "\ue000", "\ue001"
 TOKEN = re.compile(f"{TOKEN_OPEN}(\\d+){TOKEN_CLOSE}")
-#: What stands for a page's tooltip data until the page is written.
-FIGURE_DATA = f"{TOKEN_OPEN}figures{TOKEN_CLOSE}"
+#: What stands for the address of a page's tooltip data until the page is written.
+TOOLTIPS_ADDRESS = f"{TOKEN_OPEN}figures{TOKEN_CLOSE}"
 #: Where the syllabus keeps a lesson's reading time (`front_door.READING_ELEMENT`), as the page is written.
 _READING_PLACE = re.compile(r'<span class="sbn-lesson-reading" data-sbn-reading="(\d+)"></span>')
 #: A stash placeholder at the start of a text, as Python-Markdown writes it (`markdown.util`).
@@ -312,8 +313,10 @@ class Build:
         self.lesson_items: dict[int, LessonItems] = {}
         #: Each lesson's words, read straight through, by lesson number, counted as the lessons are converted.
         self.reading_words: dict[int, int] = {}
-        #: Each page's tooltip data for course.js, by source path, written into the page as it is written.
+        #: Each page's tooltip data for course.js, by source path, written beside the page (`tooltips`).
         self.figure_data: dict[str, dict[str, Any]] = {}
+        #: The address of each page written that has tooltip data, by source path.
+        self.page_urls: dict[str, str] = {}
         #: Each page's source as converted, by source path: where a problem found in the written page is told.
         self.page_sources: dict[str, str] = {}
         #: The page's macros by name, filled by the host (`build.macros.course_macros`).
@@ -764,8 +767,10 @@ class Build:
                     " this element another id"
                 )
                 log.error(self.problems[-1])
-        data = self.figure_data.get(src_path)
-        return output if data is None else output.replace(FIGURE_DATA, escape_attribute(script_json(data)), 1)
+        if src_path not in self.figure_data:
+            return output
+        self.page_urls[src_path] = url
+        return output.replace(TOOLTIPS_ADDRESS, escape_attribute(tooltips.from_page(url)), 1)
 
     def _reading_time(self, lesson: int, src_path: str, url: str) -> str:
         """The element of a lesson's reading time, logged for figures.json and the tooltips of the page `src_path`
@@ -780,10 +785,13 @@ class Build:
     # ---------------------------------------------------------------- whole site
 
     def finish(self, site_dir: Path) -> None:
-        """After the last page: write figures.json, serve the course's own script and style without their
-        comments, and keep the search index's pages apart."""
+        """After the last page: write figures.json and each page's tooltip data, serve the course's own script
+        and style without their comments, and keep the search index's pages apart."""
         self.page = None
         self.figure_log.write(site_dir / "figures.json")
+        tooltips.write_tooltip_data(
+            site_dir, {url: self.figure_data[src_path] for src_path, url in self.page_urls.items()}
+        )
         log.info("figures.json: %s figures", len(self.figure_log.records()))
         strip_site_assets(self.config.docs_dir, site_dir)
         defer_search_docs(site_dir)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, ViewportSize, expect
+from playwright.sync_api import Browser, Locator, Page, Route, ViewportSize, expect
 
 from macros.data.glossary import load_glossary
 from tests.browser.conftest import LESSON_8, PHONE
@@ -24,9 +23,31 @@ def _tip(page: Page) -> Locator:
     return page.locator(".sbn-tip")
 
 
+#: The open page's tooltip data, fetched from where its #sbn-figures says, as course.js fetches it.
+_TOOLTIP_DATA = """async () => {
+    const address = document.querySelector("#sbn-figures").dataset.src;
+    return (await fetch(new URL(address, location.href))).json();
+}"""
+
+
 def _figure_data(page: Page, figure_id: str) -> Tooltip:
-    figure: Tooltip = json.loads(page.locator("#sbn-figures").get_attribute("data-json") or "")["figures"][figure_id]
+    figure: Tooltip = page.evaluate(_TOOLTIP_DATA)["figures"][figure_id]
     return figure
+
+
+#: The open page's first visible figure in view, and its tooltip opened; false where it shows none.
+_FIRST_TIP = """() => {
+    const figure = [...document.querySelectorAll(".fig")].find((element) => element.checkVisibility());
+    figure?.scrollIntoView({ block: "center" });
+    return figure?.dispatchEvent(new MouseEvent("mouseover", { bubbles: true })) ?? false;
+}"""
+
+
+def _with_tooltip_data(page: Page) -> None:
+    """Has the open page fetch its tooltip data, as a reader's first figure tooltip does, and waits for it."""
+    if not page.evaluate(_FIRST_TIP):
+        return
+    expect(_tip(page).get_by_role("link", name="Report this figure")).to_have_count(1)  # a link from the data
 
 
 def test_nothing_is_set_up_at_load_and_material_makes_no_tooltips(lesson: Page) -> None:
@@ -66,6 +87,49 @@ def _focused(page: Page) -> str:
         "() => document.activeElement.dataset.figId ?? document.activeElement.textContent.trim()"
     )
     return focused
+
+
+def test_a_page_fetches_its_tooltip_data_on_its_first_figure_tooltip_only(lesson: Page) -> None:
+    """The page holds no tooltip data (`build.tooltips`): it comes when a reader first opens a figure's tooltip,
+    once, and the tip fills in."""
+    fetched: list[str] = []
+    lesson.on("request", lambda request: fetched.append(request.url) if "tooltips.json" in request.url else None)
+    assert lesson.locator("#sbn-figures").get_attribute("data-json") is None
+    lesson.locator("a.sbn-term").first.hover()  # a term's tooltip needs none
+    expect(_tip(lesson)).to_be_visible()
+    lesson.wait_for_timeout(100)
+    assert fetched == []
+    lesson.locator(FIGURE).first.hover()
+    expect(_tip(lesson).locator(".sbn-tip__formula")).to_be_visible()
+    lesson.mouse.move(0, 0)
+    lesson.locator(".fig").nth(5).hover()
+    expect(_tip(lesson).get_by_role("link", name="Report this figure")).to_be_visible()
+    assert fetched == [f"{lesson.url}tooltips.json"]
+    lesson.locator(FIGURE).first.hover()
+    formula = _figure_data(lesson, "model-states/gpt2-1.5b")["formula"]
+    expect(_tip(lesson).locator(".sbn-tip__formula")).to_have_text(formula)
+
+
+@pytest.mark.parametrize("answer", ["abort", "not JSON", "null", "404"])
+def test_a_page_whose_tooltip_data_does_not_come_shows_its_figures_titles(lesson: Page, answer: str) -> None:
+    def reply(route: Route) -> None:
+        if answer == "abort":
+            route.abort()
+        else:
+            route.fulfill(status=404 if answer == "404" else 200, body=answer, content_type="application/json")
+
+    lesson.route("**/tooltips.json", reply)
+    errors: list[str] = []
+    lesson.on("pageerror", lambda error: errors.append(str(error)))
+    figure = lesson.locator(FIGURE).first
+    title = figure.get_attribute("title")
+    figure.hover()
+    lesson.wait_for_timeout(200)
+    expect(_tip(lesson).locator(".sbn-tip__text")).to_have_text(title or "")
+    lesson.mouse.move(0, 0)
+    lesson.locator(".fig").nth(3).hover()
+    expect(_tip(lesson)).to_be_visible()
+    assert errors == []
 
 
 def test_a_figure_explains_itself_on_keyboard_focus_and_enter_reaches_its_links(lesson: Page) -> None:
@@ -220,15 +284,17 @@ _EVERY_TIP = """() => {
 def test_every_tooltip_stays_inside_the_viewport(tab: Page, base_url: str, path: str, viewport: ViewportSize) -> None:
     tab.set_viewport_size(viewport)
     tab.goto(base_url + path)
+    _with_tooltip_data(tab)
     found = tab.evaluate(_EVERY_TIP)
     assert found["wrong"] == [], f"{len(found['wrong'])} of {found['opened']} tooltips: {found['wrong'][:8]}"
 
 
 #: Each figure of the open page that the engine tier measured (its tooltip data's `measured`) opened, and what
 #: its tooltip says of it; and the first figures it did not measure, whose tooltips must claim no measurement.
-_MEASURED_TIPS = """() => {
+_MEASURED_TIPS = """async () => {
     for (const details of document.querySelectorAll("article details")) details.open = true;
-    const data = JSON.parse(document.querySelector("#sbn-figures")?.dataset.json ?? '{"figures": {}}').figures;
+    const address = document.querySelector("#sbn-figures")?.dataset.src;
+    const data = address ? (await (await fetch(new URL(address, location.href))).json()).figures : {};
     const seen = new Set();
     const said = (trigger) => {
         trigger.scrollIntoView({ block: "center" });
@@ -251,6 +317,7 @@ def test_a_figure_the_engine_tier_measured_says_what_the_software_gave(tab: Page
     """On every page: each measured figure's tooltip names the software and the value it gave, and no other
     figure's tooltip claims a measurement."""
     tab.goto(base_url + path)
+    _with_tooltip_data(tab)
     found = tab.evaluate(_MEASURED_TIPS)
     for figure_id, entries, text in found["measured"]:
         for software, differs, value in entries:

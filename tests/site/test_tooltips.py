@@ -9,11 +9,10 @@ The sources' `where` notes are the catalog's prose, and not checked here.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-from tests.checks import Tooltip, attribute, lesson_body
+from tests.checks import Tooltip, lesson_body, tooltip_data
 from tests.conftest import catalog, soup
 
 #: An address in a tooltip, where an id may stand as it is (a model card's path, say).
@@ -21,10 +20,8 @@ _URL = re.compile(r"https?://\S+")
 
 
 def _tooltips(site_dir: Path, page: str) -> dict[str, Tooltip]:
-    data = soup(site_dir / page).select_one("#sbn-figures")
-    if not data:
-        return {}
-    tooltips: dict[str, Tooltip] = json.loads(attribute(data, "data-json"))["figures"]
+    data = tooltip_data(site_dir, page, soup(site_dir / page))
+    tooltips: dict[str, Tooltip] = data["figures"] if data else {}
     return tooltips
 
 

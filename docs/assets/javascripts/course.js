@@ -265,17 +265,9 @@
       text(trigger.dataset.title);
       return add(tip, "a", `Glossary: ${trigger.textContent}`, "sbn-tip__more", trigger.href);
     }
-    const element = document.getElementById("sbn-figures");
-    if (element !== figuresElement) {
-      figuresElement = element;
-      try {
-        figures = JSON.parse(element.dataset.json);
-      } catch {
-        figures = {};
-      }
-    }
+    const tips = figureData();
     const { dataset: data, textContent: shown } = trigger;
-    const figure = own(figures.figures ?? {}, data.figId);
+    const figure = own(tips.figures ?? {}, data.figId);
     if (figure?.formula) add(tip, "span", figure.formula, "sbn-tip__formula");
     text((figure?.formula ? "= " : "") + (figure?.words ?? data.title));
     for (const [label, cite, where, url] of figure?.sources ?? []) {
@@ -288,19 +280,42 @@
       const result = differs ? `${value}, which differs: ${differs}` : `${value}, the same`;
       add(tip, "span", `Measured: ${software}: ${result}.`, "sbn-tip__source");
     }
-    if (web(figures.report)) {
+    if (web(tips.report)) {
       const description = `The page shows ${shown} (exact value: ${data.value} ${data.unit}).\n\nWhat is wrong, and your source or arithmetic:\n`;
       add(
         tip,
         "a",
         "Report this figure",
         "sbn-tip__more",
-        `${figures.report}&title=${encode(`Figure: ${data.figId}`)}&figure-id=${encode(data.figId)}&description=${encode(description)}`,
+        `${tips.report}&title=${encode(`Figure: ${data.figId}`)}&figure-id=${encode(data.figId)}&description=${encode(description)}`,
       );
     }
     if (trigger.matches(":focus-visible") && tip.querySelector("a")) {
       add(tip, "span", "Enter: go to its links. Escape: close.", "sbn-tip__keys");
     }
+  }
+
+  // The page's figures' tooltip data (macros/build/tooltips.py), fetched when its reader first opens
+  // a figure's tooltip, not with the page: until it comes, the tip shows the figure's title, then
+  // it fills in. Kept by the element that names it, which instant navigation replaces.
+  function figureData() {
+    const element = document.getElementById("sbn-figures");
+    if (element === figuresElement) return figures;
+    [figuresElement, figures] = [element, {}];
+    const address = element?.dataset.src;
+    if (!address) return figures;
+    fetch(new URL(address, location.href))
+      .then((response) => (response.ok ? response.json() : {}))
+      .catch(() => ({}))
+      .then((loaded) => {
+        if (figuresElement !== element) return; // the reader has gone on to another page
+        figures = loaded !== null && typeof loaded === "object" ? loaded : {};
+        if (owner?.matches(".fig") && tip.isConnected && !tip.contains(document.activeElement)) {
+          fillTip(owner);
+          place();
+        }
+      });
+    return figures;
   }
 
   // Where the tip goes: the visible area is from the header's foot to the viewport's.
