@@ -257,7 +257,7 @@ _INLINE_MARKS = re.compile(r"[*_`~]")
 
 
 def heading_lines(source: str, text: str) -> list[int]:
-    """The lines of a page's `source` (numbered from 1) that write an ATX heading of the text `text` as its HTML
+    r"""The lines of a page's `source` (numbered from 1) that write an ATX heading of the text `text` as its HTML
     shows it (inline emphasis and code marks dropped, spaces collapsed, in any case).
 
     >>> heading_lines("# A\n\n## Quiz *l8* practice {#x}\n### Quiz l8\n", "Quiz l8 practice")
