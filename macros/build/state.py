@@ -37,6 +37,7 @@ from ..data.scripts import (
     AUTHOR_CLASSES,
     ScriptFound,
     attributes_not_allowed,
+    heading_lines,
     headings_renamed,
     ids_given_twice,
     lines_repeating_id,
@@ -756,15 +757,29 @@ class Build:
                     " first: rename what gives the page's content that id (a heading, a glossary term)"
                 )
                 log.error(self.problems[-1])
-        for renamed, taken in headings_renamed(output).items():
+        source = self.page_sources.get(src_path, "")
+        for renamed, heading in headings_renamed(output).items():
             # The toc extension keeps an id the author wrote and renames the heading whose text gives it, silently:
             # the heading's link in the table of contents then jumps to the other element. Told at the line that
             # writes it; two headings of one text, which no line writes, are the toc's own and fine.
-            for line in lines_repeating_id(self.page_sources.get(src_path, ""), taken, 2):
+            told = lines_repeating_id(source, heading.taken, 2)
+            for line in told:
                 self.problems.append(
-                    f"docs/{src_path}:{line}: the page holds two elements with the id {taken!r}: a heading's, which"
-                    f" the table of contents renamed {renamed!r} (its link would jump here), and this one's: give"
-                    " this element another id"
+                    f"docs/{src_path}:{line}: the page holds two elements with the id {heading.taken!r}: a"
+                    f" heading's, which the table of contents renamed {renamed!r} (its link would jump here), and"
+                    " this one's: give this element another id"
+                )
+                log.error(self.problems[-1])
+            if told or heading.by_heading:
+                continue
+            # No line writes the id and no heading holds it: the course's own element does (a quiz's form is
+            # `quiz-<id>`, a checklist's box `check-<id>`), and the heading's text is what gives it. Told there.
+            lines = heading_lines(source, heading.text)
+            for where in [f"docs/{src_path}:{line}" for line in lines] or [f"docs/{src_path}"]:
+                self.problems.append(
+                    f"{where}: the heading {heading.text!r} would have the id {heading.taken!r}, which a quiz's or"
+                    f" checklist's element of the page holds, and the table of contents renamed it {renamed!r}:"
+                    " give the heading other words or an id of its own ({#...})"
                 )
                 log.error(self.problems[-1])
         if src_path not in self.figure_data:

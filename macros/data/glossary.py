@@ -269,13 +269,14 @@ def load_glossary(
             if typed:
                 message = f"types {', '.join(map(repr, typed))}; {said}: say it in words"
                 raise GlossaryError(str(field_error(where, data, field, message)))
-        # The file's header says no name appears twice: a repeat was shown twice, the entry itself as related.
+        # The file's header says no name appears twice, case-insensitively (`name_key`, as a lesson's name is
+        # looked up): a repeat was shown twice, and one in another case names nothing the first does not.
         seen: dict[str, str] = {}
         for alias in (clean["term"], *clean["aliases"]):
-            if as_read(alias) in seen:
-                message = f"the name {alias!r} is given twice (as {seen[as_read(alias)]!r}); keep one"
+            if name_key(alias) in seen:
+                message = f"the name {alias!r} is given twice (as {seen[name_key(alias)]!r}); keep one"
                 raise GlossaryError(str(field_error(where, data, "aliases", message)))
-            seen[as_read(alias)] = alias
+            seen[name_key(alias)] = alias
         for index, related in enumerate(clean["related"]):
             if related == entry_id:
                 message = f"{related!r} is this entry itself; list other entries only"

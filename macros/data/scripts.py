@@ -215,23 +215,61 @@ def ids_given_twice(page_html: str) -> dict[str, int]:
     return {name: count for name, count in Counter(ids).items() if count > 1}
 
 
-def headings_renamed(page_html: str) -> dict[str, str]:
+@dataclass(frozen=True)
+class Renamed:
+    """A heading the toc extension gave a suffixed id (`notes_1`): the id its text would give (`notes`), which
+    another element holds, its text, and whether that element is a heading too."""
+
+    taken: str
+    text: str
+    by_heading: bool
+
+
+def headings_renamed(page_html: str) -> dict[str, Renamed]:
     """The headings of a page whose id the toc extension suffixed (`notes_1`) because another element held the id
-    it would have given (`notes`): each suffixed id, with that one. (Two headings of one text are among them.)
+    it would have given (`notes`), by their suffixed ids. (Two headings of one text are among them.)
 
     >>> headings_renamed('<p id="notes"></p><h2 id="notes_1">Notes</h2><h2 id="a_1">A</h2>')
-    {'notes_1': 'notes'}
+    {'notes_1': Renamed(taken='notes', text='Notes', by_heading=False)}
     """
     root = _parse(page_html).root
     if root is None:
         return {}
-    ids = {element.attributes.get("id") or "" for element in root.css("[id]")}
+    holders = {element.attributes.get("id") or "": element.tag for element in reversed(root.css("[id]"))}
     renamed = {}
     for heading in root.css("h1, h2, h3, h4, h5, h6"):
         suffixed = re.fullmatch(r"(.+)_\d+", heading.attributes.get("id") or "")
-        if suffixed and suffixed.group(1) in ids:
-            renamed[suffixed.group(0)] = suffixed.group(1)
+        if suffixed and suffixed.group(1) in holders:
+            by_heading = re.fullmatch(r"h[1-6]", holders[suffixed.group(1)] or "") is not None
+            text = heading.text(deep=True)
+            permalink = heading.css_first("a.headerlink")  # the toc's own "¶", after the heading's text
+            if permalink is not None:
+                text = text.removesuffix(permalink.text(deep=True))
+            text = " ".join(text.split())
+            renamed[suffixed.group(0)] = Renamed(suffixed.group(1), text, by_heading)
     return renamed
+
+
+#: An ATX heading's line: its text, without closing hashes or an attribute list.
+_ATX_HEADING = re.compile(r" {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*(?:\{[^{}]*\})?[ \t]*")
+#: Inline markup that a heading's text loses in its HTML.
+_INLINE_MARKS = re.compile(r"[*_`~]")
+
+
+def heading_lines(source: str, text: str) -> list[int]:
+    r"""The lines of a page's `source` (numbered from 1) that write an ATX heading of the text `text` as its HTML
+    shows it (inline emphasis and code marks dropped, spaces collapsed, in any case).
+
+    >>> heading_lines("# A\n\n## Quiz *l8* practice {#x}\n### Quiz l8\n", "Quiz l8 practice")
+    [3]
+    """
+    wanted = " ".join(text.split()).casefold()
+    found = []
+    for number, line in enumerate(source.splitlines(), start=1):
+        heading = _ATX_HEADING.fullmatch(line)
+        if heading and " ".join(_INLINE_MARKS.sub("", heading.group(1)).split()).casefold() == wanted:
+            found.append(number)
+    return found
 
 
 #: The prefixes the course's blocks put before an id the author gave (`id:` of a quiz, `items:` of a checklist).

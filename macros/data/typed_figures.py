@@ -150,12 +150,11 @@ _NUMBER_WORD = (
 #: parameter per token", Lesson 2's title); a prefix or "/s" makes them a machine's rate ("two TFLOPS").
 #: A "hundred" counts only after a number word: "a couple of hundred MiB" says how much it varies, no figure. A
 #: singular "second" after one is an ordinal ("six second-generation NVSwitches"). A scale word hyphened on to its
-#: unit is one ("seven-billion-token", "two-trillion-FLOP"); before "-parameter" it names a size class of models, as
-#: the lessons name one ("the one-billion-parameter model" of a paper's table, Mixtral's "seven-billion-parameter"
-#: experts), and stays words.
+#: unit is one ("seven-billion-token", "two-trillion-FLOP", "seven-billion-parameter": a model's size is a figure,
+#: `value(…, adjective=true)`).
 _IN_WORDS = (
     rf"(?<![\w\-]){_NUMBER_WORD}(?:[\s\-]++(?:{_NUMBER_WORD}|(?i:hundred))){{0,6}}"
-    rf"(?:\s++{_SCALE}|-{_SCALE}(?!-(?i:parameter)(?![\w\-]))|\s++(?:{_PERCENT})|[\s\-]++(?!(?i:flops?|second)(?![\w/]))(?:{_SIZE}|{_RATE}|{_TIME}))(?![\w])"
+    rf"(?:\s++{_SCALE}|-{_SCALE}|\s++(?:{_PERCENT})|[\s\-]++(?!(?i:flops?|second)(?![\w/]))(?:{_SIZE}|{_RATE}|{_TIME}))(?![\w])"
 )
 #: A fraction or a dozen of a unit, in words: "half a terabyte", "a quarter of a petabyte", "three-quarters of a
 #: gigabyte", "one-and-a-half terabytes", "two dozen terabytes", "a dozen days", "a hundred gigabytes". "A couple

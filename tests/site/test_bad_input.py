@@ -293,6 +293,8 @@ IDS_WRITTEN_TWICE = [
     ("An estimate.\n{: #check-l8-rep-estimate }", "the page holds two elements with the id 'check-l8-rep-estimate'"),
     # A heading's id from its text, which the toc extension renamed warm-up_1 silently.
     ("A warm-up.\n{: #warm-up }", "the page holds two elements with the id 'warm-up': a heading's"),
+    # A heading whose text gives a quiz's element id, which no line writes: renamed quiz-l8-warmup-1_1 silently.
+    ("### Quiz *l8* warmup 1", "the heading 'Quiz l8 warmup 1' would have the id 'quiz-l8-warmup-1'"),
 ]
 
 

@@ -322,6 +322,13 @@ def test_template_syntax_in_a_definition_is_refused_at_its_line(tmp_path: Path) 
             "the name 'allreduce' is given twice",
         ),
         (
+            # The file's header says case-insensitively, as lessons look a name up.
+            "aliases: [all-reduces, allreduce]",
+            "aliases: [all-reduces, allreduce, AllReduce]",
+            "aliases",
+            "the name 'AllReduce' is given twice (as 'allreduce')",
+        ),
+        (
             "related: [ring-all-reduce]\n  source",
             "related: [ring-all-reduce, ring-all-reduce]\n  source",
             "related",

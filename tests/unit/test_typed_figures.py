@@ -260,6 +260,9 @@ FORMS = [
     # words, percentages in words and signs, prices by word, code and sign, per-machine times, loop rates, digits
     # grouped by underscores, Russian units in lower case or spelt out, the press's short scales.
     ("a seven-billion-token corpus", "seven-billion"),
+    # A model's size, which `value(…, adjective=true)` writes from the catalog (it was exempted as a size class).
+    ("a seven-billion-parameter model", "seven-billion"),
+    ("the One-Billion-Parameter model", "One-Billion"),
     ("a two-trillion-FLOP run", "two-trillion"),
     ("half a terabyte", "half a terabyte"),
     ("a hundred gigabytes", "a hundred gigabytes"),
