@@ -19,7 +19,7 @@ from markdown.treeprocessors import Treeprocessor
 from ..pages import issues
 from ..quiz import KeyFigure, QuizExtension
 from ..quiz.blocks import find_line
-from .state import TOKEN, TOKEN_OPEN, TOOLTIPS_ADDRESS, Build, problem_box, typed_stash
+from .state import TOKEN, TOKEN_OPEN, Build, problem_box, typed_stash
 
 
 def course_extensions(build: Build) -> list[Extension]:
@@ -159,8 +159,8 @@ class _FigureData(_PageTreeprocessor):
         # Its data is written beside the page after the last page (`Build.finish`), when the reading times,
         # which follow the conversion of every lesson, have joined the page's figures; the page holds its
         # address (`build.tooltips`), which course.js fetches when a reader first opens a figure's tooltip.
-        self.build.figure_data[page.src_path] = data
-        etree.SubElement(root, "div", {"id": "sbn-figures", "hidden": "hidden", "data-src": TOOLTIPS_ADDRESS})
+        address = self.build.keep_tooltip_data(page, data)
+        etree.SubElement(root, "div", {"id": "sbn-figures", "hidden": "hidden", "data-src": address})
 
 
 class _ChecksExtension(Extension):

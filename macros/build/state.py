@@ -70,8 +70,6 @@ CHOICES = ("radio", "checkbox")
 #: Private-use characters around a token's number: plain text to Markdown, and never typed by an author.
 TOKEN_OPEN, TOKEN_CLOSE = "\ue000", "\ue001"
 TOKEN = re.compile(f"{TOKEN_OPEN}(\\d+){TOKEN_CLOSE}")
-#: What stands for the address of a page's tooltip data until the page is written.
-TOOLTIPS_ADDRESS = f"{TOKEN_OPEN}figures{TOKEN_CLOSE}"
 #: Where the syllabus keeps a lesson's reading time (`front_door.READING_ELEMENT`), as the page is written.
 _READING_PLACE = re.compile(r'<span class="sbn-lesson-reading" data-sbn-reading="(\d+)"></span>')
 #: A stash placeholder at the start of a text, as Python-Markdown writes it (`markdown.util`).
@@ -316,7 +314,7 @@ class Build:
         self.reading_words: dict[int, int] = {}
         #: Each page's tooltip data for course.js, by source path, written beside the page (`tooltips`).
         self.figure_data: dict[str, dict[str, Any]] = {}
-        #: The address of each page written that has tooltip data, by source path.
+        #: The address of each page that has tooltip data, by source path.
         self.page_urls: dict[str, str] = {}
         #: Each page's source as converted, by source path: where a problem found in the written page is told.
         self.page_sources: dict[str, str] = {}
@@ -736,8 +734,8 @@ class Build:
 
     def fill_page(self, src_path: str, url: str, output: str) -> str:
         """As a page is written: each lesson's reading time where the syllabus keeps its place
-        (`front_door.READING_ELEMENT`), now that every lesson has been converted and counted, then the page's
-        tooltip data, reading times included."""
+        (`front_door.READING_ELEMENT`), now that every lesson has been converted and counted; then the ids its
+        elements share, which only the whole page shows, told at their lines."""
 
         def fill(match: re.Match[str]) -> str:
             number = int(match.group(1))
@@ -782,10 +780,13 @@ class Build:
                     " give the heading other words or an id of its own ({#...})"
                 )
                 log.error(self.problems[-1])
-        if src_path not in self.figure_data:
-            return output
-        self.page_urls[src_path] = url
-        return output.replace(TOOLTIPS_ADDRESS, escape_attribute(tooltips.from_page(url)), 1)
+        return output
+
+    def keep_tooltip_data(self, page: PageState, data: dict[str, Any]) -> str:
+        """Keep `page`'s tooltip data for `finish` to write beside it; the address the page gives it."""
+        self.figure_data[page.src_path] = data
+        self.page_urls[page.src_path] = page.url
+        return tooltips.from_page(page.url)
 
     def _reading_time(self, lesson: int, src_path: str, url: str) -> str:
         """The element of a lesson's reading time, logged for figures.json and the tooltips of the page `src_path`
