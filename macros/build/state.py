@@ -29,7 +29,7 @@ from markdown.util import AMP_SUBSTITUTE, HTML_PLACEHOLDER_RE
 from ..data import glossary, lessons
 from ..data.catalog import Catalog, CatalogError, load_catalog
 from ..data.config import ConfigError, CourseConfig, course_config
-from ..data.markup import PLAIN_FIELDS, markup_in, without_markup
+from ..data.markup import PLAIN_FIELDS, markup_in, source_citations, without_citations, without_markup
 from ..data.nesting import MAX_NESTING, too_deep
 from ..data.scripts import (
     ALLOWED_ELEMENTS,
@@ -273,6 +273,8 @@ class Build:
             raise BuildError(str(error)) from None
         catalog_files = sorted(self.config.catalog_dir.glob("*.yml"))
         self.catalog: Catalog = self._data("catalog", lambda: _cached("catalog", catalog_files, self._load_catalog))
+        #: The sources' citations as pages show them, which a macro's output is read past for typed figures.
+        self.citations = source_citations(self.catalog.sources.values())
         self.lessons = self._data("lessons", lambda: lessons.index_lessons(self.config.docs_dir))
         self.glossary = self._data(
             "glossary",
@@ -448,8 +450,8 @@ class Build:
         found: list[TypedFigure] = []
         for number in TOKEN.findall(output):
             html, key = self.page.html[int(number)]
-            if key is None:  # a lone figure is what it says
-                found += typed_figures(html)
+            if key is None:  # a lone figure is what it says; a source's name is the source's own
+                found += typed_figures(without_citations(html, self.citations))
         # Markdown made from data (the front door's), read without its links' addresses.
         words = _MARKDOWN_ADDRESS.sub(" ", TOKEN.sub(" ", output))
         found += [TypedFigure(text, "the text") for text in find_in_text(words)]

@@ -24,6 +24,7 @@ import html
 import json
 import re
 import xml.etree.ElementTree as etree
+from collections.abc import Iterable
 from typing import Any
 
 import markdown
@@ -118,6 +119,27 @@ def source_html(source: Source) -> str:
     """A source as HTML: its title in quotes, linked where it has an address, then its citation."""
     title = link_html(source.title, source.url) if source.url else html.escape(source.title, quote=False)
     return f"“{title}”, {html.escape(source.cite, quote=False)}"
+
+
+def source_citations(sources: Iterable[Source]) -> tuple[str, ...]:
+    """Each source's citation as `source_html` writes it, longest first, to be read past: a source's title and
+    citation are its name, quoted, and hold the numbers their authors gave them ("Llama 3 8B", "12,000 tokens/sec"),
+    which no figure of the course's could stand for."""
+    return tuple(sorted({source_html(source) for source in sources}, key=len, reverse=True))
+
+
+def without_citations(html_text: str, citations: Iterable[str]) -> str:
+    """`html_text` with each of `citations` (`source_citations`) in it blanked.
+
+    >>> source = Source("h200", "H200 does 12,000 tokens/sec", authors="NVIDIA", cite="NVIDIA 2024", year=2024)
+    >>> without_citations(f"<p>See {source_html(source)}, 8 GB</p>", source_citations([source]))
+    '<p>See  , 8 GB</p>'
+    """
+    if "“" not in html_text:  # every citation opens with its title's quotation mark
+        return html_text
+    for citation in citations:
+        html_text = html_text.replace(citation, " ")
+    return html_text
 
 
 def script_json(data: Any) -> str:

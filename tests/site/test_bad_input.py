@@ -167,9 +167,14 @@ TYPED_FIGURES = [
 ]
 
 
+#: A source's name, which holds the numbers its authors gave it ("Meta's Llama 3 8B configuration"), and is no typed
+#: figure of the course's: it was told at the line of the call that shows it, and at the glossary's for a term's.
+SOURCE_NAME = '{{ source("llama3-8b-config") }} names its source'
+
+
 @pytest.fixture(scope="module")
 def typed_figures(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
-    return _lesson_8_with([line for line, _, _ in TYPED_FIGURES], tmp_path_factory)
+    return _lesson_8_with([line for line, _, _ in TYPED_FIGURES] + [SOURCE_NAME], tmp_path_factory)
 
 
 @pytest.mark.parametrize(("line", "typed", "where"), TYPED_FIGURES)
@@ -178,6 +183,12 @@ def test_a_typed_figure_fails_the_build_at_its_line(
 ) -> None:
     path, built = typed_figures
     fails_with(built, f"{LESSON_8}:{line_of(path, line)}", f"{typed!r} in {where} is a typed figure")
+
+
+def test_a_sources_name_shown_in_a_page_is_no_typed_figure(typed_figures: tuple[Path, Built]) -> None:
+    path, built = typed_figures
+    at_its_line = f"{LESSON_8}:{line_of(path, SOURCE_NAME)}: "
+    assert not [line for line in built.messages if line.startswith(at_its_line)], built.output
 
 
 #: Script an author might type in a page, as Markdown or as HTML, and what the build says at its line. The first
