@@ -42,15 +42,23 @@ _SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
 _FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 
 
+#: A capital I inside a word and beside a small letter, which a reader reads as the "l" it is drawn as in the
+#: sans-serif fonts a page uses ("biIIion", "TFIops"; a Greek Ι or a Cyrillic І is read as an I first): no unit
+#: has an I there. A word's first I is a capital ("Iterations"); its look-alike words are found by their own
+#: pattern ("Iayers", `_COUNTS`).
+_CAPITAL_I_AS_L = re.compile(r"(?<=[a-z])I|(?<=[A-Za-z])I(?=[a-z])")
+
+
 def normalized(text: str) -> str:
     """`text` as a reader reads it (`lookalike.as_read`: invisible characters and combining marks dropped, look-alike
-    Greek and Cyrillic letters read as Latin), a superscript exponent written with `^`, and compatibility forms
-    (full-width digits and letters, ligatures, "½") folded as Unicode's NFKC folds them.
+    Greek and Cyrillic letters read as Latin, a capital I inside a word as the l it looks like), a superscript
+    exponent written with `^`, and compatibility forms (full-width digits and letters, ligatures, "½") folded as
+    Unicode's NFKC folds them.
 
-    >>> normalized("２４\u200bＧＢ or 10⁹ bytes, 8 G\u0392")
-    '24GB or 10^9 bytes, 8 GB'
+    >>> normalized("２４\u200bＧＢ or 10⁹ bytes, 8 G\u0392, 7 bi\u0399\u0399ion, 2 TFIops")
+    '24GB or 10^9 bytes, 8 GB, 7 billion, 2 TFlops'
     """
-    text = as_read(text).translate(_BLANKS)
+    text = _CAPITAL_I_AS_L.sub("l", as_read(text).translate(_BLANKS))
     text = _SUPERSCRIPT_RUN.sub(lambda run: "^" + run.group(0).translate(_FROM_SUPERSCRIPT), text)
     return unicodedata.normalize("NFKC", text)
 
@@ -59,8 +67,9 @@ def normalized(text: str) -> str:
 _GPU_NAME = r"(?:[ABHKLPV]\d{2,3}|MI\d{3})[A-Z]?s?"
 #: Counts of a model's or a cluster's size, which a figure gives: after a number, or a scale letter ("7B params").
 _COUNTS = (
-    r"(?i:params?|parameters?|weights|layers?|tokens?|toks?|samples?|sequences?|GPUs?|TPUs?|devices?|nodes?"
-    r"|hosts?|ranks?|workers?|accelerators?|chips?|heads?|experts?|epochs?|steps?|iterations?|context|links?"
+    # A word's first "l" may be typed as an I, which a reader reads as the l it looks like: "96 Iayers".
+    r"(?i:params?|parameters?|weights|[lI]ayers?|tokens?|toks?|samples?|sequences?|GPUs?|TPUs?|devices?|nodes?"
+    r"|hosts?|ranks?|workers?|accelerators?|chips?|heads?|experts?|epochs?|steps?|iterations?|context|[lI]inks?"
     r"|replicas?|shards?|process(?:es)?|cards?|machines?|servers?|blocks?|cores?|stages?|micro-?batch(?:es)?|chunks?)"
     # A GPU's name counts GPUs: "512 A100s", "8 H100 GPUs".
     rf"|{_GPU_NAME}"

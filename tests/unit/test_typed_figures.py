@@ -293,6 +293,14 @@ FORMS = [
     ("2 mn tokens", "2 mn"),
     ("2 tn tokens", "2 tn"),
     ("2 mln tokens", "2 mln"),
+    # A capital I where a word's "l" is, which the page's sans-serif fonts draw alike: Latin, Greek (Ι) or
+    # Cyrillic (І), in the middle of a word or at the start of one that has no I.
+    ("7 biIIion tokens", "7 billion"),
+    ("7 bi\u0399\u0399ion tokens", "7 billion"),
+    ("7 mi\u0406\u0406ion tokens", "7 million"),
+    ("2 TFIops", "2 TFlops"),
+    ("96 \u0399ayers", "96 Iayers"),
+    ("4 Iinks", "4 Iinks"),
 ]
 
 
@@ -331,6 +339,8 @@ NOT_FIGURES = [
     "a model named for a trillion",
     "an A100, an H100-SXM5, Llama-3-8B and TF32",
     "a machine doing a quadrillion FLOPs every second",
+    # A capital I that is a capital: at a word's start, between capitals or digits.
+    "Iterations of an MI300X and an OpenAI model",
 ]
 
 
