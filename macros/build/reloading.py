@@ -40,7 +40,13 @@ def reimport_if_changed(package: str, package_dir: Path, stamps: dict[Path, int]
         if name not in kept:
             del sys.modules[name]
     importlib.invalidate_caches()
-    fresh = importlib.import_module(package)
+    # From its own folder: mkdocs-macros puts each project's folder first on sys.path as it loads it, and in a
+    # process that has built another copy of the course, that copy's package came first.
+    sys.path.insert(0, str(package_dir.parent))
+    try:
+        fresh = importlib.import_module(package)
+    finally:
+        sys.path.remove(str(package_dir.parent))
     # A module found in sys.modules is not bound to its new parent package by the import system: bind it,
     # so that `model.pipeline` reads as `from .model import pipeline` does.
     for name in kept:

@@ -91,3 +91,22 @@ def test_a_model_module_that_no_longer_parses_is_imported_anew_to_fail_as_python
     _save(package / "model" / "steps.py", "def count(:\n")
     with pytest.raises(SyntaxError):
         reimport_if_changed(PACKAGE, package, stamps)
+
+
+def test_the_package_is_imported_anew_from_its_own_folder_whatever_comes_first_on_the_path(
+    package: Path, tmp_path: Path
+) -> None:
+    # mkdocs-macros puts each project's folder first on sys.path as it loads it: in one process that built
+    # another copy of the course, a reimport took the other copy's package (a test's build ran another's code).
+    stamps, _ = _imported(package)
+    other = tmp_path / "other"
+    for name, text in FILES.items():
+        (other / PACKAGE / name).parent.mkdir(parents=True, exist_ok=True)
+        (other / PACKAGE / name).write_text(text)
+    sys.path.insert(0, str(other))
+    try:
+        _save(package / "figures.py")
+        fresh = reimport_if_changed(PACKAGE, package, stamps)
+    finally:
+        sys.path.remove(str(other))
+    assert fresh is not None and fresh.__file__ == str(package / "__init__.py")
