@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -188,32 +188,33 @@ def front_matter_lines(text: str) -> int:
     return match.group(0).count("\n") if match else 0
 
 
-def parse_lesson(src_path: str, meta: Mapping[str, Any], source: str = "") -> Lesson | None:
-    """The lesson that `meta` describes, read from the file `source` (where a field's problem is told at its line);
-    None for a page outside the stage folders.
+def parse_lesson(src_path: str, meta: Mapping[str, Any], source: str = "", where: str = "") -> Lesson | None:
+    """The lesson that `meta` describes, read from the file `source` (where a field's problem is told at its line,
+    the file named `where`, by default `src_path`); None for a page outside the stage folders.
 
     Raises:
         LessonError: the page is in a stage folder but is not a lesson, a field is unknown,
             missing or of the wrong type, or the stage is not its folder's.
     """
+    where = where or src_path
     folder = STAGE_FOLDER.match(src_path)
     if folder is None:
         if "lesson" in meta:
-            raise LessonError(f"{src_path}: a lesson lives in its stage's folder, docs/stage-N/; move it there")
+            raise LessonError(f"{where}: a lesson lives in its stage's folder, docs/stage-N/; move it there")
         return None
     if "lesson" not in meta:
         raise LessonError(
-            f"{src_path}: every page in {folder.group(0)} is a lesson; its front matter needs `lesson:` (its number)"
+            f"{where}: every page in {folder.group(0)} is a lesson; its front matter needs `lesson:` (its number)"
             " and the other lesson fields (see CONTRIBUTING.md)"
         )
     try:
-        clean = check_record(f"{src_path}: front matter", meta, _FIELDS)
+        clean = check_record(f"{where}: front matter", meta, _FIELDS)
     except SchemaError as error:
         raise LessonError(str(error)) from None
     lines = _field_lines(source)
     if clean["stage"] != int(folder.group(1)):
         raise _at(
-            src_path,
+            where,
             lines.get("stage"),
             f"`stage: {clean['stage']}` but the lesson is in {folder.group(0)}; make them agree",
         )
@@ -221,7 +222,7 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any], source: str = "") -> Le
         typed = find_in_text(clean[name] or "")
         if typed:
             raise _at(
-                src_path,
+                where,
                 lines.get(name),
                 f"the front matter's {name} types {', '.join(map(repr, typed))}; "
                 "titles and descriptions show no figures, since they cannot carry a computed one",
@@ -229,14 +230,14 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any], source: str = "") -> Le
         markup = markup_in(clean[name] or "")
         if markup:
             raise _at(
-                src_path,
+                where,
                 lines.get(name),
                 f"the front matter's {name} holds {', '.join(map(repr, markup))}; {PLAIN_FIELDS}",
             )
     questions = clean["questions"] or ""
     if questions and not QUESTION_PREFIX.fullmatch(questions):
         raise _at(
-            src_path,
+            where,
             lines.get("questions"),
             f"`questions: {questions}` is no prefix of question ids; write lower-case letters and digits"
             ' starting with a letter, like `questions: cp` (CONTRIBUTING.md, "Add a quiz question")',
@@ -244,7 +245,7 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any], source: str = "") -> Le
     heading = markdown_in(clean["title"])
     if heading is not None:
         raise _at(
-            src_path,
+            where,
             lines.get("title"),
             f"the front matter's title renders as Markdown: its heading reads {heading!r}; {PLAIN_TITLE}",
         )
@@ -297,33 +298,39 @@ def index_lessons(docs_dir: Path) -> LessonIndex:
             not exist, or prerequisites form a cycle.
     """
     lessons: dict[int, Lesson] = {}
+
+    def shown(src_path: str) -> str:
+        """A page as messages name it: from the repository's root, as the author's editor opens it."""
+        return f"{docs_dir.name}/{src_path}"
+
     for path in sorted(docs_dir.rglob("*.md")):
         src_path = path.relative_to(docs_dir).as_posix()
         # Every page, lesson or not: MkDocs reads them later, and its error for one it cannot names no line.
         try:
-            source = read_text(path, f"{docs_dir.name}/{src_path}")
+            source = read_text(path, shown(src_path))
         except SchemaError as error:
             raise LessonError(str(error)) from None
-        lesson = parse_lesson(src_path, read_front_matter(source, src_path), source)
+        where = shown(src_path)
+        lesson = parse_lesson(src_path, read_front_matter(source, where), source, where)
         if lesson is None:
             continue
         if lesson.number in lessons:
             other = lessons[lesson.number]
             raise _at(
-                src_path,
+                where,
                 lesson.lines.get("lesson"),
-                f"Lesson {lesson.number} is already {other.src_path}:{other.lines.get('lesson')}; give this one"
-                " a number no lesson has",
+                f"Lesson {lesson.number} is already {shown(other.src_path)}:{other.lines.get('lesson')}; give this"
+                " one a number no lesson has",
             )
         taken = next((other for other in lessons.values() if other.prefix == lesson.prefix), None)
         if taken is not None:
             # Either lesson may be the one to change (the build cannot know which was published first), so both
             # are named at the line that gives each the prefix.
             raise _at(
-                f"docs/{src_path}",
+                where,
                 lesson.questions_line,
                 f"`{lesson.prefix_setting}` gives the question ids' prefix {lesson.prefix!r}, which"
-                f" docs/{taken.src_path}:{taken.questions_line} gives too (`{taken.prefix_setting}`): the lesson"
+                f" {shown(taken.src_path)}:{taken.questions_line} gives too (`{taken.prefix_setting}`): the lesson"
                 " first published under it keeps it, and the other takes `questions:` with a prefix no lesson has"
                 ' used, like its topic\'s short name (CONTRIBUTING.md, "Add a quiz question")',
             )
@@ -332,11 +339,11 @@ def index_lessons(docs_dir: Path) -> LessonIndex:
         for number in lesson.prerequisites:
             if number not in lessons:
                 raise _at(
-                    lesson.src_path,
+                    shown(lesson.src_path),
                     lesson.lines.get("prerequisites"),
                     f"prerequisite Lesson {number} does not exist; lessons are {sorted(lessons)}",
                 )
-    _check_acyclic(lessons)
+    _check_acyclic(lessons, shown)
     return LessonIndex(lessons)
 
 
@@ -351,14 +358,14 @@ def _field_lines(source: str) -> dict[str, int]:
     return lines
 
 
-def _check_acyclic(lessons: Mapping[int, Lesson]) -> None:
+def _check_acyclic(lessons: Mapping[int, Lesson], shown: Callable[[str], str]) -> None:
     done: set[int] = set()
 
     def visit(number: int, path: tuple[int, ...]) -> None:
         if number in path:
             cycle = " → ".join(f"Lesson {n}" for n in (*path[path.index(number) :], number))
             lesson = lessons[number]
-            raise _at(lesson.src_path, lesson.lines.get("prerequisites"), f"prerequisites form a cycle: {cycle}")
+            raise _at(shown(lesson.src_path), lesson.lines.get("prerequisites"), f"prerequisites form a cycle: {cycle}")
         if number in done:
             return
         for prerequisite in lessons[number].prerequisites:

@@ -975,7 +975,7 @@ def test_a_stage_not_its_folders_is_told_once_at_its_line(course_copy: Path, edi
     path = course_copy / LESSON_8
     edit(path, "\nstage: 4\n", "\nstage: 3\n")
     built = build_copy(course_copy)
-    at = f"{LESSON_8.removeprefix('docs/')}:{line_of(path, 'stage: 3')}"
+    at = f"{LESSON_8}:{line_of(path, 'stage: 3')}"
     fails_with(built, at, "`stage: 3` but the lesson is in stage-4/; make them agree")
     assert len([said for said in built.messages if "stage: 3" in said]) == 1, built.output
 

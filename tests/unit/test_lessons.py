@@ -139,11 +139,18 @@ def test_a_prerequisite_cycle_is_refused(tmp_path: Path) -> None:
         index_lessons(tmp_path)
 
 
-def test_two_lessons_with_one_number_are_refused(tmp_path: Path) -> None:
-    _write(tmp_path, "a.md", 7, [])
-    _write(tmp_path, "b.md", 7, [])
-    with pytest.raises(LessonError, match=r"stage-4/b.md:3: Lesson 7 is already stage-4/a.md:3"):
-        index_lessons(tmp_path)
+def test_two_lessons_with_one_number_are_refused(docs: Path) -> None:
+    _write(docs, "a.md", 7, [])
+    _write(docs, "b.md", 7, [])
+    with pytest.raises(LessonError, match=r"^docs/stage-4/b.md:3: Lesson 7 is already docs/stage-4/a.md:3"):
+        index_lessons(docs)
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    """A course's docs/ folder, empty: a problem with a page is told from the repository's root, `docs/…`."""
+    (tmp_path / "docs").mkdir()
+    return tmp_path / "docs"
 
 
 def _write_with_prefix(docs: Path, name: str, number: int, questions: str | None) -> None:
@@ -161,13 +168,13 @@ def test_a_lessons_prefix_defaults_to_its_number_and_may_be_set(tmp_path: Path) 
     assert (lessons[7].prefix, lessons[8].prefix) == ("l7-", "cp-")
 
 
-def test_a_moved_lesson_keeps_its_prefix_and_the_prefix_is_then_taken(tmp_path: Path) -> None:
+def test_a_moved_lesson_keeps_its_prefix_and_the_prefix_is_then_taken(docs: Path) -> None:
     """The capstone moved from 13 to 15 (16 since) with `questions: l13`; a new Lesson 13 without `questions:`
     would take the same prefix, and readers' stored answers would land on the wrong questions."""
-    _write_with_prefix(tmp_path, "a.md", 13, None)
-    _write_with_prefix(tmp_path, "b.md", 15, "l13")
+    _write_with_prefix(docs, "a.md", 13, None)
+    _write_with_prefix(docs, "b.md", 15, "l13")
     with pytest.raises(LessonError) as refused:
-        index_lessons(tmp_path)
+        index_lessons(docs)
     # Both lessons, each at the line that gives it the prefix: either may be the one to change.
     assert str(refused.value).startswith(
         "docs/stage-4/b.md:7: `questions: l13` gives the question ids' prefix 'l13-', which docs/stage-4/a.md:3"
@@ -325,18 +332,22 @@ def _write_lesson(docs: Path, name: str, number: int, prerequisites: str) -> str
     [
         ({"a.md": (8, "prerequisites: [99]")}, "prerequisite Lesson 99 does not exist; lessons are [8]"),
         ({"a.md": (7, "prerequisites: [8]"), "b.md": (8, "prerequisites:\n  - 7")}, "prerequisites form a cycle"),
-        ({"a.md": (7, "prerequisites: []"), "b.md": (7, "prerequisites: []")}, "Lesson 7 is already stage-4/a.md:3"),
+        (
+            {"a.md": (7, "prerequisites: []"), "b.md": (7, "prerequisites: []")},
+            "Lesson 7 is already docs/stage-4/a.md:3",
+        ),
     ],
 )
 def test_a_wrong_lesson_across_the_course_is_told_at_its_field_line(
-    tmp_path: Path, lessons: dict[str, tuple[int, str]], message: str
+    docs: Path, lessons: dict[str, tuple[int, str]], message: str
 ) -> None:
-    # Attack round 8: a missing prerequisite, a cycle and a number given twice were told at no line.
-    sources = {name: _write_lesson(tmp_path, name, *lesson) for name, lesson in lessons.items()}
+    # Attack round 8: a missing prerequisite, a cycle and a number given twice were told at no line; and each page
+    # is named from the repository's root, as every other problem's page is (they named it from docs/).
+    sources = {name: _write_lesson(docs, name, *lesson) for name, lesson in lessons.items()}
     with pytest.raises(LessonError) as refused:
-        index_lessons(tmp_path)
-    name = str(refused.value).split(":")[0].removeprefix("stage-4/")
+        index_lessons(docs)
+    name = str(refused.value).split(":")[0].removeprefix("docs/stage-4/")
     field = "lesson:" if "already" in message else "prerequisites:"
     assert refused.value.line == _line_of(sources[name], field)
-    assert str(refused.value).startswith(f"stage-4/{name}:{refused.value.line}: ")
+    assert str(refused.value).startswith(f"docs/stage-4/{name}:{refused.value.line}: ")
     assert str(refused.value).count(message) == 1
