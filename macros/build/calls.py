@@ -155,6 +155,16 @@ def code_ranges(markdown: str) -> list[tuple[int, int]]:
     return sorted(blocks + spans)
 
 
+def fences_blanked(markdown: str) -> str:
+    r"""`markdown` with its fenced code blocks blanked, their line breaks kept: where a line is looked for by what it
+    says (a quiz's header), one that a code block shows as an example is not it.
+
+    >>> fences_blanked("```\n/// quiz\n```\n/// quiz")
+    '\n\n\n/// quiz'
+    """
+    return _FENCE.sub(lambda fence: re.sub(r"[^\n]", "", fence.group(0)), markdown)
+
+
 def in_code(ranges: list[tuple[int, int]], position: int) -> bool:
     """Whether `position` is inside one of `ranges`, sorted ranges that do not overlap (`code_ranges`)."""
     index = bisect.bisect_right(ranges, (position, math.inf)) - 1

@@ -19,6 +19,7 @@ from markdown.treeprocessors import Treeprocessor
 from ..pages import issues
 from ..quiz import KeyFigure, QuizExtension
 from ..quiz.blocks import find_line
+from .calls import fences_blanked
 from .state import TOKEN, TOKEN_OPEN, Build, problem_box, typed_stash
 
 
@@ -52,7 +53,7 @@ class _QuizHost:
     def report(self, message: str, near: Sequence[re.Pattern[str]]) -> None:
         """A problem with a quiz block, reported at the line `near` finds (`QuizHost.report`)."""
         page = self.build.page
-        self.build.report(message, find_line(page.source.splitlines() if page else [], near))
+        self.build.report(message, find_line(fences_blanked(page.source).splitlines() if page else [], near))
 
 
 class _PagePreprocessor(Preprocessor):

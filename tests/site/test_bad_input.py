@@ -609,6 +609,24 @@ def test_a_malformed_quiz_fails_the_build_at_its_line(
     fails_with(build_copy(course_copy), f"{LESSON_8}:{line_of(path, at)}", message)
 
 
+def test_a_quizs_problem_is_told_at_its_own_lines_not_at_an_example_in_code(course_copy: Path, edit: Edit) -> None:
+    """A fenced block before the quiz shows its header and id, as an author's note might: the n-th line that reads
+    "/// quiz | Practice 2" was taken for the n-th such quiz, and the problem told inside the example."""
+    path = course_copy / LESSON_8
+    example = "```markdown\n/// quiz | Practice 2\n    id: l8-practice-2\n///\n```"
+    edit(path, "\n## Practice\n", f"\n{example}\n\n## Practice\n")
+    edit(
+        path,
+        "//// option\nThe all-reduce needs buffers in proportion to the model, and they grow with the number"
+        " of devices",
+        "//// option\nEvery device holds its own full copy of the model states, so another device adds a copy,"
+        " not room",
+    )
+    lines = path.read_text(encoding="utf-8").splitlines()
+    quiz = [number for number, line in enumerate(lines, start=1) if line == "    id: l8-practice-2"][-1]
+    fails_with(build_copy(course_copy), f"{LESSON_8}:{quiz}", "/// quiz | Practice 2: options b) and c) read the same")
+
+
 def test_a_quiz_left_open_fails_the_build(course_copy: Path) -> None:
     path = course_copy / LESSON_8
     text = path.read_text(encoding="utf-8")
