@@ -199,6 +199,11 @@ class PageState:
         self.html.append((html, key))
         return f"{TOKEN_OPEN}{len(self.html) - 1}{TOKEN_CLOSE}"
 
+    def field_line(self, name: str) -> int | None:
+        """The line of the page's front matter that sets the field `name`, however YAML lets it be written
+        (`title :`, `"title":`), never a line of the page's text."""
+        return lessons.field_lines(self.source).get(name)
+
     def line_of(self, text: str | None) -> int | None:
         """The first line of the page's source that contains `text`."""
         if not text:
@@ -409,11 +414,11 @@ class Build:
                 self.report(
                     f"the front matter's {name} types {', '.join(map(repr, typed))}; titles and descriptions show"
                     " no figures, since they cannot carry a computed one: say it in words",
-                    self.page.line_of(f"{name}:"),
+                    self.page.field_line(name),
                 )
             if isinstance(value, str) and markup_in(value):
                 found = ", ".join(map(repr, markup_in(value)))
-                self.report(f"the front matter's {name} holds {found}; {PLAIN_FIELDS}", self.page.line_of(f"{name}:"))
+                self.report(f"the front matter's {name} holds {found}; {PLAIN_FIELDS}", self.page.field_line(name))
                 meta[name] = without_markup(value)
         if self.page.lesson is not None:
             lesson = self.page.lesson
@@ -593,7 +598,7 @@ class Build:
             self.report(
                 f"the front matter's {name!r} is not a field a page of the course takes: the theme writes it into"
                 f" the page as it is, or changes the page's template; use only {', '.join(_PAGE_FIELDS)}",
-                self.page.line_of(f"{name}:"),
+                self.page.field_line(name),
             )
             del meta[name]
         for name in ("title", "description"):
@@ -601,7 +606,7 @@ class Build:
                 self.report(
                     f"the front matter's {name} is {type(meta[name]).__name__} {meta[name]!r}, not text: the theme"
                     f" writes it into the page as Python prints it; write the {name} as one line of plain text",
-                    self.page.line_of(f"{name}:"),
+                    self.page.field_line(name),
                 )
                 del meta[name]
         hidden = meta.get("hide", [])
@@ -609,7 +614,7 @@ class Build:
             self.report(
                 f"the front matter's hide is {hidden!r}; write a list of what the page hides, of:"
                 f" {', '.join(sorted(_HIDEABLE))}",
-                self.page.line_of("hide:"),
+                self.page.field_line("hide"),
             )
             meta.pop("hide")
 

@@ -211,7 +211,7 @@ def parse_lesson(src_path: str, meta: Mapping[str, Any], source: str = "", where
         clean = check_record(f"{where}: front matter", meta, _FIELDS)
     except SchemaError as error:
         raise LessonError(str(error)) from None
-    lines = _field_lines(source)
+    lines = field_lines(source)
     if clean["stage"] != int(folder.group(1)):
         raise _at(
             where,
@@ -347,7 +347,7 @@ def index_lessons(docs_dir: Path) -> LessonIndex:
     return LessonIndex(lessons)
 
 
-def _field_lines(source: str) -> dict[str, int]:
+def field_lines(source: str) -> dict[str, int]:
     """The line of the file `source` where its front matter sets each field (YAML refuses a field set twice)."""
     lines: dict[str, int] = {}
     for number, line in enumerate(source.splitlines()[: front_matter_lines(source)], start=1):
