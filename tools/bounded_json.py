@@ -4,8 +4,8 @@ The preview tools (`tools.preview_trust`, `tools.preview_comment`, `tools.previe
 that a pull request's code wrote (a CI artifact) or that the API relays (a pull request's
 fields are the author's). Python's own reader fails on such input in ways no caller expects:
 a `RecursionError` for 100,000 nested brackets, a `UnicodeDecodeError` for a byte that is not
-UTF-8, a `ValueError` from `int()` for a number of more than 4,300 digits. So, as
-`tools.figure_diff` bounds a figures log, the text is bounded before it is parsed: its size
+UTF-8, a `ValueError` from `int()` for a number of more than 4,300 digits. So the text is
+bounded before it is parsed (`tools.figure_diff` reads a figures log so, within bounds of its own): its size
 (`MAX_BYTES`), its encoding (UTF-8), how deeply its lists and objects nest (`MAX_DEPTH`, counted
 without parsing, so without recursion), and the digits of every number (`MAX_DIGITS`); NaN
 and Infinity, which JSON has not, are refused too. Beyond a bound, `Unreadable` at once.
@@ -47,10 +47,10 @@ def depth(text: str) -> int:
     return max(itertools.accumulate(1 if bracket in "[{" else -1 for bracket in brackets), default=0)
 
 
-def _number(kind: type[int] | type[float]) -> Callable[[str], object]:
+def _number(kind: type[int] | type[float], max_digits: int) -> Callable[[str], object]:
     def read(text: str) -> object:
-        if len(text) > MAX_DIGITS:
-            raise Unreadable(f"a number has at most {MAX_DIGITS} digits, not {text[:20]}… ({len(text):,})")
+        if len(text) > max_digits:
+            raise Unreadable(f"a number has at most {max_digits} digits, not {text[:20]}… ({len(text):,})")
         number = kind(text)
         if isinstance(number, float) and not math.isfinite(number):
             raise Unreadable(f"a number is finite, not {text}")
@@ -63,19 +63,27 @@ def _constant(name: str) -> object:
     raise Unreadable(f"{name} is not JSON")
 
 
-def loads(data: bytes | str) -> object:
-    """The value of a JSON text; `Unreadable` when it is over a bound, not UTF-8 or not JSON."""
-    if len(data) > MAX_BYTES:
-        raise Unreadable(f"larger than {MAX_BYTES:,} bytes")
+def loads(
+    data: bytes | str, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH, max_digits: int = MAX_DIGITS
+) -> object:
+    """The value of a JSON text; `Unreadable` when it is over a bound (by default the module's), not UTF-8 or not
+    JSON."""
+    if len(data) > max_bytes:
+        raise Unreadable(f"larger than {max_bytes:,} bytes")
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise Unreadable(f"not UTF-8: byte {error.start:,} is {data[error.start : error.start + 1]!r}") from None
-    if depth(data) > MAX_DEPTH:
-        raise Unreadable(f"its lists and objects nest more than {MAX_DEPTH} deep")
+    if depth(data) > max_depth:
+        raise Unreadable(f"its lists and objects nest more than {max_depth} deep")
     try:
-        return json.loads(data, parse_int=_number(int), parse_float=_number(float), parse_constant=_constant)
+        return json.loads(
+            data,
+            parse_int=_number(int, max_digits),
+            parse_float=_number(float, max_digits),
+            parse_constant=_constant,
+        )
     except Unreadable:
         raise
     except (ValueError, RecursionError) as error:  # JSONDecodeError is a ValueError

@@ -27,17 +27,15 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
-import math
 import re
 import reprlib
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from tools.bounded_json import depth
+from tools import bounded_json
 
 #: An exact value, as `figures.json` stores it: "24000000000", "0.1640625" or "1/3" (older logs: a number).
 Value = Fraction
@@ -171,40 +169,13 @@ def _value(record: Mapping[str, object]) -> Value:
     return Fraction(value)
 
 
-def _json_number(kind: str) -> Callable[[str], object]:
-    """A JSON number reader that refuses one of more than `MAX_DIGITS` digits, or one a float cannot hold."""
-
-    def read(text: str) -> object:
-        if len(text) > MAX_DIGITS:
-            raise ValueError(f"a number of at most {MAX_DIGITS} digits, not {text[:40]}…")
-        if kind == "int":
-            return int(text)
-        number = float(text)
-        if not math.isfinite(number):
-            raise ValueError(f"a finite number, not {text}")
-        return number
-
-    return read
-
-
-def _constant(name: str) -> object:
-    raise ValueError(f"{name} is not a number a figures log holds")
-
-
 def load_figures(path: Path) -> dict[Key, Shown]:
     """Read a `figures.json` file and group its records; `ValueError` if it is not one, or is beyond a bound."""
     try:
         with path.open("rb") as file:
             data = file.read(MAX_BYTES + 1)
-        if len(data) > MAX_BYTES:
-            raise ValueError(f"larger than {MAX_BYTES:,} bytes")
-        text = data.decode("utf-8")
-        if depth(text) > MAX_DEPTH:
-            raise ValueError(f"its lists and objects nest more than {MAX_DEPTH} deep")
-        records = json.loads(
-            text, parse_int=_json_number("int"), parse_float=_json_number("float"), parse_constant=_constant
-        )
-    except (OSError, ValueError, RecursionError) as error:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        records = bounded_json.loads(data, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH, max_digits=MAX_DIGITS)
+    except (OSError, bounded_json.Unreadable) as error:
         raise ValueError(f"{path}: cannot read a figures log: {error}") from None
     return parse_records(records, str(path))
 

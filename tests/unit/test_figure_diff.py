@@ -186,8 +186,8 @@ HOSTILE_LOGS = [
     ('[{"page":"p","url":"u","id":"x","value":"' + "9" * 5000 + '","unit":"B","display":"d"}]', "at most 200 digits"),
     ('[{"page":"p","url":"u","id":"x","value":"1/' + "7" * 5000 + '","unit":"B","display":"d"}]', "at most 200 digits"),
     ('[{"page":"p","url":"u","id":"x","value":' + "9" * 100_000 + ',"unit":"B","display":"d"}]', "at most 200 digits"),
-    ('[{"page":"p","url":"u","id":"x","value":NaN,"unit":"B","display":"d"}]', "NaN is not a number"),
-    ('[{"page":"p","url":"u","id":"x","value":1e999,"unit":"B","display":"d"}]', "a finite number, not 1e999"),
+    ('[{"page":"p","url":"u","id":"x","value":NaN,"unit":"B","display":"d"}]', "NaN is not JSON"),
+    ('[{"page":"p","url":"u","id":"x","value":1e999,"unit":"B","display":"d"}]', "a number is finite, not 1e999"),
     ("[" * 100_000 + "]" * 100_000, "nest more than 16 deep"),
     ('{"a":' * 50_000 + "1" + "}" * 50_000, "nest more than 16 deep"),
     # Attack round 6: an unterminated string of escaped quotes, which a whole-string pattern backtracked over
