@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..data.nesting import INDENT
 from ..data.schema import check_argument
 
 log = logging.getLogger("mkdocs.plugins.macros.calls")
@@ -44,8 +45,6 @@ _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
 #: The first line of a block whose indented blocks after it are its content, not code: a list item (Python-Markdown's
 #: list processors), an admonition or a collapsible one (admonition, pymdownx.details).
 _CONTAINER = re.compile(r"[ ]{0,3}(?:[*+-]|\d+\.)[ ]+|(?:!!!|\?\?\?\+?)[ ]")
-#: How many columns indent a code block, and a container's content (Python-Markdown's `tab_length`).
-_INDENT = 4
 #: Jinja's lower-case constants, which authors write as in YAML.
 _CONSTANTS = {"true": True, "false": False, "none": None, "True": True, "False": False, "None": None}
 #: The largest number a call may write: larger than any count or size of training, small enough that
@@ -200,18 +199,18 @@ def _indented_code(markdown: str) -> list[tuple[int, int]]:
         content: tuple[int, int] | None = None  # the indented blocks of the container before them, so far
         container = False
         for start, stop in blocks:
-            text = lines[start].expandtabs(_INDENT)[indent:]
-            if text.startswith(" " * _INDENT) and (container or content is not None):
+            text = lines[start].expandtabs(INDENT)[indent:]
+            if text.startswith(" " * INDENT) and (container or content is not None):
                 content = (content[0] if content else start, stop)
                 continue
             if content is not None:
-                read(*content, indent + _INDENT)
+                read(*content, indent + INDENT)
                 content = None
-            if text.startswith(" " * _INDENT):
+            if text.startswith(" " * INDENT):
                 ranges.append((offsets[start], offsets[stop]))
             container = _CONTAINER.match(text) is not None
         if content is not None:
-            read(*content, indent + _INDENT)
+            read(*content, indent + INDENT)
 
     read(0, len(lines), 0)
     return ranges

@@ -18,8 +18,8 @@ import re
 
 #: The deepest a line of a page may be nested. The course's pages nest four or five levels.
 MAX_NESTING = 50
-#: How many columns make a level of indentation (Python-Markdown's `tab_length`).
-_INDENT = 4
+#: How many columns make a level of indentation, and indent a code block (Python-Markdown's `tab_length`).
+INDENT = 4
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 _QUOTES = re.compile(r"[ \t]*(?:>[ \t]?)+")
 #: A `///` block's header (`/// quiz | Title`) and its end (a line of slashes alone).
@@ -45,13 +45,13 @@ def depths(markdown: str) -> list[int]:
     open_around = 0  # HTML elements and /// blocks open before the line
     fence: tuple[str, int] | None = None  # the open fence's characters and its line's depth
     for line in markdown.splitlines():
-        text = line.expandtabs(_INDENT)
+        text = line.expandtabs(INDENT)
         if fence is not None:
             found.append(fence[1])
             if text.strip().startswith(fence[0]) and not text.strip().strip(fence[0][0]):
                 fence = None
             continue
-        indented = (len(text) - len(text.lstrip(" "))) // _INDENT
+        indented = (len(text) - len(text.lstrip(" "))) // INDENT
         quotes = _QUOTES.match(text)
         quoted = quotes.group(0).count(">") if quotes else 0
         opened = open_around
