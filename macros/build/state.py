@@ -460,10 +460,17 @@ class Build:
         # Markdown made from data (the front door's), read without its links' addresses.
         words = _MARKDOWN_ADDRESS.sub(" ", TOKEN.sub(" ", output))
         found += [TypedFigure(text, "the text") for text in find_in_text(words)]
+        # One argument may show in several places (a diagram's caption is its list's aria-label too): each typed
+        # figure is told once, with every place it shows in.
+        places: dict[str, list[str]] = {}
         for typed in found:
-            self.page.inserted.add(typed.text)
+            places.setdefault(typed.text, [])
+            if typed.where not in places[typed.text]:
+                places[typed.text].append(typed.where)
+        for text, wheres in places.items():
+            self.page.inserted.add(text)
             self.report(
-                f"{call.text}: {typed.text!r} in {typed.where} of what it shows is a typed figure; it comes from"
+                f"{call.text}: {text!r} in {' and '.join(wheres)} of what it shows is a typed figure; it comes from"
                 " the call's own arguments (a label, a caption) or from the data it shows (the catalog, the"
                 " glossary): compute it with a figure macro, or leave the number out of that text",
                 call.line,

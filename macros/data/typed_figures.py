@@ -49,16 +49,35 @@ _FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "01234567
 _CAPITAL_I_AS_L = re.compile(r"(?<=[a-z])I|(?<=[A-Za-z])I(?=[a-z])")
 
 
+#: Unicode's Roman numerals ("Ⅷ", "ⅻ"), read as the number they are: NFKC folds them to letters ("VIII").
+_ROMAN = {
+    code: str(int(unicodedata.numeric(chr(code))))
+    for code in range(0x2160, 0x2189)
+    if unicodedata.numeric(chr(code), -1) >= 0 and unicodedata.numeric(chr(code)).is_integer()
+}
+
+
+def _without_accents(text: str) -> str:
+    """`text` with the accents on its letters dropped: a reader reads "ǴB" (a G with an acute, typed as G and a
+    combining mark, which compose) as "GB", as the unit it looks like. Only a figure's reading drops them."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize(
+        "NFC", "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
+    )
+
+
 def normalized(text: str) -> str:
     """`text` as a reader reads it (`lookalike.as_read`: invisible characters and combining marks dropped, look-alike
-    Greek and Cyrillic letters read as Latin, a capital I inside a word as the l it looks like), a superscript
+    Greek and Cyrillic letters read as Latin, a capital I inside a word as the l it looks like), accents dropped,
+    Roman numerals read as numbers, a superscript
     exponent written with `^`, and compatibility forms (full-width digits and letters, ligatures, "½") folded as
     Unicode's NFKC folds them.
 
     >>> normalized("２４\u200bＧＢ or 10⁹ bytes, 8 G\u0392, 7 bi\u0399\u0399ion, 2 TFIops")
     '24GB or 10^9 bytes, 8 GB, 7 billion, 2 TFlops'
     """
-    text = _CAPITAL_I_AS_L.sub("l", as_read(text).translate(_BLANKS))
+    text = _CAPITAL_I_AS_L.sub("l", _without_accents(as_read(text)).translate(_BLANKS).translate(_ROMAN))
     text = _SUPERSCRIPT_RUN.sub(lambda run: "^" + run.group(0).translate(_FROM_SUPERSCRIPT), text)
     return unicodedata.normalize("NFKC", text)
 
@@ -85,8 +104,9 @@ _MODIFIERS = (
 _SIZE = (
     r"(?i:(?:kilo|mega|giga|tera|peta|exa|zetta|yotta|ronna|quetta|kibi|mebi|gibi|tebi|pebi)?(?:bytes?|bits?))"
     r"|(?i:[kmgtpezyrq]i?(?:b(?:its?|s)?|bytes?)(?:/s|ps)?)|B(?:/s|ps)?|bits?(?:/s|ps)|(?i:gigs?|megs?)"
-    # Russian's, in either case and spelt out ("24 гб", "2 Гбайт"; its "а" is read as a Latin "a" by then).
-    r"|(?i:[кмгтпkmgtp]?б(?:[aа]йт[a-zа-я]*)?)"
+    # Russian's, in either case and spelt out ("24 гб", "2 Гбайт"; its "а" is read as a Latin "a" by then, and its
+    # "й" as "и", its breve dropped with every accent).
+    r"|(?i:[кмгтпkmgtp]?б(?:[aа][йи]т[a-zа-я]*)?)"
     # An Ethernet port's rate: "400GbE", "100 GbE".
     r"|[kMGT]bE"
 )
@@ -116,7 +136,10 @@ _SCALE = rf"(?i:thousand|{_ILLION}|bn|bln|mn|mln|tn|trn)"
 _PERCENT = r"[%٪‰‱]|(?i:percent(?:age)?(?:\s++points?)?|per[\s\-]?cent|pct|pp)"
 #: A price's currency after its number, in words or as its code: "2.5 dollars", "3 cents", "2.50 USD".
 _CURRENCY_CODE = r"(?:USD|EUR|GBP|JPY|CNY|RMB|INR|KRW|CHF|CAD|AUD|RUB)"
-_CURRENCY = rf"(?i:dollars?|cents?|euros?|pounds?|bucks?|yen|yuan|rupees?)|{_CURRENCY_CODE}"
+#: Every currency's sign (Unicode's category Sc: "₩1000", "₽500"), before its number or, as many languages write
+#: it, after ("80 €").
+_SIGNS = r"[$€£¥₹₩₽₺₴₦₪₫₱₡₲₵₸₼₾฿¢]"
+_CURRENCY = rf"(?i:dollars?|cents?|euros?|pounds?|bucks?|yen|yuan|rupees?)|{_CURRENCY_CODE}|{_SIGNS}"
 #: Words and symbols that make a number a size, memory, count, time or rate.
 _UNIT_WORDS = (
     rf"{_SIZE}|{_RATE}|{_SCALE}"
@@ -127,8 +150,8 @@ _UNIT_WORDS = (
 #: A comma after it ends a clause ("Lesson 8, Stage 4"). Its digits are taken whole (`++`) and its groups are at
 #: most 20, so that a run of "1,1,1,…" costs each start it is tried at a bounded step, not the rest of the run
 #: (quadratic: 8,000 of "1," took 153 s); a longer run's figure is still found, from a later group on.
-#: Its groups may be parted by underscores, as code writes them ("1_000_000").
-_NUMBER = r"(?:\d++(?:[,_]\d++){0,20}(?:\.\d++)?|\.\d++)"
+#: Its groups may be parted by underscores, as code writes them ("1_000_000"); it may be hexadecimal ("0x50").
+_NUMBER = r"(?:0[xX][0-9a-fA-F]++|\d++(?:[,_]\d++){0,20}(?:\.\d++)?|\.\d++)"
 #: A number (not part of a word or an id, such as fp16, GPT-2 or gpt2-1.5b), in digits, with an exponent
 #: (1e9, × 10^9, 2^30), as a fraction (1/2) or a range (24–32), then such a unit; or a scale letter (1.5B,
 #: 7b); or a multiplier's sign before a count ("8x GPUs", "8x H100"); or a lone "h" or "d" after a space
@@ -137,14 +160,12 @@ _IN_DIGITS = (
     rf"(?<![\w.\-/^])(?<![−+×÷] ){_NUMBER}"
     rf"(?:[eE][+-]?\d++|\s*+[×x*·]\s*+10\s*+\^\s*+[+-]?\d++|\s*+\^\s*+[+-]?\d++|\s*+[/⁄]\s*+\d++"
     rf"|\s*+[-–—]\s*+{_NUMBER})?"
-    rf"(?:\s*+[-–—−]?\s*+(?:{_UNIT_WORDS})(?![\w])|[KMGBTkb](?=[\s\-]|$)"
+    # A unit's end: no letter or digit after it; an underscore may be a subscript's ("80 GB<sub>total</sub>").
+    rf"(?:\s*+[-–—−]?\s*+(?:{_UNIT_WORDS})(?![^\W_])|[KMGBTkb](?=[\s\-]|$)"
     rf"|\s*+[x×]\s*+(?:(?:{_MODIFIERS})\s++){{0,2}}(?:{_COUNTS})(?![\w])|\s++h(?![\w])|\s++d(?![\w\-]))"
 )
 #: A price: a currency's sign before a number, with its scale ("$2.5M", "$81,331", "€2.5"); prices come from the
-#: catalog. A lone "$" is no price.
-#: Every currency's sign is one (Unicode's category Sc: "₩1000", "₽500"), and a currency's code before a number too
-#: ("USD 2.5").
-_SIGNS = r"[$€£¥₹₩₽₺₴₦₪₫₱₡₲₵₸₼₾฿¢]"
+#: catalog. A lone "$" is no price. A currency's code before a number is one too ("USD 2.5").
 #: A price's amount, with the scale a price may carry ("$5M", "$2 billion").
 _AMOUNT = rf"{_NUMBER}(?:[KMBT](?![\w])|\s*+{_SCALE}(?![\w]))?"
 _PRICE = rf"(?<![\w$]){_SIGNS}\s?{_AMOUNT}|(?<![\w]){_CURRENCY_CODE}\s?{_SIGNS}?\s?{_AMOUNT}"
@@ -190,6 +211,9 @@ _IN_A_NAME = r"(?<=\w-)" rf"{_NUMBER}\s*+[kKMGTPEZY]i?B(?:ytes?)?(?![\w])"
 #: What stands for a computed figure in a page's own text, as the build reads it beside the page's words (its
 #: macros' output taken out): a character no author types (private use). What a reader sees there is a number.
 FIGURE = "\ue004"
+#: A time a figure is divided by, typed after it: "{{ one_copy(…) }}/s" or "… per second" makes a size a rate, which
+#: no formula computed.
+_PER_TIME = rf"\s*+(?:/|(?i:per|an?|each|every)\s)\s*+(?:{_TIME})(?![\w])"
 #: A unit typed right after a computed figure: "{{ value(...) }}%", "{{ value(...) }}-gigabyte", "{{ ... }} hours"
 #: show a computed number and a typed unit, which no formula checked. A count's noun after a figure says what it
 #: counts ("{{ value(...) }} GPUs", "layers") and a symbol makes it a formula's ("16Ψ bytes"): neither is a unit.
@@ -197,7 +221,7 @@ FIGURE = "\ue004"
 #: formula's ("34 + {{ ... }} bytes per token", Lesson 11's count of activations).
 _AFTER_FIGURE = (
     rf"(?<![−+×÷] ){FIGURE}(?:\s*+[-–—]?\s*+(?:{_SIZE}|{_RATE}|{_SCALE}|{_TIME}|{_PERCENT}|{_CURRENCY})(?![\w])"
-    r"|[KMGTkb](?=[\s\-]|$))"
+    rf"|[KMGTkb](?=[\s\-]|$)|{_PER_TIME})"
 )
 #: A typed figure, in any of its forms.
 TYPED_FIGURE = re.compile(rf"{_PRICE}|{_IN_WORDS}|{_IN_PARTS}|{_A_SCALE}|{_IN_DIGITS}|{_IN_A_NAME}|{_AFTER_FIGURE}")
@@ -292,6 +316,12 @@ _PROSE_ATTRIBUTES = ("title", "alt", "aria-label")
 _HINT, _BOX = "sbn-quiz__hint", "sbn-build-error"
 
 
+#: What a superscript and a subscript read as before their text: a raised number is an exponent ("10<sup>9</sup>",
+#: as "10⁹" is) or a note's mark ("80 GB<sup>1</sup>"), neither of them digits run on from the text before it ("80
+#: GB1" hid the figure); a lowered one is part of a symbol's name, as in code ("2k<sub>g</sub>" is 2·k_g).
+_RAISED_OR_LOWERED = {"sup": "^", "sub": "_"}
+
+
 class _Finder:
     """Reads HTML in document order as a browser groups its text: runs of text parted by block elements, and
     the attributes readers see; the figures left out where they are real (`figures`), and each box that says
@@ -359,6 +389,8 @@ class _Finder:
             if name in attributes:
                 for found in find_in_text(attributes[name]):
                     self.found.append(TypedFigure(found, f"the {name} of a <{tag}>"))
+        if tag in _RAISED_OR_LOWERED:
+            (self._judged_chunks if self._judged else self._chunks).append(_RAISED_OR_LOWERED[tag])
         if self._judged:
             self._depth += tag == self._judged[0] and tag not in _VOID
             return
@@ -501,7 +533,8 @@ def _named(call: re.Match[str]) -> str:
 def _lines_in(readable: str, text: str, first_line: int) -> list[int]:
     """The lines of `readable` (calls taken out) on which `text` starts, as `lines_of` reads them."""
     readable = "\n".join(normalized(html_module.unescape(line)) for line in readable.split("\n"))
-    pattern = _SPACE.join(_GAP.join(map(re.escape, word)) for word in text.split())
+    # A "^" is an exponent's, which the source may raise with <sup> instead.
+    pattern = _SPACE.join(_GAP.join(re.escape(c) if c != "^" else r"\^?" for c in word) for word in text.split())
     # Where the figure starts or ends with a letter or a digit, a longer one is not it: "24 GB" is not on the line
     # of "124 GB", "1.24 GB" or "24 GBytes", each a typed figure found on its own.
     start = r"(?<![\w.])" if text[:1].isalnum() else ""

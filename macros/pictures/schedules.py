@@ -46,7 +46,9 @@ def schedule_table(schedule_name: str, stages: int, microbatches: int, caption: 
     # A wide table scrolls by itself (course.css); tabindex lets a keyboard scroll it too.
     table = ET.Element("table", {"class": "sbn-table sbn-schedule", "tabindex": "0"})
     caption_element = ET.SubElement(table, "caption")
-    caption_element.text = caption.strip()
+    # A space before the legend, which shows on a line of its own: read as text, the caption's last word ran on into
+    # it ("80 GBRows"), and the typed-figure check read past a figure typed there.
+    caption_element.text = f"{caption.strip()} "
     legend = ET.SubElement(caption_element, "span", {"class": "sbn-table__legend"})
     legend.text = (
         f"Rows are stages, columns time slots of the {_NAMES[schedule_name]} schedule, one slot per pass:"

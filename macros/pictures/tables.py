@@ -181,6 +181,7 @@ def figure_table(
             " value to its own digits (a final 5 up, where ours rounds it to even), or it prints another number."
         )
     if legends:
+        caption_element.text = f"{caption_element.text} "  # the caption's words apart from the legend's, as shown
         note = ET.SubElement(caption_element, "span", {"class": "sbn-table__legend"})
         note.text = " ".join(legends)
     return ET.tostring(table, encoding="unicode")

@@ -164,6 +164,14 @@ TYPED_FIGURES = [
     ("13G tokens of text", "13G tokens", "the text"),
     # A backslash escape is Markdown's placeholder until after the checks: read as the space it becomes.
     ("12\\ GB of states", "12 GB", "the text"),
+    # Attack round 9: a superscript after a figure ran on into it ("82 GB1"), so the first was missed and the next
+    # "82 GB" told at its line; a currency's sign after its number; hexadecimal; a Roman numeral; an accent.
+    ("A1 the card has 82 GB<sup>1</sup> here", "82 GB", "the text"),
+    ("A2 the card has 82 GB of memory", "82 GB", "the text"),
+    ("it costs 80 € an hour", "80 €", "the text"),
+    ("the card holds 0x50 bytes", "0x50 bytes", "the text"),
+    ("the card has \u2167 GB of memory", "8 GB", "the text"),
+    ("the card has 83 G\u0301B of memory", "83 GB", "the text"),
 ]
 
 

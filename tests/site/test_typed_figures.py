@@ -75,15 +75,29 @@ def shown(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
     path = copy / LESSON_8
     text = path.read_text(encoding="utf-8")
     text = text.replace(
-        "\n## Practice\n", '\n{{ diagram("ring_allreduce", devices=4, caption="27 GB a ring") }}\n\n## Practice\n', 1
+        "\n## Practice\n",
+        '\n{{ diagram("ring_allreduce", devices=4, caption="27 GB a ring") }}\n\n'
+        '{{ schedule_table("1f1b", 4, 8, caption="Costs 28 GB") }}\n\n## Practice\n',
+        1,
     )
     path.write_text(text, encoding="utf-8")
     return copy, build_copy(copy)
 
 
-def test_a_macros_output_is_reported_at_its_call(shown: tuple[Path, Built]) -> None:
+@pytest.mark.parametrize(
+    ("call", "said"),
+    [
+        # A diagram's caption is its list's aria-label too: told once, with both places (it was told twice).
+        ("27 GB a ring", "'27 GB' in the aria-label of a <ol> and the text of what it shows"),
+        # A schedule table's caption ran on into its legend ("28 GBRows"), and its figure was missed.
+        ("Costs 28 GB", "'28 GB' in the text of what it shows"),
+    ],
+)
+def test_a_macros_output_is_reported_once_at_its_call(shown: tuple[Path, Built], call: str, said: str) -> None:
     copy, built = shown
-    fails_with(built, f"{LESSON_8}:{line_of(copy / LESSON_8, '27 GB a ring')}", "'27 GB' in the text of what it shows")
+    at = f"{LESSON_8}:{line_of(copy / LESSON_8, call)}: "
+    fails_with(built, at.removesuffix(": "), said)
+    assert len([message for message in built.messages if message.startswith(at)]) == 1, built.output
 
 
 def test_a_pages_description_is_checked_on_every_page(shown: tuple[Path, Built]) -> None:
@@ -147,6 +161,9 @@ JOINED = [
     ('Its {{ value("gpt2-1.5b", "layers") }}% share.', "'%' typed after a figure", "}}% share"),
     ('A {{ value("gpt2-1.5b", "layers") }}-gigabyte card.', "'-gigabyte' typed after a figure", "-gigabyte card"),
     ('About {{ value("gpt2-1.5b", "layers") }} hours.', "'hours' typed after a figure", "}} hours."),
+    # Attack round 9: a time a figure is divided by makes a size a rate.
+    ('A rate of {{ value("gpt2-1.5b", "layers") }}/s here.', "'/s' typed after a figure", "}}/s here"),
+    ('Moved {{ value("gpt2-1.5b", "layers") }} per second.', "'per second' typed after a figure", "}} per second."),
     (
         'It has {{ value("gpt2-1.5b", "layers") }} terabytes of weights.',
         "'terabytes' typed after a figure",

@@ -48,7 +48,7 @@ def test_1f1b_warms_up_then_alternates() -> None:
 def test_the_table_is_accessible() -> None:
     table, _ = _rows("gpipe", 2, 2)
     caption = table.find("caption")
-    assert caption is not None and caption.text == "A schedule"
+    assert caption is not None and caption.text == "A schedule "  # a space before the legend's own line
     assert "an empty cell is a slot in which the stage is idle" in "".join(caption.itertext())
     headers = table.findall("thead/tr/th")
     assert [h.get("scope") for h in headers] == ["col"] * (1 + 2 * (2 + 2 - 1))

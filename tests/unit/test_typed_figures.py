@@ -289,7 +289,7 @@ FORMS = [
     ("2 it/s", "2 it/s"),
     ("`1_000_000 tokens`", "1_000_000 tokens"),
     ("24 гб", "24 гб"),
-    ("2 Гбайт", "2 Гбaйт"),
+    ("2 Гбайт", "2 Гбaит"),
     ("2 mn tokens", "2 mn"),
     ("2 tn tokens", "2 tn"),
     ("2 mln tokens", "2 mln"),
@@ -301,6 +301,11 @@ FORMS = [
     ("2 TFIops", "2 TFlops"),
     ("96 \u0399ayers", "96 Iayers"),
     ("4 Iinks", "4 Iinks"),
+    # Attack round 9: a currency's sign after its number, hexadecimal, a Roman numeral, an accent on a unit.
+    ("the card has 80 € of memory", "80 €"),
+    ("0x50 bytes", "0x50 bytes"),
+    ("\u2167 GB", "8 GB"),
+    ("80 G\u0301B", "80 GB"),
 ]
 
 
