@@ -52,6 +52,7 @@ from ..pages import front_door, issues, reading
 from ..pages.lesson_head import with_head
 from ..quiz import KeyFigure, ReportedAlready
 from ..quiz.units import UnitTableError, unit_table
+from ..quiz.verdicts import verdict_digest
 from . import tooltips
 from .assets import strip_site_assets
 from .calls import Call, code_ranges, in_code, render_calls
@@ -667,16 +668,20 @@ class Build:
         if self.page is None or self.page.lesson is None:
             return
         forms = [form for form in root.iter("form") if form.get("data-quiz-id")]
+        answers: dict[str, dict[str, Any]] = {}
+        for form in forms:
+            answers[form.get("data-quiz-id", "")] = {
+                "kind": form.get("data-quiz-kind", ""),
+                "options": [box.get("value", "") for box in form.iter("input") if box.get("type") in CHOICES],
+            }
+            verdict = verdict_digest(form)
+            if verdict is not None:  # course.js stores it with a verdict; the home page counts only a current one
+                form.set("data-quiz-verdict", verdict)
+                answers[form.get("data-quiz-id", "")]["verdict"] = verdict
         self.lesson_items[self.page.lesson.number] = {
             "questions": [form.get("data-quiz-id", "") for form in forms],
             "reps": [box.get("data-rep-id", "") for box in root.iter("input") if box.get("data-rep-id")],
-            "answers": {
-                form.get("data-quiz-id", ""): {
-                    "kind": form.get("data-quiz-kind", ""),
-                    "options": [box.get("value", "") for box in form.iter("input") if box.get("type") in CHOICES],
-                }
-                for form in forms
-            },
+            "answers": answers,
         }
 
     def script(self, name: str) -> str | None:

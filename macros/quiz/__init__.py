@@ -28,7 +28,8 @@ The modules: `options` (what a header may say), `blocks` (the blocks),
 `choices` and `numeric` (the two checked kinds), `reports` (each
 question's issue link), `units` and `answers` (the table of units a numeric
 answer may be written in, written into the page once, and the page's reading of
-an answer, in Python). Problems go to the host the extension is given; the
+an answer, in Python), `verdicts` (a digest of each checked question's key, under
+which a stored verdict counts). Problems go to the host the extension is given; the
 course's build (`macros.build.state`) reports them with the file and line and fails;
 alone, as in tests, the extension raises `QuizError`.
 """

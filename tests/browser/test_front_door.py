@@ -69,12 +69,13 @@ def test_the_syllabus_shows_the_readers_progress_in_each_lesson(tab: Page, base_
     first = items[str(FIRST)]
     questions, reps = first["questions"], first["reps"]
     free = [i for i in questions if first["answers"][i]["kind"] == "free"]
-    choice = _of_kind(first, "single", "multiple")
+    choice, numeric = _of_kind(first, "single", "multiple"), _of_kind(first, "numeric")
     assert len(free) >= 2 and reps, "the planted states below need two free questions and a rep"
     _plant(
         tab,
         {
-            _of_kind(first, "numeric"): {"v": 1, "answer": "3 GB", "right": True},  # a numeric answer checked right
+            # A numeric answer checked right, under its key of now (the digest the lesson stored with it).
+            numeric: {"v": 1, "answer": "3 GB", "right": True, "verdict": first["answers"][numeric]["verdict"]},
             choice: {"v": 1, "chosen": first["answers"][choice]["options"][:1], "right": False},  # wrong: not done
             free[0]: {"v": 1, "text": "my answer", "mark": "got-it"},  # a free answer marked "got it"
             free[1]: {"v": 1, "text": "typed, never marked"},  # not done yet

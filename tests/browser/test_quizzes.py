@@ -358,17 +358,48 @@ def test_a_stored_verdict_is_brought_up_to_date_when_the_page_checks_it_again(le
     lesson.reload()
     expect(_quiz(lesson, "l8-practice-1").get_by_role("status")).to_contain_text("✓ Correct")
     stored = json.loads(lesson.evaluate(f"localStorage.getItem('{KEY}l8-practice-1')"))
-    assert stored == {"v": 1, "answer": "112 GB", "right": True}
+    assert stored == {"v": 1, "answer": "112 GB", "right": True, "verdict": _key_digest(lesson, "l8-practice-1")}
+
+
+def _key_digest(page: Page, quiz_id: str) -> str:
+    """The digest of the key the page's question `quiz_id` checks answers against (macros/quiz/verdicts.py)."""
+    verdict = _quiz(page, quiz_id).get_attribute("data-quiz-verdict")
+    assert verdict, f"{quiz_id} carries no digest of its key"
+    return verdict
+
+
+def test_the_home_page_counts_a_verdict_only_under_its_questions_key_of_now(lesson: Page, base_url: str) -> None:
+    """Attack round 9: a verdict stored under another key (one a deploy changed, or one planted) was counted on the
+    home page, while the lesson marked the same answer wrong; the lesson's page judges it again and stores the
+    verdict it gives now, under the key's digest, which the home page then counts."""
+    right = {"v": 1, "answer": "22.4 GB", "right": True}
+    _store(
+        lesson,
+        {
+            "l8-practice-1": {"v": 1, "answer": "12 bytes", "right": True},  # wrong under today's key
+            "l8-practice-3": right | {"verdict": "0" * 12},  # right, but judged under another key
+        },
+    )
+    home = lesson.locator("[data-sbn-lesson='8']")
+    lesson.goto(base_url)
+    expect(home).to_contain_text("Your progress: 0 of ")
+    lesson.goto(f"{base_url}{LESSON_8}/")
+    expect(_quiz(lesson, "l8-practice-1").get_by_role("status")).to_contain_text("Not quite")
+    stored = json.loads(lesson.evaluate(f"localStorage.getItem('{KEY}l8-practice-3')"))
+    assert stored == right | {"verdict": _key_digest(lesson, "l8-practice-3")}
+    lesson.goto(base_url)
+    expect(home).to_contain_text("Your progress: 1 of ")
 
 
 def test_progress_is_stored_per_question_under_the_sites_base_path(lesson: Page, base_url: str) -> None:
     _answer_numeric(lesson, "l8-practice-1", "112 GB")
+    digest = _key_digest(lesson, "l8-practice-1")
     lesson.goto(f"{base_url}{LESSON_7}/")
     _answer_numeric(lesson, "l7-practice-1", "5.9 GB")
     keys = lesson.evaluate(OUR_KEYS)
     assert keys == [f"{KEY}l7-practice-1", f"{KEY}l8-practice-1"]
     stored = json.loads(lesson.evaluate(f"localStorage.getItem('{KEY}l8-practice-1')"))
-    assert stored == {"v": 1, "answer": "112 GB", "right": True}
+    assert stored == {"v": 1, "answer": "112 GB", "right": True, "verdict": digest}
 
 
 def test_the_reset_control_clears_this_pages_progress(lesson: Page) -> None:

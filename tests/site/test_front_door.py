@@ -68,12 +68,14 @@ def test_the_syllabus_carries_every_lessons_question_and_rep_ids_for_its_progres
         assert data[str(number)] == {
             "questions": [form["data-quiz-id"] for form in forms],
             "reps": [box["data-rep-id"] for box in page.select("input[data-rep-id]")],
-            # What course.js reads off each form, so that the home page keeps only what the lesson would.
+            # What course.js reads off each form, so that the home page keeps only what the lesson would, and the
+            # digest of a checked question's key, under which the home page counts a stored verdict.
             "answers": {
                 form["data-quiz-id"]: {
                     "kind": form["data-quiz-kind"],
                     "options": [box["value"] for box in form.select("input[type=radio], input[type=checkbox]")],
                 }
+                | ({"verdict": form["data-quiz-verdict"]} if form["data-quiz-kind"] != "free" else {})
                 for form in forms
             },
         }

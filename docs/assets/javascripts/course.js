@@ -16,6 +16,7 @@
 
   const MAX_ANSWER = 100; // the fields' maxlength
   const MAX_TEXT = 4000;
+  const MAX_VERDICT = 12; // the digest of a question's key, macros/quiz/verdicts.py
   let warned = false;
 
   // Resolved once, on the page this script was loaded with: #__config's base is
@@ -42,15 +43,17 @@
   // counts (syllabus.js, which reads each question from the build's data where this page reads it off its form,
   // and calls this through window.sbnStored, so that both count the same); a choice is kept by its option's
   // value, which the build derives from the option's text (macros/quiz/choices.py), so reordering the options
-  // keeps it and rewording one drops it.
+  // keeps it and rewording one drops it. A verdict comes with the digest of the key it was given under
+  // (`verdict`, macros/quiz/verdicts.py), which the home page compares with the key's now.
   function fitsQuestion(question, state) {
     const keys = Object.keys(state)
-      .filter((name) => name !== "v" && name !== "right")
+      .filter((name) => name !== "v" && name !== "right" && name !== "verdict")
       .sort()
       .join();
     if (!question) return keys === "done" && typeof state.done === "boolean" && !("right" in state);
     const { kind, options } = question;
     if ("right" in state && (kind === "free" || typeof state.right !== "boolean")) return false;
+    if ("verdict" in state && !("right" in state && isText(state.verdict, MAX_VERDICT))) return false;
     if (kind === "numeric") return keys === "answer" && isText(state.answer, MAX_ANSWER);
     if (kind === "free") {
       return (
@@ -184,7 +187,9 @@
     const result = state && check(item, state);
     showResult(item, result);
     // A verdict stored before the key or the checker changed is brought up to date, for the home page's count.
-    if (result && state.right !== result.ok) save(item, { ...state, right: result.ok });
+    if (result && (state.right !== result.ok || state.verdict !== item.dataset.quizVerdict)) {
+      save(item, { ...state, right: result.ok, verdict: item.dataset.quizVerdict });
+    }
   }
 
   const items = () => $$("form[data-quiz-id], input[data-rep-id]");
@@ -383,7 +388,7 @@
       check(form, state) ??
       refuse("This page's answer checker has not loaded yet: try again in a moment, or open the answer.");
     showResult(form, result);
-    if (result.answered || state.answer) save(form, { ...state, right: result.ok });
+    if (result.answered || state.answer) save(form, { ...state, right: result.ok, verdict: form.dataset.quizVerdict });
     else if (state.answer === "") forget(form);
     updateProgress();
   });

@@ -4,8 +4,8 @@
 // navigation runs it again on each visit (overrides/main.html). It reads, never
 // writes, what course.js keeps: "sbn:<site path>:<id>" holding JSON with v: 1. It
 // counts as the lesson page does, in the same words: a question once answered right
-// (the verdict course.js stored with the answer; a free one marked "got it" beside an
-// answer), a rep once ticked. Each lesson's ids come from the build (#sbn-syllabus);
+// (the verdict course.js stored with the answer, under the question's key of now; a free
+// one marked "got it" beside an answer), a rep once ticked. Each lesson's ids come from the build (#sbn-syllabus);
 // without this script the progress stays hidden.
 
 (() => {
@@ -36,10 +36,13 @@
     }
   }
 
-  const done = (state) =>
+  // A verdict counts under the key it was given under (course.js stores its digest): one stored before the key
+  // changed waits for the lesson's page to judge the answer again.
+  const done = (state, question) =>
     Boolean(
       state &&
-      (state.right === true || (state.mark === "got-it" && typeof state.text === "string" && state.text.trim())),
+      ((state.right === true && state.verdict === question.verdict) ||
+        (state.mark === "got-it" && typeof state.text === "string" && state.text.trim())),
     );
 
   /** @type {NodeListOf<HTMLElement>} */
@@ -48,7 +51,10 @@
     const items = lessons[element.dataset.sbnLesson];
     if (!items) continue;
     // The words of course.js's updateProgress, so that a lesson reads the same here and on its page.
-    const answered = items.questions.filter((id) => done(load(id, items.answers[id] ?? { kind: "", options: [] })));
+    const answered = items.questions.filter((id) => {
+      const question = items.answers[id] ?? { kind: "", options: [] };
+      return done(load(id, question), question);
+    });
     const questions = `Your progress: ${answered.length} of ${items.questions.length} questions`;
     const ticked = items.reps.filter((id) => load(id, null)?.done === true).length;
     element.textContent = items.reps.length
