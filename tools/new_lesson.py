@@ -13,7 +13,7 @@ adds the page under its stage in `mkdocs.yml`'s nav (a new stage section when
 the stage has none yet). The skeleton builds; its placeholder text says what
 to write, and a strict build fails on each placeholder left, at its line. It refuses a number or a
 file that exists already, and a title the build would refuse (more than one line, markup, template
-syntax, a typed figure).
+syntax, Markdown the site does not read, a typed figure).
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ from pathlib import Path
 
 from macros.data.catalog import CatalogError, load_catalog
 from macros.data.lessons import PLACEHOLDERS, LessonError, index_lessons, ordinal_word
-from macros.data.markup import PLAIN_FIELDS, PLAIN_TITLE, markdown_in, markup_in
+from macros.data.markup import PLAIN_FIELDS, PLAIN_TITLE, heading_html, markdown_in, markup_in
 from macros.data.schema import text
 from macros.data.typed_figures import find_in_text
+from macros.data.unrendered import unrendered
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -70,6 +71,13 @@ def title_problems(title: str) -> list[str]:
         problems.append(f"the title holds {', '.join(map(repr, markup_in(title)))}; {PLAIN_FIELDS}")
     elif markdown_in(title) is not None:
         problems.append(f"the title renders as Markdown: its heading reads {markdown_in(title)!r}; {PLAIN_TITLE}")
+    # The build's own check of a page's HTML, on the heading the title becomes: syntax of an extension the site
+    # does not enable (strikethrough, a footnote, a highlight) renders as typed, and the build refuses it.
+    for syntax in unrendered(heading_html(title)):
+        problems.append(
+            f"the title holds {syntax.text!r}, {syntax.what}: the site's Markdown does not read it, so its heading"
+            f" would show it as typed; {syntax.fix}"
+        )
     if find_in_text(title):
         problems.append(f"the title types {', '.join(map(repr, find_in_text(title)))}; a title shows no figure")
     return problems

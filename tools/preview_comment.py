@@ -19,7 +19,8 @@ Commands, for the workflows (each prints to standard output):
 `url` prints where pull request N's preview is published: `pr-N/` under the Pages site of
 the previews repository (`https://OWNER.github.io/NAME/`, or `--site-url` for a custom
 domain); it refuses an address on the origin of the course's own `site_url` (mkdocs.yml),
-where a preview's JavaScript would run beside readers' progress. `find` reads a JSON list of
+where a preview's JavaScript would run beside readers' progress, and any host but a plain
+domain name, which a browser may read as another origin than urlsplit does. `find` reads a JSON list of
 issue comments, or of pages of them (`gh api --paginate --slurp`), and prints the id of the
 comment to edit, or nothing. `body`'s STATUS is what `tools.previews stage` printed
 (`published`, `unchanged`, `too-large` or `full`), or `fork` for a fork's pull request that
@@ -81,6 +82,11 @@ REMOVED: Mapping[str, str] = MappingProxyType(
     }
 )
 
+#: A site URL's authority as every reader of it agrees on it: a domain name in ASCII letters, digits and hyphens,
+#: its last label starting with a letter (a browser reads `0x7f.1` as an IPv4 address), and an optional port. A
+#: browser rewrites any other host before it compares origins (decoding `%2E`, mapping `ｓ` to `s` and `。` to
+#: `.`, reading a backslash as `/`), where urlsplit keeps it as typed or reads a user name before an `@`.
+_PLAIN_AUTHORITY = re.compile(r"(?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*(?::[0-9]+)?")
 _SITE_URL = re.compile(r"^site_url:[ \t]*['\"]?(?P<url>[^'\"\s#]+)", re.MULTILINE)
 
 
@@ -92,8 +98,18 @@ def _check_url(url: str, what: str = "the preview URL") -> str:
 
 
 def origin(url: str) -> str:
-    """The origin of an https URL, `https://host[:port]`, in lower case: what a browser isolates storage by."""
+    """The origin of an https URL, `https://host[:port]`, in lower case: what a browser isolates storage by.
+
+    Raises `ValueError` for a host that is not a plain domain name, whose origin a browser
+    would derive otherwise than urlsplit does (`_PLAIN_AUTHORITY`).
+    """
     parts = urlsplit(_check_url(url, "a site URL"))
+    if not _PLAIN_AUTHORITY.fullmatch(parts.netloc):
+        raise ValueError(
+            f"a site URL's host must be a plain domain name (ASCII letters, digits, hyphens and dots, then an optional"
+            f" :port), got {parts.netloc!r} in {url!r}: a browser reads %-escapes, non-ASCII letters or dots, a"
+            " backslash or a user name as another host than it seems"
+        )
     port = f":{parts.port}" if parts.port not in (None, 443) else ""
     return f"https://{parts.hostname}{port}"
 

@@ -18,7 +18,8 @@ Run it as `python -m tools.serve SITE_DIR [--port N]` (port 0: one the OS picks)
 
 It answers on loopback only, but a page it serves can make the browser send anything, so it
 holds to what a static host does: nothing outside the site folder, however a link inside it
-points (a symbolic link out of the folder is a 404); the `Host` header in the sitemap only when
+points (a symbolic link out of the folder is a 404), and a 404 for a path the file system refuses
+(a name longer than its limit); the `Host` header in the sitemap only when
 it is a host name and port, escaped as XML; a request line of at most `MAX_PATH` characters, and
 none with a control character; a redirect only to a path on the host the browser asked; a
 connection closed when its request head is not in within `timeout` seconds, however it trickles
@@ -42,6 +43,7 @@ from functools import lru_cache, partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 from typing import Any, BinaryIO, cast
 from urllib.parse import quote, unquote, urlsplit
 from xml.sax.saxutils import escape as xml_escape
@@ -59,6 +61,19 @@ MAX_CONNECTIONS = 64
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 #: A request's Host header as the sitemap may carry it: a host name or an IPv4 or IPv6 address, and a port.
 _HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?")
+
+
+def _mode(target: Path) -> int:
+    """`target`'s file mode, links followed, or 0 (neither file nor folder) when the file system has nothing there.
+
+    The client names the path, so whatever the file system refuses it for (a name longer than its limit, a
+    loop of links, a file where a folder is asked) is an address with no page, as on Pages: `Path.is_dir`
+    and `is_file` return False for some of these errors but raise the others, such as ENAMETOOLONG.
+    """
+    try:
+        return target.stat().st_mode
+    except OSError:
+        return 0
 
 
 @lru_cache(maxsize=512)
@@ -125,7 +140,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
     def send_head(self) -> io.BytesIO | BinaryIO | None:
         """The response's status and headers; its body as a file-like object, or None."""
         target = Path(self.translate_path(self.path))
-        if target.is_dir() and self._inside(target):
+        if S_ISDIR(_mode(target)) and self._inside(target):
             parts = urlsplit(self.path)
             if not parts.path.endswith("/"):
                 # To the folder's address, with its slash, on the host the browser asked: never the host an
@@ -141,9 +156,9 @@ class SiteHandler(SimpleHTTPRequestHandler):
         elif urlsplit(self.path).path.endswith("/"):  # a file's address with a slash after it: Pages has no such page
             target = Path(self.directory) / "__no_such_file__"
         status = HTTPStatus.OK
-        if not self._inside(target) or not target.is_file():
+        if not self._inside(target) or not S_ISREG(_mode(target)):
             status, target = HTTPStatus.NOT_FOUND, Path(self.directory) / "404.html"
-            if not target.is_file():
+            if not S_ISREG(_mode(target)):
                 self.send_error(HTTPStatus.NOT_FOUND)
                 return None
         media_type = self.guess_type(str(target))

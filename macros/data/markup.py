@@ -46,6 +46,15 @@ PLAIN_FIELDS = (
 _HEADING = markdown.Markdown(extensions=["attr_list", "pymdownx.caret"])
 
 
+def heading_html(title: str) -> str:
+    """The HTML of a heading that reads `title`, as its page renders it.
+
+    >>> heading_html("Why *ZeRO* shards")
+    '<h1>Why <em>ZeRO</em> shards</h1>'
+    """
+    return _HEADING.reset().convert(f"# {title}")
+
+
 def markdown_in(title: str) -> str | None:
     """What the heading of `title` reads, where Markdown renders it otherwise than `title` is written (emphasis, a
     link, code, a backslash escape); None where it reads as written. Markup (`markup_in`) is refused first.
@@ -53,8 +62,7 @@ def markdown_in(title: str) -> str | None:
     >>> markdown_in("Why *ZeRO* shards"), markdown_in("ZeRO_1 and 2 * 3")
     ('Why ZeRO shards', None)
     """
-    rendered = _HEADING.reset().convert(f"# {title}")
-    shown = " ".join(html.unescape(re.sub(r"<[^>]*>", "", rendered)).split())
+    shown = " ".join(html.unescape(re.sub(r"<[^>]*>", "", heading_html(title))).split())
     return shown if shown != " ".join(title.split()) else None
 
 

@@ -28,14 +28,18 @@ START_ELEMENT = '<div class="sbn-start" id="start-here">'
 
 
 def _data_text(value: str, built: Callable[[str], str]) -> str:
-    """A sentence of data (a summary, a description, a mission bullet) as the build's own HTML on the page: escaped
-    and stashed, so the page's Markdown never reads it and every character shows as typed, whatever syntax of an
-    extension it looks like ("~~x~~", "==x=="); its typed figures are checked as any macro output's are."""
+    """A sentence of data (a summary, a description, a mission bullet, a lesson's title) as the build's own HTML on
+    the page: escaped and stashed, so the page's Markdown never reads it and every character shows as typed,
+    whatever syntax of an extension it looks like ("~~x~~", "==x=="); its typed figures are checked as any macro
+    output's are."""
     return built(html.escape(" ".join(value.split()), quote=False))
 
 
-def _lesson_link(lesson: Lesson, page: str) -> str:
-    return f"[{markdown_text(lesson.title)}]({relative_link(page, lesson.src_path)})"
+def _lesson_link(lesson: Lesson, page: str, built: Callable[[str], str]) -> str:
+    """A Markdown link to a lesson (which MkDocs checks), its title as data (`_data_text`): the lesson's own page
+    has the title as its heading, where the build checks it and tells a problem at its line; read here again, the
+    same problem would be told a second time, at the home page and with no line."""
+    return f"[{_data_text(lesson.title, built)}]({relative_link(page, lesson.src_path)})"
 
 
 def start_here_markdown(catalog: Catalog, lessons: LessonIndex, page: str, built: Callable[[str], str]) -> str:
@@ -50,7 +54,7 @@ def start_here_markdown(catalog: Catalog, lessons: LessonIndex, page: str, built
     else:
         first = lessons.lessons[min(lessons.lessons)]
         about = f": {_data_text(first.description, built)}" if first.description else "."
-        body = f"**Start here:** {_lesson_link(first, page)}{about}"
+        body = f"**Start here:** {_lesson_link(first, page, built)}{about}"
         if first.number > 1:
             earlier = "Lesson 1 is" if first.number == 2 else f"Lessons 1 to {first.number - 1} are"
             body += f"\n\n{earlier} being written, so for now the course starts at Stage {first.stage}."
@@ -86,7 +90,7 @@ def syllabus_markdown(catalog: Catalog, lessons: LessonIndex, page: str, built: 
         lines = [f"### Stage {stage.number}: {markdown_text(stage.title)}", "", _data_text(stage.summary, built), ""]
         if stage.number in published:
             lines += [
-                f"- {_lesson_link(lesson, page)} {built(READING_ELEMENT.format(number=lesson.number))}"
+                f"- {_lesson_link(lesson, page, built)} {built(READING_ELEMENT.format(number=lesson.number))}"
                 f" {built(PROGRESS_ELEMENT.format(number=lesson.number))}"
                 for lesson in published[stage.number]
             ]

@@ -986,6 +986,18 @@ def test_markdown_in_a_catalog_value_shows_as_typed_and_blames_no_page(course_co
     assert typed in " ".join(soup_of(built.site / "index.html").get_text().split())
 
 
+def test_markdown_in_a_lessons_title_is_told_once_at_its_heading(course_copy: Path, edit: Edit) -> None:
+    """Attack round 9 (F1): a title with syntax the site does not read was told at its lesson's heading, and again
+    at docs/index.md without a line, where the syllabus shows the title: data there, as a stage's summary is."""
+    path = course_copy / LESSON_8
+    title = "Lesson 8. Why Data Parallelism Alone Runs Out of Memory"
+    edit(path, f"title: {title}\n", f"title: {title} ~~struck~~\n")
+    edit(path, f"# {title}\n", f"# {title} ~~struck~~\n")
+    built = build_copy(course_copy)
+    fails_with(built, f"{LESSON_8}:{line_of(path, '# Lesson 8.')}", "'~~struck~~' is strikethrough")
+    assert len([line for line in built.messages if "~~struck~~" in line]) == 1, built.output
+
+
 def test_a_quiz_id_written_otherwise_is_told_once_at_its_own_line(course_copy: Path, edit: Edit) -> None:
     """Attack round 8: Practice 2 gives Practice 1's id, quoted and with a comment. A search for the text
     "id: l8-practice-1" found Practice 1's line; the build tells it once, at Practice 2's own id line."""

@@ -126,6 +126,10 @@ def test_a_stage_title_with_a_quote_or_a_colon_keeps_mkdocs_yml_valid() -> None:
             "the title renders as Markdown: its heading reads 'emphasis link and code'",
         ),
         ("A ^^new^^ way", "the title renders as Markdown: its heading reads 'A new way'"),
+        # Attack round 9 (F1): syntax of extensions the site does not enable, which the build's check refuses.
+        ("Title ~~struck~~", "the title holds '~~struck~~', strikethrough"),
+        ("Title [^1]", "the title holds '[^1]', a footnote"),
+        ("Title ==mark==", "the title holds '==mark==', a highlight"),
     ],
 )
 def test_a_title_the_build_would_refuse_is_refused_and_nothing_written(

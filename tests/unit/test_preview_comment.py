@@ -223,7 +223,7 @@ def test_a_repositorys_pages_address(repository: str, site: str) -> None:
     ("url", "expected"),
     [
         ("https://Owner.GitHub.io/course/pr-5/", "https://owner.github.io"),
-        ("https://user@owner.github.io:443/x/", "https://owner.github.io"),
+        ("https://owner.github.io:443/x/", "https://owner.github.io"),
         ("https://previews.example.org:8443/", "https://previews.example.org:8443"),
     ],
 )
@@ -244,6 +244,43 @@ def test_the_origin_of_a_site(url: str, expected: str) -> None:
 def test_previews_on_the_courses_origin_are_refused(repository: str, site_url: str) -> None:
     with pytest.raises(ValueError, match=r"would share the course's origin https://scale-by-the-numbers\.github\.io:"):
         previews_site_url(repository, site_url, COURSE_SITE)
+
+
+#: Attack round 9 (F21): spellings of the course's origin that urlsplit reads as another host, or whose host a
+#: browser rewrites (percent-decoding, UTS-46 mapping, a backslash read as "/"): Chromium's `new URL(u).origin` is
+#: https://scale-by-the-numbers.github.io for the first four.
+ANOTHER_SPELLING = [
+    "https://scale-by-the-numbers%2Egithub.io/previews/",
+    "https://\uff53cale-by-the-numbers.github.io/previews/",  # FULLWIDTH LATIN SMALL LETTER S
+    "https://scale-by-the-numbers\u3002github\u3002io/previews/",  # IDEOGRAPHIC FULL STOP
+    "https://scale-by-the-numbers.github.io\\@evil.example/",
+    "https://scale-by-the-numbers.github.io@evil.example/",  # a user name: never part of a site's address
+    "https://scale-by-the-numbers.git\u00adhub.io/previews/",  # SOFT HYPHEN, which UTS-46 removes
+    "https://0x7f.0.0.1/previews/",  # an IPv4 address, which a browser reads as 127.0.0.1
+]
+
+
+@pytest.mark.parametrize("site_url", ANOTHER_SPELLING)
+def test_a_site_url_whose_host_a_browser_would_read_otherwise_is_refused(site_url: str) -> None:
+    with pytest.raises(ValueError, match=r"a site URL's host must be a plain domain name"):
+        previews_site_url("scale-by-the-numbers-previews/previews", site_url, COURSE_SITE)
+
+
+@pytest.mark.parametrize("site_url", ANOTHER_SPELLING[:4])
+def test_the_url_command_refuses_another_spelling_of_the_courses_origin(
+    site_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = ["--config", str(ROOT / "mkdocs.yml")]
+    with pytest.raises(SystemExit) as exit_info:
+        main(["url", "--number", "5", "--repository", "other-owner/previews", "--site-url", site_url, *config])
+    assert exit_info.value.code == 2
+    assert "a site URL's host must be a plain domain name" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("site_url", ANOTHER_SPELLING[:4])
+def test_the_body_names_no_origin_a_browser_would_read_otherwise(site_url: str) -> None:
+    with pytest.raises(ValueError, match=r"a site URL's host must be a plain domain name"):
+        comment_body(SHA, DIFF, preview_url=site_url + "pr-5/")
 
 
 def test_a_custom_domain_replaces_the_repositorys_pages_address() -> None:

@@ -240,3 +240,35 @@ def test_a_file_with_a_slash_after_it_is_not_found(address: str, path: str) -> N
     response = _get(address, path, gzip_ok=False)
     assert response.status == 404
     assert response.read() == b"<h1>lost</h1>"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/course/" + "a" * 300,
+        "/course/" + "a" * 300 + "/",
+        "/course/" + "%61" * 300,
+        "/course/a/" + "b" * 300 + "/index.html",
+        "/course/index.html/a",  # a file where a folder is asked: ENOTDIR
+    ],
+    ids=["long-name", "long-folder", "long-escaped", "long-inside", "file-as-folder"],
+)
+def test_a_path_the_file_system_refuses_is_not_found(
+    address: str, path: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Attack round 9 (F14): a name longer than the file system's limit (ENAMETOOLONG, well within `MAX_PATH`) got
+    a traceback and no response at all."""
+    request = f"GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode()
+    response = _raw(address, request)
+    assert response.startswith(b"HTTP/1.1 404 ")
+    assert response.endswith(b"<h1>lost</h1>")
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_path_through_a_loop_of_links_is_not_found(
+    linked: tuple[str, Path], capfd: pytest.CaptureFixture[str]
+) -> None:
+    """ELOOP, as the file system answers a path through a link to itself."""
+    request = b"GET /course/loop/index.html HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    assert _raw(linked[0], request).startswith(b"HTTP/1.1 404 ")
+    assert "Traceback" not in capfd.readouterr().err
