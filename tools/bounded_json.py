@@ -17,6 +17,7 @@ import itertools
 import json
 import math
 import re
+import reprlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +34,21 @@ MAX_DIGITS = 100
 _STRING = re.compile(r'"[^"]*"')
 #: Everything of a JSON text but the brackets that open and close its lists and objects.
 _BRACKETS = re.compile(r"[^\[\]{}]+")
+
+
+#: How a value read from such a text is shown in a message: cut short, however long it is, since the text is
+#: untrusted and a message goes into a workflow's log (a refusal once echoed a 5 MB record whole).
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 60
+
+
+def quoted(value: object) -> str:
+    """`value`, read from an untrusted JSON text, as a message shows it: its repr, cut short.
+
+    >>> quoted("x" * 1000)[:10], len(quoted("x" * 1000)), quoted([1] * 1000)
+    ("'xxxxxxxxx", 60, '[1, 1, 1, 1, 1, 1, ...]')
+    """
+    return _REPR.repr(value)
 
 
 class Unreadable(ValueError):

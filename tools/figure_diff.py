@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import re
-import reprlib
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -123,24 +122,15 @@ def parse_records(records: object, origin: str) -> dict[Key, Shown]:
                 raise ValueError(f"{where}: missing field {field!r}")
             given = record[field]
             if not isinstance(given, kind) or isinstance(given, bool):
-                raise ValueError(f"{where}: field {field!r} has the wrong type: {_quoted(given)}")
+                raise ValueError(f"{where}: field {field!r} has the wrong type: {bounded_json.quoted(given)}")
         try:
             value = _value(record)
         except (ValueError, ZeroDivisionError) as error:
             raise ValueError(
-                f"{where}: field 'value' is not an exact number: {_quoted(record['value'])} ({error})"
+                f"{where}: field 'value' is not an exact number: {bounded_json.quoted(record['value'])} ({error})"
             ) from None
         grouped.setdefault((record["page"], record["id"]), []).append((record, value))
     return {key: _shown(key, group) for key, group in grouped.items()}
-
-
-_REPR = reprlib.Repr()
-_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 60
-
-
-def _quoted(value: object) -> str:
-    """A value from the file, for a message: cut short, however long it is."""
-    return _REPR.repr(value)
 
 
 def _shown(key: Key, group: Sequence[tuple[Mapping[str, object], Value]]) -> Shown:

@@ -35,9 +35,10 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
+from typing import TypeGuard
 from urllib.parse import urlsplit
 
-from tools.bounded_json import load
+from tools.bounded_json import load, quoted
 from tools.preview_trust import LABEL, check_repository, check_sha, items
 from tools.previews import MAX_BYTES, MAX_FILES, MAX_TOTAL_BYTES, MAX_TOTAL_FILES, folder
 
@@ -232,13 +233,19 @@ def find_comment(comments: object, author: str = BOT) -> int | None:
     """
     for comment in items(comments):
         if not isinstance(comment, dict):
-            raise ValueError(f"expected a comment object, got {comment!r}")
-        user = comment.get("user") or {}
-        body = comment.get("body") or ""
-        comment_id = comment.get("id")
-        if user.get("login") == author and body.startswith(MARKER) and isinstance(comment_id, int):
+            raise ValueError(f"expected a comment object, got {quoted(comment)}")
+        user, body, comment_id = comment.get("user"), comment.get("body"), comment.get("id")
+        # The API's comment, as it writes one: anything else (a user that is a string, a body that is a list, an id
+        # that is true or negative) is no comment of ours, whoever wrote it.
+        ours = isinstance(user, dict) and user.get("login") == author
+        if ours and isinstance(body, str) and body.startswith(MARKER) and _is_id(comment_id):
             return comment_id
     return None
+
+
+def _is_id(value: object) -> TypeGuard[int]:
+    """Whether `value` is an id as the API writes one: a positive whole number (`True` is an int to Python)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

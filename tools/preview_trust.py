@@ -59,21 +59,21 @@ class Refused(ValueError):
 def check_number(value: object) -> int:
     """A pull request number, from JSON or a command line; `Refused` unless a positive whole number."""
     if isinstance(value, bool) or not isinstance(value, int | str) or not _NUMBER.fullmatch(str(value)):
-        raise Refused(f"a pull request number is a positive whole number, got {value!r}")
+        raise Refused(f"a pull request number is a positive whole number, got {bounded_json.quoted(value)}")
     return int(value)
 
 
 def check_sha(value: object) -> str:
     """A full commit SHA; `Refused` unless 40 lowercase hexadecimal digits."""
     if not isinstance(value, str) or not _SHA.fullmatch(value):
-        raise Refused(f"a commit is 40 lowercase hexadecimal digits, got {value!r}")
+        raise Refused(f"a commit is 40 lowercase hexadecimal digits, got {bounded_json.quoted(value)}")
     return value
 
 
 def check_repository(value: object) -> str:
     """An `owner/name` of a GitHub repository; `Refused` for anything else."""
     if not isinstance(value, str) or not _REPOSITORY.fullmatch(value) or value.split("/")[1] in {".", ".."}:
-        raise Refused(f"a repository is owner/name, got {value!r}")
+        raise Refused(f"a repository is owner/name, got {bounded_json.quoted(value)}")
     return value
 
 
@@ -129,7 +129,7 @@ def ci_run(record: object, run_head_sha: str, run_head_repository: str, pull: ob
     built, or a pull request from another repository than the run's.
     """
     if not isinstance(record, Mapping):
-        raise Refused(f"the pull request record is not a JSON object: {record!r}")
+        raise Refused(f"the pull request record is not a JSON object: {bounded_json.quoted(record)}")
     number = check_number(record.get("number"))
     head_sha = check_sha(record.get("head_sha"))
     if head_sha != check_sha(run_head_sha):

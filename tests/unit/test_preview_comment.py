@@ -136,6 +136,21 @@ def test_find_of_no_comments_is_none() -> None:
     assert find_comment([]) is None
 
 
+@pytest.mark.parametrize(
+    "odd",
+    [
+        {"id": 1, "user": BOT, "body": MARKER},  # a user that is a string
+        {"id": 1, "user": {"login": BOT}, "body": [MARKER]},  # a body that is a list
+        {"id": 1, "user": {"login": BOT}, "body": 5},
+        {"id": True, "user": {"login": BOT}, "body": MARKER},  # an id that is true, or not positive
+        {"id": -5, "user": {"login": BOT}, "body": MARKER},
+    ],
+)
+def test_find_takes_no_comment_the_api_would_not_write(odd: dict[str, object]) -> None:
+    """Attack round 9: such a comment ended `find` in an AttributeError, or gave True or -5 as the id to edit."""
+    assert find_comment([odd, comment(7, BOT, MARKER)]) == 7
+
+
 def test_the_body_command_reads_the_diff_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     diff = tmp_path / "figure-diff.md"
     diff.write_text(DIFF, encoding="utf-8")

@@ -85,6 +85,14 @@ def test_a_malformed_record_is_refused(bad: object, message: str) -> None:
         ci_run(bad, SHA, COURSE, pull(), COURSE)
 
 
+@pytest.mark.parametrize("bad", [["x" * 5_000_000], record(number="x" * 5_000_000), record(head_sha="x" * 5_000_000)])
+def test_a_refusal_quotes_an_untrusted_value_cut_short(bad: object) -> None:
+    """Attack round 9: the refusal of a 5 MB record repeated it whole into the workflow's log."""
+    with pytest.raises(Refused) as refused:
+        ci_run(bad, SHA, COURSE, pull(), COURSE)
+    assert len(str(refused.value)) < 200
+
+
 @pytest.mark.parametrize("now", [pull(sha=NEWER), pull(state="closed")])
 def test_a_run_for_an_older_commit_or_a_closed_pull_request_is_stale(now: dict[str, object]) -> None:
     assert ci_run(record(), SHA, COURSE, now, COURSE).action == "stale"
