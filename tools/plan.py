@@ -23,6 +23,7 @@ import json
 import math
 import os
 import re
+import stat
 import sys
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
@@ -268,6 +269,9 @@ def _model(args: argparse.Namespace, catalog: Catalog) -> tuple[TransformerShape
         # /dev/zero, is refused after that much, not read whole.
         most = 4 * MAX_CONFIG_CHARACTERS
         try:
+            # A file, not a pipe or a device: opening a pipe that no one writes to waits for ever.
+            if not stat.S_ISREG(path.stat().st_mode):
+                raise InputError(f"{given}: not a file; give a config.json")
             with path.open("rb") as file:
                 data = file.read(most + 1)
         except OSError as error:

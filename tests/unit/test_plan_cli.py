@@ -8,6 +8,7 @@ and the fix, exit code 2, never a traceback.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -104,6 +105,8 @@ def configs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Past what any config.json holds: refused after reading its first 4,000,001 bytes, not read whole.
     with (folder / "huge.json").open("wb") as huge:
         huge.truncate(300_000_000)
+    # A pipe no one writes to: opening it waited for ever (attack round 9).
+    os.mkfifo(folder / "pipe.json")
     return folder
 
 
@@ -171,6 +174,8 @@ def test_a_schedule_too_long_to_simulate_is_planned_in_closed_form() -> None:
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--training-tokens", "1e999999999"], "expected a whole number"),
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--price", "1e-999999999"], "expected dollars per GPU-hour"),
         (["--config", "{folder}/huge.json", *LLAMA3_ON_16], "more than 4,000,000 bytes"),
+        (["--config", "{folder}/pipe.json", *LLAMA3_ON_16], "--config {folder}/pipe.json: not a file"),
+        (["--config", "/dev/zero", *LLAMA3_ON_16], "--config /dev/zero: not a file"),
         # Attack round 6, finding 12: commas anywhere, bandwidths and prices too small to be any, a reserve of all
         # memory, a key given twice.
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--training-tokens", "1,2,3"], "commas group thousands"),
