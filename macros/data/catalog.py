@@ -25,6 +25,7 @@ from .schema import (
     SchemaError,
     boolean,
     check_file,
+    check_key,
     check_record,
     field_error,
     integer,
@@ -545,10 +546,11 @@ def _read(directory: Path, name: str) -> dict[str, Any]:
     return data
 
 
-def _check_id(where: str, entry_id: Any) -> str:
-    if not isinstance(entry_id, str) or not CATALOG_ID.match(entry_id):
-        raise CatalogError(f"{where}: the id {entry_id!r} should be lower-case words and digits joined by - or .")
-    return entry_id
+def _catalog_id(value: Any) -> str:
+    """A catalog entry's id (`CATALOG_ID`), told at its key's line by `check_key`."""
+    if not isinstance(value, str) or not CATALOG_ID.match(value):
+        raise ValueError(f"the id {value!r} should be lower-case words and digits joined by - or .")
+    return value
 
 
 def _memory_provenance(
@@ -621,8 +623,9 @@ def load_catalog(directory: Path) -> Catalog:
 def _load(directory: Path) -> Catalog:
     folder = directory.name
     sources = {}
-    for source_id, data in _read(directory, "sources").items():
-        where = f"{folder}/sources.yml: {_check_id(f'{folder}/sources.yml', source_id)}"
+    raw_sources = _read(directory, "sources")
+    for source_id, data in raw_sources.items():
+        where = f"{folder}/sources.yml: {check_key(f'{folder}/sources.yml', raw_sources, source_id, _catalog_id)}"
         sources[source_id] = Source(id=source_id, **check_record(where, data, _SOURCE_FIELDS))
     provenance: Fields = {"source": reference(sources, "source"), "where": text, "quote": optional(text)}
     # A GPU's memory as programs get it comes from a report of its own, not from the datasheet.
@@ -642,8 +645,9 @@ def _load(directory: Path) -> Catalog:
             column_name: column.check if column.required else optional(column.check)
             for column_name, column in table.columns.items()
         }
-        for entry_id, data in _read(directory, name).items():
-            where = f"{folder}/{name}.yml: {_check_id(f'{folder}/{name}.yml', entry_id)}"
+        raw = _read(directory, name)
+        for entry_id, data in raw.items():
+            where = f"{folder}/{name}.yml: {check_key(f'{folder}/{name}.yml', raw, entry_id, _catalog_id)}"
             if entry_id in records:
                 message = f"the id is already used in {tables[entry_id]}.yml; ids are catalog-wide"
                 raise CatalogError(str(record_error(where, data, message)))

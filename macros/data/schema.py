@@ -349,6 +349,22 @@ def field_error(where: str, data: Any, name: str, message: str) -> SchemaError:
     return _at(where, line, f".{name}: {message}", name)
 
 
+def check_key(where: str, data: Any, key: Any, check: Check[T]) -> T:
+    """`key` of the mapping `data` (an entry's id, a stage's number) passed through `check`; `SchemaError` at the
+    key's own line when `data` came from a data file, as `field_error` tells a field's value.
+
+    >>> check_key("terms.yml", load_yaml("a: 1\\n__b: 2", "terms.yml"), "__b", slug)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    macros.data.schema.SchemaError: terms.yml:2: __b: got '__b'; expected lower-case words and digits joined ...
+    """
+    try:
+        return check(key)
+    except ValueError as error:
+        line = data.lines.get(key) if isinstance(data, Located) else None
+        raise _at(where, line, f".{key}: {error}", str(key)) from None
+
+
 def check_record(where: str, data: Any, fields: Fields, noun: str = "field") -> dict[str, Any]:
     """The record `data` with every field checked and defaults filled in.
 

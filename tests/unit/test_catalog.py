@@ -201,6 +201,20 @@ def test_a_malformed_file_is_refused_with_the_fix(catalog_copy: Path, file: str,
         load_catalog(catalog_copy)
 
 
+@pytest.mark.parametrize("entry_id", ["__palette", "Bad Id", "gpt2-"])
+def test_an_id_that_is_no_catalog_id_is_refused_at_its_keys_line(catalog_copy: Path, entry_id: str) -> None:
+    # Attack round 9, F17: the glossary's ids and the catalog's were refused with no line.
+    path = catalog_copy / "models.yml"
+    _append(path, f"{entry_id}:\n{ENTRY}  parameters: 5\n")
+    line = 1 + path.read_text(encoding="utf-8").splitlines().index(f"{entry_id}:")
+    with pytest.raises(CatalogError) as raised:
+        load_catalog(catalog_copy)
+    assert str(raised.value) == (
+        f"catalog/models.yml:{line}: {entry_id}: the id {entry_id!r} should be lower-case words and digits joined by"
+        " - or ."
+    )
+
+
 def test_a_missing_file_is_named(catalog_copy: Path) -> None:
     (catalog_copy / "gpus.yml").unlink()
     with pytest.raises(CatalogError, match=r"missing: \['gpus'\]"):
