@@ -51,6 +51,7 @@ from .schema import (
     text,
     unknown,
 )
+from .scripts import reserved_id
 from .typed_figures import find_in_text
 from .unrendered import Syntax, unrendered
 
@@ -216,11 +217,19 @@ def page_ids(source: str) -> set[str]:
 
 def _entry_id(value: Any) -> str:
     """An entry's id, which is also its anchor on the glossary page (`schema.slug`), told at its key's line by
-    `check_key`."""
+    `check_key`: the page's check of its ids would find one the site's scripts look up too, but at the page that
+    shows the entry, without a line."""
     try:
-        return slug(value)
+        entry_id = slug(value)
     except ValueError as error:
         raise ValueError(f"the id {error}") from None
+    if reserved_id(entry_id):
+        raise ValueError(
+            f"the id {entry_id!r} is one the theme's or the course's scripts look up, and the glossary page gives"
+            " it to the entry's heading, where they would find it instead of their own element: give the entry"
+            " another id"
+        )
+    return entry_id
 
 
 def load_glossary(

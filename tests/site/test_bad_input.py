@@ -335,6 +335,21 @@ def test_a_glossary_entry_whose_id_is_the_glossary_pages_heading_fails_at_its_li
     fails_with(built, f"glossary/terms.yml:{line_of(terms, 'glossary: {term')}", "the glossary page's heading")
 
 
+def test_a_glossary_entry_whose_id_the_sites_scripts_look_up_fails_at_its_line(course_copy: Path) -> None:
+    # Attack round 9, F16: told at docs/glossary.md, with no line, as an id the page's content holds.
+    terms = course_copy / "glossary/terms.yml"
+    replace_in(
+        terms,
+        "activation-checkpointing:\n",
+        "sbn-tip-text:\n  term: zebra crossing\n  aliases: []\n  definition: A made-up term.\n  related: []\n\n"
+        "activation-checkpointing:\n",
+    )
+    replace_in(course_copy / LESSON_8, "\n## Practice\n", '\nA {{ term("zebra crossing") }}.\n\n## Practice\n')
+    built = build_copy(course_copy)
+    fails_with(built, f"glossary/terms.yml:{line_of(terms, 'sbn-tip-text:')}", "the theme's or the course's scripts")
+    assert not any("docs/glossary.md" in said for said in built.messages), built.output
+
+
 @pytest.mark.parametrize(("line", "what"), [case for case in AUTHORED_SCRIPTS if case[1]])
 def test_script_in_a_page_fails_the_build_at_its_line(
     authored_scripts: tuple[Path, Built], line: str, what: str
