@@ -507,6 +507,24 @@ class Catalog:
         )
 
 
+def _stage_table(value: Any) -> Any:
+    """`stages:` of course.yml: stages by number, each checked on its own, at its own lines (`_load`)."""
+    if not isinstance(value, dict) or not value:
+        raise ValueError("expected stage numbers, each with a title and a summary: `8: {title: ..., summary: ...}`")
+    return value
+
+
+def _stage_number(value: Any) -> int:
+    """A stage's number, its key under `stages:`, told at the key's line by `check_key`: a lesson's `stage:` and its
+    folder (stage-8/) name the stage by it."""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(
+            f"got {value!r}; expected the stage's number, a whole number above zero written without quotes (8:, not"
+            ' "8":), as a lesson\'s `stage:` and its folder stage-8/ name it'
+        )
+    return value
+
+
 _SOURCE_FIELDS: Fields = {
     "title": text,
     "authors": text,
@@ -516,7 +534,7 @@ _SOURCE_FIELDS: Fields = {
 }
 _COURSE_FIELDS: Fields = {
     "mission": list_of(text, empty=False),
-    "stages": lambda value: value,  # checked stage by stage below
+    "stages": _stage_table,
 }
 _STAGE_FIELDS: Fields = {"title": text, "summary": text}
 #: Why a stage's text fields, which the syllabus shows, hold no figure: one typed there was found only on the front
@@ -683,15 +701,10 @@ def _load(directory: Path) -> Catalog:
         printed[str(figure_id)] = Printed(figure_id=str(figure_id), **{**clean, "source": sources[clean["source"]]})
 
     course = check_record(f"{folder}/course.yml", _read(directory, "course"), _COURSE_FIELDS)
-    if not isinstance(course["stages"], dict) or not course["stages"]:
-        raise CatalogError(f"{folder}/course.yml.stages: expected stage numbers, each with a title and a summary")
     stages = {}
     for number, data in course["stages"].items():
+        check_key(f"{folder}/course.yml: stages", course["stages"], number, _stage_number)
         where = f"{folder}/course.yml: stages.{number}"
-        try:
-            positive_count(number)
-        except ValueError as error:
-            raise CatalogError(f"{where}: a stage is numbered: {error}") from None
         clean = check_record(where, data, _STAGE_FIELDS)
         _refuse_typed(where, data, clean, ("title", "summary"), _STAGE_READ)
         stages[number] = Stage(number=number, **clean)

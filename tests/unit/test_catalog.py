@@ -228,6 +228,29 @@ def test_a_stage_needs_a_title_and_a_summary(catalog_copy: Path) -> None:
         load_catalog(catalog_copy)
 
 
+@pytest.mark.parametrize(
+    ("key", "shown", "got"),
+    [('"8"', "8", "'8'"), ("eight", "eight", "'eight'"), ("0", "0", "0"), ("8.0", "8.0", "8.0")],
+)
+def test_a_stage_key_that_is_no_number_is_refused_at_its_line(
+    catalog_copy: Path, key: str, shown: str, got: str
+) -> None:
+    # Attack round 9, F19: `"8":` was refused with no line, and a fix about writing large numbers.
+    path = catalog_copy / "course.yml"
+    path.write_text(path.read_text(encoding="utf-8").replace("\n  8:\n", f"\n  {key}:\n", 1), encoding="utf-8")
+    line = 1 + path.read_text(encoding="utf-8").splitlines().index(f"  {key}:")
+    with pytest.raises(CatalogError) as raised:
+        load_catalog(catalog_copy)
+    assert str(raised.value).startswith(f"catalog/course.yml:{line}: stages.{shown}: got {got}; expected")
+    assert "large ones" not in str(raised.value) and "the stage's number" in str(raised.value)
+
+
+def test_stages_that_are_no_table_of_stages_are_refused_at_their_line(catalog_copy: Path) -> None:
+    (catalog_copy / "course.yml").write_text("mission: [Plan a run.]\nstages: []\n", encoding="utf-8")
+    with pytest.raises(CatalogError, match=r"^catalog/course.yml:2: stages: expected stage numbers, each with a title"):
+        load_catalog(catalog_copy)
+
+
 SOURCE = "  authors: a\n  cite: c\n  year: 2020\n"
 
 
