@@ -29,6 +29,7 @@ from .schema import (
     check_record,
     field_error,
     integer,
+    item_error,
     list_of,
     load_yaml,
     one_of,
@@ -537,6 +538,11 @@ _COURSE_FIELDS: Fields = {
     "stages": _stage_table,
 }
 _STAGE_FIELDS: Fields = {"title": text, "summary": text}
+#: Why a mission bullet holds no figure: one typed there was found only on the front door, at the line of its macro.
+_MISSION_READ = (
+    "a mission bullet is shown on the home page and quoted word for word by its lessons' mission links, where no"
+    " figure can be computed"
+)
 #: Why a stage's text fields, which the syllabus shows, hold no figure: one typed there was found only on the front
 #: door, at the line of its macro call.
 _STAGE_READ = "a stage's words are shown in the syllabus, where no figure can be computed"
@@ -544,12 +550,17 @@ _STAGE_READ = "a stage's words are shown in the syllabus, where no figure can be
 
 def _refuse_typed(where: str, data: Any, clean: Mapping[str, Any], fields: Collection[str], said: str) -> None:
     """`SchemaError` at the line of the first of `fields` of the record `data` whose text types a figure
-    (`typed_figures.find_in_text`), as the glossary refuses one in its fields."""
+    (`typed_figures.find_in_text`), as the glossary refuses one in its fields: a list's at the item's own line."""
     for field in fields:
         value = clean[field]
-        typed = [found for part in ([value] if isinstance(value, str) else value or []) for found in find_in_text(part)]
-        if typed:
-            raise field_error(where, data, field, f"types {', '.join(map(repr, typed))}; {said}: say it in words")
+        for index, part in enumerate([value] if isinstance(value, str) else value or []):
+            typed = find_in_text(part)
+            if not typed:
+                continue
+            message = f"types {', '.join(map(repr, typed))}; {said}: say it in words"
+            if isinstance(value, str):
+                raise field_error(where, data, field, message)
+            raise item_error(where, data, field, index, message)
 
 
 def _read(directory: Path, name: str) -> dict[str, Any]:
@@ -700,7 +711,9 @@ def _load(directory: Path) -> Catalog:
         clean = check_record(f"{folder}/printed.yml: {figure_id}", data, printed_fields)
         printed[str(figure_id)] = Printed(figure_id=str(figure_id), **{**clean, "source": sources[clean["source"]]})
 
-    course = check_record(f"{folder}/course.yml", _read(directory, "course"), _COURSE_FIELDS)
+    raw_course = _read(directory, "course")
+    course = check_record(f"{folder}/course.yml", raw_course, _COURSE_FIELDS)
+    _refuse_typed(f"{folder}/course.yml", raw_course, course, ("mission",), _MISSION_READ)
     stages = {}
     for number, data in course["stages"].items():
         check_key(f"{folder}/course.yml: stages", course["stages"], number, _stage_number)

@@ -326,6 +326,12 @@ class Located(dict[Any, Any]):
     lines: Mapping[Any, int] = types.MappingProxyType({})
 
 
+class LocatedList(list[Any]):
+    """A list as a data file wrote it (`load_yaml`), with the file's line of each item."""
+
+    lines: Sequence[int] = ()
+
+
 def _at(where: str, line: int | None, detail: str, field: str | None = None) -> SchemaError:
     """The error `detail` about `field` of the record at `where` ("file" or "file: place in it"), at the file's
     `line`."""
@@ -347,6 +353,16 @@ def field_error(where: str, data: Any, name: str, message: str) -> SchemaError:
     came from a data file: for a check that `check_record` cannot make alone (an id of another table)."""
     line = data.lines.get(name) if isinstance(data, Located) else None
     return _at(where, line, f".{name}: {message}", name)
+
+
+def item_error(where: str, data: Any, name: str, index: int, message: str) -> SchemaError:
+    """The error `message` about item `index` (from 0) of the list field `name` of the record `data` at `where`, at
+    the item's own line when the list came from a data file (`LocatedList`): a list's items may take a line each.
+    """
+    items = data.get(name) if isinstance(data, Located) else None
+    if isinstance(items, LocatedList) and index < len(items.lines):
+        return _at(where, items.lines[index], f".{name}: item {index + 1}: {message}", name)
+    return field_error(where, data, name, f"item {index + 1}: {message}")
 
 
 def check_key(where: str, data: Any, key: Any, check: Check[T]) -> T:
@@ -529,6 +545,13 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
         data.line = node.start_mark.line + self.first_line
         data.lines = {self.construct_object(key): key.start_mark.line + self.first_line for key, _ in node.value}
 
+    def construct_located_list(self, node: yaml.SequenceNode) -> Iterator[LocatedList]:
+        """A list, as `LocatedList`: PyYAML's own `construct_yaml_seq`, keeping each item's line."""
+        data = LocatedList()
+        yield data
+        data.extend(self.construct_sequence(node))
+        data.lines = tuple(item.start_mark.line + self.first_line for item in node.value)
+
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
@@ -555,12 +578,14 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
 _StrictLoader.add_constructor("tag:yaml.org,2002:float", _StrictLoader.construct_yaml_float)
 _StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_located)
+_StrictLoader.add_constructor("tag:yaml.org,2002:seq", _StrictLoader.construct_located_list)
 
 
 def load_yaml(source: str, where: str, *, data_file: bool = True, first_line: int = 1) -> Any:
     """Parse YAML text strictly; `SchemaError` naming `where` and the line for invalid YAML or a repeated key.
 
-    Its mappings are `Located`, numbering lines from `first_line`, the file's line of the text's first.
+    Its mappings are `Located` and its lists `LocatedList`, numbering lines from `first_line`, the file's line of
+    the text's first.
 
     A data file's text (`data_file`; not a page's front matter, which has checks of its own) holds nothing
     that would run script were it read as markup (`scripts.script_in_text`): the pages show it as text, and

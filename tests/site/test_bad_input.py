@@ -993,6 +993,15 @@ def test_markdown_in_a_catalog_value_shows_as_typed_and_blames_no_page(course_co
     assert typed in " ".join(soup_of(built.site / "index.html").get_text().split())
 
 
+def test_a_typed_figure_in_a_mission_bullet_is_told_once_at_its_line(course_copy: Path, edit: Edit) -> None:
+    """Attack round 9, F18: it was told at docs/index.md:23, the line of the {{ mission() }} call that shows it."""
+    path = course_copy / "catalog/course.yml"
+    edit(path, "splits a batch across devices", "splits a batch across 80 GB devices")
+    built = build_copy(course_copy)
+    fails_with(built, f"catalog/course.yml:{line_of(path, '80 GB devices')}", "mission: item 3: types '80 GB'")
+    assert not any("docs/index.md" in said for said in built.messages), built.output
+
+
 def test_a_quiz_id_written_otherwise_is_told_once_at_its_own_line(course_copy: Path, edit: Edit) -> None:
     """Attack round 8: Practice 2 gives Practice 1's id, quoted and with a comment. A search for the text
     "id: l8-practice-1" found Practice 1's line; the build tells it once, at Practice 2's own id line."""

@@ -308,6 +308,15 @@ WRONG_TEXTS = [
         "80 GB",
         "types '80 GB'; ",
     ),
+    # Attack round 9, F18: a mission bullet's figure was told at docs/index.md's {{ mission() }} line.
+    (
+        "course.yml",
+        "splits a batch across devices",
+        "splits a batch across 80 GB devices",
+        "mission: item 3",
+        "80 GB",
+        "types '80 GB'; ",
+    ),
 ]
 
 
