@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from ..model.shape import TransformerShape
+from .markup import markdown_in, markup_in
 from .quantities import Number, check_unit
 from .schema import (
     CATALOG_ID,
@@ -548,6 +549,31 @@ _MISSION_READ = (
 _STAGE_READ = "a stage's words are shown in the syllabus, where no figure can be computed"
 
 
+#: Why a stage's title and summary hold no markup: the syllabus, its search entry and a lesson's next steps show
+#: them as typed, so markup reaches a reader as its characters.
+_STAGE_PLAIN = (
+    "a stage's title and summary are plain words, which the syllabus, its search entry and a lesson's next steps"
+    " show as typed: write them without <, > or double quotes, and without character references such as &lt;"
+)
+_STAGE_MARKDOWN = (
+    "the syllabus's heading, its search entry and a lesson's next steps show a stage's title as typed: write it in"
+    " plain words, without Markdown's *, _, `, [ ](...), ^^ or backslash escapes"
+)
+
+
+def _refuse_markup(where: str, data: Any, clean: Mapping[str, Any]) -> None:
+    """`SchemaError` at the line of a stage's title or summary that holds markup (`markup.markup_in`), or of a title
+    that Markdown would read otherwise than it is written (`markup.markdown_in`), as a lesson's front matter is
+    refused: a stage's words are shown where a lesson's title and description are."""
+    for field in ("title", "summary"):
+        markup = markup_in(clean[field])
+        if markup:
+            raise field_error(where, data, field, f"holds {', '.join(map(repr, markup))}; {_STAGE_PLAIN}")
+    heading = markdown_in(clean["title"])
+    if heading is not None:
+        raise field_error(where, data, "title", f"is Markdown that would read {heading!r}; {_STAGE_MARKDOWN}")
+
+
 def _refuse_typed(where: str, data: Any, clean: Mapping[str, Any], fields: Collection[str], said: str) -> None:
     """`SchemaError` at the line of the first of `fields` of the record `data` whose text types a figure
     (`typed_figures.find_in_text`), as the glossary refuses one in its fields: a list's at the item's own line."""
@@ -720,6 +746,7 @@ def _load(directory: Path) -> Catalog:
         where = f"{folder}/course.yml: stages.{number}"
         clean = check_record(where, data, _STAGE_FIELDS)
         _refuse_typed(where, data, clean, ("title", "summary"), _STAGE_READ)
+        _refuse_markup(where, data, clean)
         stages[number] = Stage(number=number, **clean)
 
     engine: dict[str, Measured] = {}

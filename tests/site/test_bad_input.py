@@ -1002,6 +1002,15 @@ def test_a_typed_figure_in_a_mission_bullet_is_told_once_at_its_line(course_copy
     assert not any("docs/index.md" in said for said in built.messages), built.output
 
 
+def test_markdown_in_a_stage_title_is_told_once_at_its_line(course_copy: Path, edit: Edit) -> None:
+    """Attack round 9, F20: "Planning *a* run" built, and the syllabus showed "Stage 8: Planning *a* run"."""
+    path = course_copy / "catalog/course.yml"
+    edit(path, "title: Planning a run", "title: Planning *a* run")
+    built = build_copy(course_copy)
+    fails_with(built, f"catalog/course.yml:{line_of(path, 'Planning *a* run')}", "stages.8.title: is Markdown")
+    assert len(built.messages) == 2, built.output  # the problem, and MkDocs' word that the build stopped
+
+
 def test_a_quiz_id_written_otherwise_is_told_once_at_its_own_line(course_copy: Path, edit: Edit) -> None:
     """Attack round 8: Practice 2 gives Practice 1's id, quoted and with a comment. A search for the text
     "id: l8-practice-1" found Practice 1's line; the build tells it once, at Practice 2's own id line."""

@@ -251,6 +251,38 @@ def test_stages_that_are_no_table_of_stages_are_refused_at_their_line(catalog_co
         load_catalog(catalog_copy)
 
 
+#: A stage's title or summary with markup, which the syllabus, its search entry and a lesson's next steps show as
+#: typed (attack round 9, F20: "Planning *a* run" built, and the syllabus showed its asterisks): the text replaced,
+#: its replacement, the field, and what the message says of it.
+STAGE_MARKUP = [
+    (
+        "title: Planning a run",
+        "title: Planning *a* run",
+        "title",
+        "is Markdown that would read 'Planning a run'",
+    ),
+    ("title: Planning a run", "title: Planning `a` run", "title", "is Markdown that would read"),
+    ("title: Planning a run", "title: Planning <b>a</b> run", "title", "holds '<', '>'"),
+    ("title: Planning a run", "title: Planning &amp; running", "title", "holds '&'"),
+    ("summary: A procedure that", 'summary: A "procedure" that', "summary", "holds '\"'"),
+    ("summary: A procedure that", "summary: A <em>procedure</em> that", "summary", "holds '<', '>'"),
+]
+
+
+@pytest.mark.parametrize(("written", "replaced", "field", "message"), STAGE_MARKUP)
+def test_markup_in_a_stages_title_or_summary_is_refused_at_its_line(
+    catalog_copy: Path, written: str, replaced: str, field: str, message: str
+) -> None:
+    path = catalog_copy / "course.yml"
+    source = path.read_text(encoding="utf-8")
+    assert written in source
+    path.write_text(source.replace(written, replaced, 1), encoding="utf-8")
+    line = 1 + next(n for n, text in enumerate(path.read_text(encoding="utf-8").splitlines()) if replaced in text)
+    with pytest.raises(CatalogError) as raised:
+        load_catalog(catalog_copy)
+    assert str(raised.value).startswith(f"catalog/course.yml:{line}: stages.8.{field}: {message}")
+
+
 SOURCE = "  authors: a\n  cite: c\n  year: 2020\n"
 
 
