@@ -581,6 +581,32 @@ _StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_l
 _StrictLoader.add_constructor("tag:yaml.org,2002:seq", _StrictLoader.construct_located_list)
 
 
+#: What YAML (1.1, as PyYAML reads it) takes for a line break beside a line feed and CR LF, by name. An editor may
+#: show none, and the course counts a file's lines by its line feeds, as editors do: YAML's line of all that
+#: follows one, in its messages and in `Located`'s lines, would not be the file's.
+_OTHER_BREAKS: Mapping[str, str] = {
+    "\r": "a carriage return (\\r) not followed by a line feed",
+    "\x85": "U+0085 NEXT LINE",
+    "\u2028": "U+2028 LINE SEPARATOR",
+    "\u2029": "U+2029 PARAGRAPH SEPARATOR",
+}
+_OTHER_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+
+
+def _refuse_other_breaks(source: str, where: str, first_line: int) -> None:
+    """`SchemaError` at the file's line and column of the first of `_OTHER_BREAKS` in `source`."""
+    found = _OTHER_BREAK.search(source)
+    if found is None:
+        return
+    line = source.count("\n", 0, found.start()) + first_line
+    column = found.start() - source.rfind("\n", 0, found.start())
+    raise SchemaError(
+        f"{where}:{line}: not valid YAML here: {_OTHER_BREAKS[found.group(0)]} at column {column}, which YAML reads as"
+        " a line break where an editor may show none, and the lines YAML tells of after it are not the file's:"
+        " delete it, and start a new line where one is meant"
+    )
+
+
 def load_yaml(source: str, where: str, *, data_file: bool = True, first_line: int = 1) -> Any:
     """Parse YAML text strictly; `SchemaError` naming `where` and the line for invalid YAML or a repeated key.
 
@@ -589,8 +615,10 @@ def load_yaml(source: str, where: str, *, data_file: bool = True, first_line: in
 
     A data file's text (`data_file`; not a page's front matter, which has checks of its own) holds nothing
     that would run script were it read as markup (`scripts.script_in_text`): the pages show it as text, and
-    an event handler or a javascript: address there is a mistake or an attack, refused at its line.
+    an event handler or a javascript: address there is a mistake or an attack, refused at its line. So is a line
+    break that YAML reads and an editor does not count (`_OTHER_BREAKS`), in any text.
     """
+    _refuse_other_breaks(source, where, first_line)
     loader = _StrictLoader(source)
     loader.first_line = first_line
     try:

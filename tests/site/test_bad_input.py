@@ -1011,6 +1011,19 @@ def test_markdown_in_a_stage_title_is_told_once_at_its_line(course_copy: Path, e
     assert len(built.messages) == 2, built.output  # the problem, and MkDocs' word that the build stopped
 
 
+def test_a_line_separator_in_front_matter_is_told_once_at_its_line(course_copy: Path, edit: Edit) -> None:
+    """Attack round 9, F13: YAML reads U+2028 as a line break, and the build told "not valid YAML: could not find
+    expected ':'" two lines below the character, without naming it."""
+    path = course_copy / lesson_file(12)
+    description = next(line for line in path.read_text(encoding="utf-8").split("\n") if line.startswith("description:"))
+    edit(path, description, description + "\u200b\u2028second line")
+    # Its line as an editor counts lines, by line feeds (`splitlines`, as YAML, counts U+2028 too).
+    line = 1 + path.read_text(encoding="utf-8").split("\n").index(description + "\u200b\u2028second line")
+    built = build_copy(course_copy)
+    fails_with(built, f"{lesson_file(12)}:{line}", "the front matter is not valid YAML here: U+2028 LINE SEPARATOR")
+    assert len([said for said in built.messages if "U+2028" in said]) == 1, built.output
+
+
 def test_a_quiz_id_written_otherwise_is_told_once_at_its_own_line(course_copy: Path, edit: Edit) -> None:
     """Attack round 8: Practice 2 gives Practice 1's id, quoted and with a comment. A search for the text
     "id: l8-practice-1" found Practice 1's line; the build tells it once, at Practice 2's own id line."""
