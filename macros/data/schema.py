@@ -6,7 +6,9 @@ raw value and returns a clean one or raises `ValueError` saying what it expected
 alone words "unknown field", "missing field" and "got X; expected Y", so every
 data file and block reports its mistakes the same way. `read_text` reads every
 file the course reads itself, and `load_yaml` reads YAML strictly: a key given
-twice is an error, not "last one wins".
+twice is an error, not "last one wins", and so is a line break that YAML reads and
+an editor does not count, which would put every later line YAML tells of elsewhere.
+`check_key` tells a problem with a key (an entry's id) at the key's own line.
 """
 
 from __future__ import annotations
