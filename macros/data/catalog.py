@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from ..model.shape import TransformerShape
+from .markup import markdown_in, markup_in
 from .quantities import Number, check_unit
 from .schema import (
     CATALOG_ID,
@@ -25,9 +26,11 @@ from .schema import (
     SchemaError,
     boolean,
     check_file,
+    check_key,
     check_record,
     field_error,
     integer,
+    item_error,
     list_of,
     load_yaml,
     one_of,
@@ -506,6 +509,24 @@ class Catalog:
         )
 
 
+def _stage_table(value: Any) -> Any:
+    """`stages:` of course.yml: stages by number, each checked on its own, at its own lines (`_load`)."""
+    if not isinstance(value, dict) or not value:
+        raise ValueError("expected stage numbers, each with a title and a summary: `8: {title: ..., summary: ...}`")
+    return value
+
+
+def _stage_number(value: Any) -> int:
+    """A stage's number, its key under `stages:`, told at the key's line by `check_key`: a lesson's `stage:` and its
+    folder (stage-8/) name the stage by it."""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(
+            f"got {value!r}; expected the stage's number, a whole number above zero written without quotes (8:, not"
+            ' "8":), as a lesson\'s `stage:` and its folder stage-8/ name it'
+        )
+    return value
+
+
 _SOURCE_FIELDS: Fields = {
     "title": text,
     "authors": text,
@@ -515,22 +536,57 @@ _SOURCE_FIELDS: Fields = {
 }
 _COURSE_FIELDS: Fields = {
     "mission": list_of(text, empty=False),
-    "stages": lambda value: value,  # checked stage by stage below
+    "stages": _stage_table,
 }
 _STAGE_FIELDS: Fields = {"title": text, "summary": text}
+#: Why a mission bullet holds no figure: one typed there was found only on the front door, at the line of its macro.
+_MISSION_READ = (
+    "a mission bullet is shown on the home page and quoted word for word by its lessons' mission links, where no"
+    " figure can be computed"
+)
 #: Why a stage's text fields, which the syllabus shows, hold no figure: one typed there was found only on the front
 #: door, at the line of its macro call.
 _STAGE_READ = "a stage's words are shown in the syllabus, where no figure can be computed"
 
 
+#: Why a stage's title and summary hold no markup: the syllabus, its search entry and a lesson's next steps show
+#: them as typed, so markup reaches a reader as its characters.
+_STAGE_PLAIN = (
+    "a stage's title and summary are plain words, which the syllabus, its search entry and a lesson's next steps"
+    " show as typed: write them without <, > or double quotes, and without character references such as &lt;"
+)
+_STAGE_MARKDOWN = (
+    "the syllabus's heading, its search entry and a lesson's next steps show a stage's title as typed: write it in"
+    " plain words, without Markdown's *, _, `, [ ](...), ^^ or backslash escapes"
+)
+
+
+def _refuse_markup(where: str, data: Any, clean: Mapping[str, Any]) -> None:
+    """`SchemaError` at the line of a stage's title or summary that holds markup (`markup.markup_in`), or of a title
+    that Markdown would read otherwise than it is written (`markup.markdown_in`), as a lesson's front matter is
+    refused: a stage's words are shown where a lesson's title and description are."""
+    for field in ("title", "summary"):
+        markup = markup_in(clean[field])
+        if markup:
+            raise field_error(where, data, field, f"holds {', '.join(map(repr, markup))}; {_STAGE_PLAIN}")
+    heading = markdown_in(clean["title"])
+    if heading is not None:
+        raise field_error(where, data, "title", f"is Markdown that would read {heading!r}; {_STAGE_MARKDOWN}")
+
+
 def _refuse_typed(where: str, data: Any, clean: Mapping[str, Any], fields: Collection[str], said: str) -> None:
     """`SchemaError` at the line of the first of `fields` of the record `data` whose text types a figure
-    (`typed_figures.find_in_text`), as the glossary refuses one in its fields."""
+    (`typed_figures.find_in_text`), as the glossary refuses one in its fields: a list's at the item's own line."""
     for field in fields:
         value = clean[field]
-        typed = [found for part in ([value] if isinstance(value, str) else value or []) for found in find_in_text(part)]
-        if typed:
-            raise field_error(where, data, field, f"types {', '.join(map(repr, typed))}; {said}: say it in words")
+        for index, part in enumerate([value] if isinstance(value, str) else value or []):
+            typed = find_in_text(part)
+            if not typed:
+                continue
+            message = f"types {', '.join(map(repr, typed))}; {said}: say it in words"
+            if isinstance(value, str):
+                raise field_error(where, data, field, message)
+            raise item_error(where, data, field, index, message)
 
 
 def _read(directory: Path, name: str) -> dict[str, Any]:
@@ -545,10 +601,11 @@ def _read(directory: Path, name: str) -> dict[str, Any]:
     return data
 
 
-def _check_id(where: str, entry_id: Any) -> str:
-    if not isinstance(entry_id, str) or not CATALOG_ID.match(entry_id):
-        raise CatalogError(f"{where}: the id {entry_id!r} should be lower-case words and digits joined by - or .")
-    return entry_id
+def _catalog_id(value: Any) -> str:
+    """A catalog entry's id (`CATALOG_ID`), told at its key's line by `check_key`."""
+    if not isinstance(value, str) or not CATALOG_ID.match(value):
+        raise ValueError(f"the id {value!r} should be lower-case words and digits joined by - or .")
+    return value
 
 
 def _memory_provenance(
@@ -621,8 +678,9 @@ def load_catalog(directory: Path) -> Catalog:
 def _load(directory: Path) -> Catalog:
     folder = directory.name
     sources = {}
-    for source_id, data in _read(directory, "sources").items():
-        where = f"{folder}/sources.yml: {_check_id(f'{folder}/sources.yml', source_id)}"
+    raw_sources = _read(directory, "sources")
+    for source_id, data in raw_sources.items():
+        where = f"{folder}/sources.yml: {check_key(f'{folder}/sources.yml', raw_sources, source_id, _catalog_id)}"
         sources[source_id] = Source(id=source_id, **check_record(where, data, _SOURCE_FIELDS))
     provenance: Fields = {"source": reference(sources, "source"), "where": text, "quote": optional(text)}
     # A GPU's memory as programs get it comes from a report of its own, not from the datasheet.
@@ -642,8 +700,9 @@ def _load(directory: Path) -> Catalog:
             column_name: column.check if column.required else optional(column.check)
             for column_name, column in table.columns.items()
         }
-        for entry_id, data in _read(directory, name).items():
-            where = f"{folder}/{name}.yml: {_check_id(f'{folder}/{name}.yml', entry_id)}"
+        raw = _read(directory, name)
+        for entry_id, data in raw.items():
+            where = f"{folder}/{name}.yml: {check_key(f'{folder}/{name}.yml', raw, entry_id, _catalog_id)}"
             if entry_id in records:
                 message = f"the id is already used in {tables[entry_id]}.yml; ids are catalog-wide"
                 raise CatalogError(str(record_error(where, data, message)))
@@ -678,18 +737,16 @@ def _load(directory: Path) -> Catalog:
         clean = check_record(f"{folder}/printed.yml: {figure_id}", data, printed_fields)
         printed[str(figure_id)] = Printed(figure_id=str(figure_id), **{**clean, "source": sources[clean["source"]]})
 
-    course = check_record(f"{folder}/course.yml", _read(directory, "course"), _COURSE_FIELDS)
-    if not isinstance(course["stages"], dict) or not course["stages"]:
-        raise CatalogError(f"{folder}/course.yml.stages: expected stage numbers, each with a title and a summary")
+    raw_course = _read(directory, "course")
+    course = check_record(f"{folder}/course.yml", raw_course, _COURSE_FIELDS)
+    _refuse_typed(f"{folder}/course.yml", raw_course, course, ("mission",), _MISSION_READ)
     stages = {}
     for number, data in course["stages"].items():
+        check_key(f"{folder}/course.yml: stages", course["stages"], number, _stage_number)
         where = f"{folder}/course.yml: stages.{number}"
-        try:
-            positive_count(number)
-        except ValueError as error:
-            raise CatalogError(f"{where}: a stage is numbered: {error}") from None
         clean = check_record(where, data, _STAGE_FIELDS)
         _refuse_typed(where, data, clean, ("title", "summary"), _STAGE_READ)
+        _refuse_markup(where, data, clean)
         stages[number] = Stage(number=number, **clean)
 
     engine: dict[str, Measured] = {}

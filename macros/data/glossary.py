@@ -38,6 +38,7 @@ from .markup import link_html, source_html
 from .schema import (
     Fields,
     SchemaError,
+    check_key,
     check_record,
     field_error,
     list_of,
@@ -50,6 +51,7 @@ from .schema import (
     text,
     unknown,
 )
+from .scripts import reserved_id
 from .typed_figures import find_in_text
 from .unrendered import Syntax, unrendered
 
@@ -213,6 +215,23 @@ def page_ids(source: str) -> set[str]:
     return ids
 
 
+def _entry_id(value: Any) -> str:
+    """An entry's id, which is also its anchor on the glossary page (`schema.slug`), told at its key's line by
+    `check_key`: the page's check of its ids would find one the site's scripts look up too, but at the page that
+    shows the entry, without a line."""
+    try:
+        entry_id = slug(value)
+    except ValueError as error:
+        raise ValueError(f"the id {error}") from None
+    if reserved_id(entry_id):
+        raise ValueError(
+            f"the id {entry_id!r} is one the theme's or the course's scripts look up, and the glossary page gives"
+            " it to the entry's heading, where they would find it instead of their own element: give the entry"
+            " another id"
+        )
+    return entry_id
+
+
 def load_glossary(
     path: Path, sources: Mapping[str, Source], name: str | None = None, taken: Collection[str] = ()
 ) -> Glossary:
@@ -243,11 +262,10 @@ def load_glossary(
     for entry_id, data in raw.items():
         where = f"{name}: {entry_id}"
         try:
-            slug(entry_id)
+            check_key(name, raw, entry_id, _entry_id)
             clean = check_record(where, data, fields)
-        except ValueError as error:
-            message = str(error) if isinstance(error, SchemaError) else f"{where}: the id {error}"
-            raise GlossaryError(message) from None
+        except SchemaError as error:
+            raise GlossaryError(str(error)) from None
         if entry_id in taken:
             # The entry's anchor comes first in no page order: the toc extension renames the page's own heading
             # (glossary_1), and its table of contents' link jumps to the entry.

@@ -25,11 +25,12 @@ import json
 import re
 import xml.etree.ElementTree as etree
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import markdown
 
-from .catalog import Source
+if TYPE_CHECKING:  # the catalog checks its stages' text with `markup_in`: only the type is needed here
+    from .catalog import Source
 
 #: What is markup where a theme writes text unescaped: a tag's bracket, a double quote that ends an
 #: attribute, an ampersand that starts a character reference.
@@ -139,6 +140,7 @@ def source_citations(sources: Iterable[Source]) -> tuple[str, ...]:
 def without_citations(html_text: str, citations: Iterable[str]) -> str:
     """`html_text` with each of `citations` (`source_citations`) in it blanked.
 
+    >>> from macros.data.catalog import Source
     >>> source = Source("h200", "H200 does 12,000 tokens/sec", authors="NVIDIA", cite="NVIDIA 2024", year=2024)
     >>> without_citations(f"<p>See {source_html(source)}, 8 GB</p>", source_citations([source]))
     '<p>See  , 8 GB</p>'

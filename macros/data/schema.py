@@ -6,7 +6,9 @@ raw value and returns a clean one or raises `ValueError` saying what it expected
 alone words "unknown field", "missing field" and "got X; expected Y", so every
 data file and block reports its mistakes the same way. `read_text` reads every
 file the course reads itself, and `load_yaml` reads YAML strictly: a key given
-twice is an error, not "last one wins".
+twice is an error, not "last one wins", and so is a line break that YAML reads and
+an editor does not count, which would put every later line YAML tells of elsewhere.
+`check_key` tells a problem with a key (an entry's id) at the key's own line.
 """
 
 from __future__ import annotations
@@ -326,6 +328,12 @@ class Located(dict[Any, Any]):
     lines: Mapping[Any, int] = types.MappingProxyType({})
 
 
+class LocatedList(list[Any]):
+    """A list as a data file wrote it (`load_yaml`), with the file's line of each item."""
+
+    lines: Sequence[int] = ()
+
+
 def _at(where: str, line: int | None, detail: str, field: str | None = None) -> SchemaError:
     """The error `detail` about `field` of the record at `where` ("file" or "file: place in it"), at the file's
     `line`."""
@@ -347,6 +355,32 @@ def field_error(where: str, data: Any, name: str, message: str) -> SchemaError:
     came from a data file: for a check that `check_record` cannot make alone (an id of another table)."""
     line = data.lines.get(name) if isinstance(data, Located) else None
     return _at(where, line, f".{name}: {message}", name)
+
+
+def item_error(where: str, data: Any, name: str, index: int, message: str) -> SchemaError:
+    """The error `message` about item `index` (from 0) of the list field `name` of the record `data` at `where`, at
+    the item's own line when the list came from a data file (`LocatedList`): a list's items may take a line each.
+    """
+    items = data.get(name) if isinstance(data, Located) else None
+    if isinstance(items, LocatedList) and index < len(items.lines):
+        return _at(where, items.lines[index], f".{name}: item {index + 1}: {message}", name)
+    return field_error(where, data, name, f"item {index + 1}: {message}")
+
+
+def check_key(where: str, data: Any, key: Any, check: Check[T]) -> T:
+    """`key` of the mapping `data` (an entry's id, a stage's number) passed through `check`; `SchemaError` at the
+    key's own line when `data` came from a data file, as `field_error` tells a field's value.
+
+    >>> check_key("terms.yml", load_yaml("a: 1\\n__b: 2", "terms.yml"), "__b", slug)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    macros.data.schema.SchemaError: terms.yml:2: __b: got '__b'; expected lower-case words and digits joined ...
+    """
+    try:
+        return check(key)
+    except ValueError as error:
+        line = data.lines.get(key) if isinstance(data, Located) else None
+        raise _at(where, line, f".{key}: {error}", str(key)) from None
 
 
 def check_record(where: str, data: Any, fields: Fields, noun: str = "field") -> dict[str, Any]:
@@ -513,6 +547,13 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
         data.line = node.start_mark.line + self.first_line
         data.lines = {self.construct_object(key): key.start_mark.line + self.first_line for key, _ in node.value}
 
+    def construct_located_list(self, node: yaml.SequenceNode) -> Iterator[LocatedList]:
+        """A list, as `LocatedList`: PyYAML's own `construct_yaml_seq`, keeping each item's line."""
+        data = LocatedList()
+        yield data
+        data.extend(self.construct_sequence(node))
+        data.lines = tuple(item.start_mark.line + self.first_line for item in node.value)
+
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
@@ -539,17 +580,47 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
 _StrictLoader.add_constructor("tag:yaml.org,2002:float", _StrictLoader.construct_yaml_float)
 _StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_located)
+_StrictLoader.add_constructor("tag:yaml.org,2002:seq", _StrictLoader.construct_located_list)
+
+
+#: What YAML (1.1, as PyYAML reads it) takes for a line break beside a line feed and CR LF, by name. An editor may
+#: show none, and the course counts a file's lines by its line feeds, as editors do: YAML's line of all that
+#: follows one, in its messages and in `Located`'s lines, would not be the file's.
+_OTHER_BREAKS: Mapping[str, str] = {
+    "\r": "a carriage return (\\r) not followed by a line feed",
+    "\x85": "U+0085 NEXT LINE",
+    "\u2028": "U+2028 LINE SEPARATOR",
+    "\u2029": "U+2029 PARAGRAPH SEPARATOR",
+}
+_OTHER_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+
+
+def _refuse_other_breaks(source: str, where: str, first_line: int) -> None:
+    """`SchemaError` at the file's line and column of the first of `_OTHER_BREAKS` in `source`."""
+    found = _OTHER_BREAK.search(source)
+    if found is None:
+        return
+    line = source.count("\n", 0, found.start()) + first_line
+    column = found.start() - source.rfind("\n", 0, found.start())
+    raise SchemaError(
+        f"{where}:{line}: not valid YAML here: {_OTHER_BREAKS[found.group(0)]} at column {column}, which YAML reads as"
+        " a line break where an editor may show none, and the lines YAML tells of after it are not the file's:"
+        " delete it, and start a new line where one is meant"
+    )
 
 
 def load_yaml(source: str, where: str, *, data_file: bool = True, first_line: int = 1) -> Any:
     """Parse YAML text strictly; `SchemaError` naming `where` and the line for invalid YAML or a repeated key.
 
-    Its mappings are `Located`, numbering lines from `first_line`, the file's line of the text's first.
+    Its mappings are `Located` and its lists `LocatedList`, numbering lines from `first_line`, the file's line of
+    the text's first.
 
     A data file's text (`data_file`; not a page's front matter, which has checks of its own) holds nothing
     that would run script were it read as markup (`scripts.script_in_text`): the pages show it as text, and
-    an event handler or a javascript: address there is a mistake or an attack, refused at its line.
+    an event handler or a javascript: address there is a mistake or an attack, refused at its line. So is a line
+    break that YAML reads and an editor does not count (`_OTHER_BREAKS`), in any text.
     """
+    _refuse_other_breaks(source, where, first_line)
     loader = _StrictLoader(source)
     loader.first_line = first_line
     try:

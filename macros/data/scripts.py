@@ -188,7 +188,7 @@ def attributes_not_allowed(tag: str, attributes: Mapping[str, str]) -> list[Scri
         if name not in AUTHOR_ATTRIBUTES:
             article = "an" if name[:1] in "aeiou" else "a"
             found.append(ScriptFound(f"{article} {name} attribute on a <{tag}>", name, value))
-        elif name == "id" and _RESERVED_ID.match(value.strip()):
+        elif name == "id" and reserved_id(value):
             found.append(
                 ScriptFound(f"an id={value!r}, which the theme's or the course's scripts look up", name, value)
             )
@@ -201,6 +201,16 @@ def attributes_not_allowed(tag: str, attributes: Mapping[str, str]) -> list[Scri
                 if token not in AUTHOR_CLASSES
             )
     return found
+
+
+def reserved_id(value: str) -> bool:
+    """Whether an element's id `value` is one the theme's or the course's scripts look up (`_RESERVED_ID`): one the
+    page's content may not give, whether an author writes it or the glossary makes it an entry's anchor.
+
+    >>> reserved_id("sbn-tip-text"), reserved_id(" __palette"), reserved_id("all-reduce")
+    (True, True, False)
+    """
+    return _RESERVED_ID.match(value.strip()) is not None
 
 
 def ids_given_twice(page_html: str) -> dict[str, int]:

@@ -343,6 +343,21 @@ def test_a_glossary_entry_whose_id_is_the_glossary_pages_heading_fails_at_its_li
     fails_with(built, f"glossary/terms.yml:{line_of(terms, 'glossary: {term')}", "the glossary page's heading")
 
 
+def test_a_glossary_entry_whose_id_the_sites_scripts_look_up_fails_at_its_line(course_copy: Path) -> None:
+    # Attack round 9, F16: told at docs/glossary.md, with no line, as an id the page's content holds.
+    terms = course_copy / "glossary/terms.yml"
+    replace_in(
+        terms,
+        "activation-checkpointing:\n",
+        "sbn-tip-text:\n  term: zebra crossing\n  aliases: []\n  definition: A made-up term.\n  related: []\n\n"
+        "activation-checkpointing:\n",
+    )
+    replace_in(course_copy / LESSON_8, "\n## Practice\n", '\nA {{ term("zebra crossing") }}.\n\n## Practice\n')
+    built = build_copy(course_copy)
+    fails_with(built, f"glossary/terms.yml:{line_of(terms, 'sbn-tip-text:')}", "the theme's or the course's scripts")
+    assert not any("docs/glossary.md" in said for said in built.messages), built.output
+
+
 @pytest.mark.parametrize(("line", "what"), [case for case in AUTHORED_SCRIPTS if case[1]])
 def test_script_in_a_page_fails_the_build_at_its_line(
     authored_scripts: tuple[Path, Built], line: str, what: str
@@ -996,6 +1011,37 @@ def test_markdown_in_a_lessons_title_is_told_once_at_its_heading(course_copy: Pa
     built = build_copy(course_copy)
     fails_with(built, f"{LESSON_8}:{line_of(path, '# Lesson 8.')}", "'~~struck~~' is strikethrough")
     assert len([line for line in built.messages if "~~struck~~" in line]) == 1, built.output
+
+
+def test_a_typed_figure_in_a_mission_bullet_is_told_once_at_its_line(course_copy: Path, edit: Edit) -> None:
+    """Attack round 9, F18: it was told at docs/index.md:23, the line of the {{ mission() }} call that shows it."""
+    path = course_copy / "catalog/course.yml"
+    edit(path, "splits a batch across devices", "splits a batch across 80 GB devices")
+    built = build_copy(course_copy)
+    fails_with(built, f"catalog/course.yml:{line_of(path, '80 GB devices')}", "mission: item 3: types '80 GB'")
+    assert not any("docs/index.md" in said for said in built.messages), built.output
+
+
+def test_markdown_in_a_stage_title_is_told_once_at_its_line(course_copy: Path, edit: Edit) -> None:
+    """Attack round 9, F20: "Planning *a* run" built, and the syllabus showed "Stage 8: Planning *a* run"."""
+    path = course_copy / "catalog/course.yml"
+    edit(path, "title: Planning a run", "title: Planning *a* run")
+    built = build_copy(course_copy)
+    fails_with(built, f"catalog/course.yml:{line_of(path, 'Planning *a* run')}", "stages.8.title: is Markdown")
+    assert len(built.messages) == 2, built.output  # the problem, and MkDocs' word that the build stopped
+
+
+def test_a_line_separator_in_front_matter_is_told_once_at_its_line(course_copy: Path, edit: Edit) -> None:
+    """Attack round 9, F13: YAML reads U+2028 as a line break, and the build told "not valid YAML: could not find
+    expected ':'" two lines below the character, without naming it."""
+    path = course_copy / lesson_file(12)
+    description = next(line for line in path.read_text(encoding="utf-8").split("\n") if line.startswith("description:"))
+    edit(path, description, description + "\u200b\u2028second line")
+    # Its line as an editor counts lines, by line feeds (`splitlines`, as YAML, counts U+2028 too).
+    line = 1 + path.read_text(encoding="utf-8").split("\n").index(description + "\u200b\u2028second line")
+    built = build_copy(course_copy)
+    fails_with(built, f"{lesson_file(12)}:{line}", "the front matter is not valid YAML here: U+2028 LINE SEPARATOR")
+    assert len([said for said in built.messages if "U+2028" in said]) == 1, built.output
 
 
 def test_a_quiz_id_written_otherwise_is_told_once_at_its_own_line(course_copy: Path, edit: Edit) -> None:

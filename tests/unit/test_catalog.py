@@ -201,6 +201,20 @@ def test_a_malformed_file_is_refused_with_the_fix(catalog_copy: Path, file: str,
         load_catalog(catalog_copy)
 
 
+@pytest.mark.parametrize("entry_id", ["__palette", "Bad Id", "gpt2-"])
+def test_an_id_that_is_no_catalog_id_is_refused_at_its_keys_line(catalog_copy: Path, entry_id: str) -> None:
+    # Attack round 9, F17: the glossary's ids and the catalog's were refused with no line.
+    path = catalog_copy / "models.yml"
+    _append(path, f"{entry_id}:\n{ENTRY}  parameters: 5\n")
+    line = 1 + path.read_text(encoding="utf-8").splitlines().index(f"{entry_id}:")
+    with pytest.raises(CatalogError) as raised:
+        load_catalog(catalog_copy)
+    assert str(raised.value) == (
+        f"catalog/models.yml:{line}: {entry_id}: the id {entry_id!r} should be lower-case words and digits joined by"
+        " - or ."
+    )
+
+
 def test_a_missing_file_is_named(catalog_copy: Path) -> None:
     (catalog_copy / "gpus.yml").unlink()
     with pytest.raises(CatalogError, match=r"missing: \['gpus'\]"):
@@ -212,6 +226,61 @@ def test_a_stage_needs_a_title_and_a_summary(catalog_copy: Path) -> None:
     path.write_text(path.read_text(encoding="utf-8").replace("    summary: How data", "    summery: How data", 1))
     with pytest.raises(CatalogError, match=r"course.yml:\d+: stages.4: unknown field\(s\) summery"):
         load_catalog(catalog_copy)
+
+
+@pytest.mark.parametrize(
+    ("key", "shown", "got"),
+    [('"8"', "8", "'8'"), ("eight", "eight", "'eight'"), ("0", "0", "0"), ("8.0", "8.0", "8.0")],
+)
+def test_a_stage_key_that_is_no_number_is_refused_at_its_line(
+    catalog_copy: Path, key: str, shown: str, got: str
+) -> None:
+    # Attack round 9, F19: `"8":` was refused with no line, and a fix about writing large numbers.
+    path = catalog_copy / "course.yml"
+    path.write_text(path.read_text(encoding="utf-8").replace("\n  8:\n", f"\n  {key}:\n", 1), encoding="utf-8")
+    line = 1 + path.read_text(encoding="utf-8").splitlines().index(f"  {key}:")
+    with pytest.raises(CatalogError) as raised:
+        load_catalog(catalog_copy)
+    assert str(raised.value).startswith(f"catalog/course.yml:{line}: stages.{shown}: got {got}; expected")
+    assert "large ones" not in str(raised.value) and "the stage's number" in str(raised.value)
+
+
+def test_stages_that_are_no_table_of_stages_are_refused_at_their_line(catalog_copy: Path) -> None:
+    (catalog_copy / "course.yml").write_text("mission: [Plan a run.]\nstages: []\n", encoding="utf-8")
+    with pytest.raises(CatalogError, match=r"^catalog/course.yml:2: stages: expected stage numbers, each with a title"):
+        load_catalog(catalog_copy)
+
+
+#: A stage's title or summary with markup, which the syllabus, its search entry and a lesson's next steps show as
+#: typed (attack round 9, F20: "Planning *a* run" built, and the syllabus showed its asterisks): the text replaced,
+#: its replacement, the field, and what the message says of it.
+STAGE_MARKUP = [
+    (
+        "title: Planning a run",
+        "title: Planning *a* run",
+        "title",
+        "is Markdown that would read 'Planning a run'",
+    ),
+    ("title: Planning a run", "title: Planning `a` run", "title", "is Markdown that would read"),
+    ("title: Planning a run", "title: Planning <b>a</b> run", "title", "holds '<', '>'"),
+    ("title: Planning a run", "title: Planning &amp; running", "title", "holds '&'"),
+    ("summary: A procedure that", 'summary: A "procedure" that', "summary", "holds '\"'"),
+    ("summary: A procedure that", "summary: A <em>procedure</em> that", "summary", "holds '<', '>'"),
+]
+
+
+@pytest.mark.parametrize(("written", "replaced", "field", "message"), STAGE_MARKUP)
+def test_markup_in_a_stages_title_or_summary_is_refused_at_its_line(
+    catalog_copy: Path, written: str, replaced: str, field: str, message: str
+) -> None:
+    path = catalog_copy / "course.yml"
+    source = path.read_text(encoding="utf-8")
+    assert written in source
+    path.write_text(source.replace(written, replaced, 1), encoding="utf-8")
+    line = 1 + next(n for n, text in enumerate(path.read_text(encoding="utf-8").splitlines()) if replaced in text)
+    with pytest.raises(CatalogError) as raised:
+        load_catalog(catalog_copy)
+    assert str(raised.value).startswith(f"catalog/course.yml:{line}: stages.8.{field}: {message}")
 
 
 SOURCE = "  authors: a\n  cite: c\n  year: 2020\n"
@@ -268,6 +337,15 @@ WRONG_TEXTS = [
         "parallel layout for your own model and cluster, and defends it with numbers.",
         "parallel layout for your own model and cluster, and defends it with numbers on 80 GB cards.",
         "stages.8.summary",
+        "80 GB",
+        "types '80 GB'; ",
+    ),
+    # Attack round 9, F18: a mission bullet's figure was told at docs/index.md's {{ mission() }} line.
+    (
+        "course.yml",
+        "splits a batch across devices",
+        "splits a batch across 80 GB devices",
+        "mission: item 3",
         "80 GB",
         "types '80 GB'; ",
     ),

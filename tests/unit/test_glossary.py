@@ -353,3 +353,27 @@ def test_a_name_or_related_term_given_twice_is_refused_at_its_line(
         load_glossary(write(tmp_path, source), SOURCES, "glossary/terms.yml")
     line = 1 + source.splitlines().index(f"  {replaced.splitlines()[0]}")
     assert str(refused.value).startswith(f"glossary/terms.yml:{line}: all-reduce.{field}: {message}")
+
+
+@pytest.mark.parametrize("entry_id", ["__palette", "Ring_All_Reduce", "ring--all-reduce"])
+def test_an_id_that_is_no_slug_is_refused_at_its_keys_line(tmp_path: Path, entry_id: str) -> None:
+    # Attack round 9, F17: `__palette:` was refused as "terms.yml: __palette: the id got ...", with no line.
+    source = textwrap.dedent(GOOD).replace("ring-all-reduce:\n", f"{entry_id}:\n")
+    line = 1 + source.splitlines().index(f"{entry_id}:")
+    with pytest.raises(GlossaryError) as refused:
+        load_glossary(write(tmp_path, source), SOURCES, "glossary/terms.yml")
+    assert str(refused.value).startswith(
+        f"glossary/terms.yml:{line}: {entry_id}: the id got {entry_id!r}; expected lower-case words and digits"
+    )
+
+
+@pytest.mark.parametrize("entry_id", ["sbn-tip-text", "sbn-figures", "sbnanswers"])
+def test_an_id_the_sites_scripts_look_up_is_refused_at_its_keys_line(tmp_path: Path, entry_id: str) -> None:
+    # Attack round 9, F16: the entry's anchor took an id of the course's scripts, told only at docs/glossary.md.
+    source = textwrap.dedent(GOOD).replace("ring-all-reduce:\n", f"{entry_id}:\n")
+    line = 1 + source.splitlines().index(f"{entry_id}:")
+    with pytest.raises(GlossaryError) as refused:
+        load_glossary(write(tmp_path, source), SOURCES, "glossary/terms.yml")
+    assert str(refused.value).startswith(
+        f"glossary/terms.yml:{line}: {entry_id}: the id {entry_id!r} is one the theme's or the course's scripts look up"
+    )

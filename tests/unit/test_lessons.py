@@ -197,6 +197,25 @@ def test_front_matter_that_is_not_yaml_names_its_file() -> None:
         read_front_matter("---\nlesson: [3\n---\n", "x.md")
 
 
+#: What YAML reads as a line break beside \n (and \r\n), each with its name (attack round 9, F13).
+OTHER_BREAKS = [
+    ("\u2028", "U+2028 LINE SEPARATOR"),
+    ("\u2029", "U+2029 PARAGRAPH SEPARATOR"),
+    ("\x85", "U+0085 NEXT LINE"),
+]
+OTHER_BREAKS += [("\r", "a carriage return (\\r) not followed by a line feed")]
+
+
+@pytest.mark.parametrize(("character", "named"), OTHER_BREAKS)
+def test_a_line_break_only_yaml_reads_in_front_matter_is_told_at_its_line(character: str, named: str) -> None:
+    # Attack round 9, F13: a U+2028 on line 3 was told as "not valid YAML: could not find expected ':'" at line 5.
+    text = f"---\ntitle: Lesson 12\ndescription: Stages.\u200b{character}second line\nlesson: 12\nstage: 6\n---\n"
+    with pytest.raises(LessonError) as refused:
+        read_front_matter(text, "docs/stage-6/x.md")
+    assert str(refused.value).startswith(f"docs/stage-6/x.md:3: the front matter is not valid YAML here: {named}")
+    assert "at column 22, which YAML reads as a line break" in str(refused.value)
+
+
 def test_front_matter_is_read_from_the_top_only() -> None:
     assert read_front_matter("---\nlesson: 3\n---\n# L") == {"lesson": 3}
     assert read_front_matter("# L\n---\nlesson: 3\n---\n") == {}

@@ -239,6 +239,18 @@ def test_yaml_that_is_not_a_data_file_is_read_as_it_is() -> None:
     assert load_yaml("title: '<b onclick=x>'\n", "p.md (front matter)", data_file=False) == {"title": "<b onclick=x>"}
 
 
+@pytest.mark.parametrize("character", ["\u2028", "\u2029", "\x85", "\r"])
+def test_a_line_break_only_yaml_reads_is_told_at_the_files_line(character: str) -> None:
+    """YAML counts it as a line break, an editor and every other message of the course do not: a data file's lines
+    after it would be told one too far (attack round 9, F13)."""
+    with pytest.raises(SchemaError, match=r"^x.yml:2: not valid YAML here: .* at column 7, which YAML reads as"):
+        load_yaml(f"a: 1\nb: 'x {character} y'\nc: [1\n", "x.yml")
+
+
+def test_a_file_with_windows_line_endings_is_read_as_it_is() -> None:
+    assert load_yaml("a: 1\r\nb: [x, y]\r\n", "x.yml") == {"a": 1, "b": ["x", "y"]}
+
+
 def test_a_character_yaml_refuses_is_told_at_its_line() -> None:
     with pytest.raises(SchemaError, match=r"x.yml:3: not valid YAML: unacceptable character #x0001"):
         load_yaml("a: 1\nb: 2\nc: 'x\x01'\n", "x.yml")
