@@ -237,8 +237,9 @@ class PageState:
     def script_lines(self) -> Callable[[ScriptFound], int | None]:
         """A finder of the line each finding of a page was typed on, asked of the findings in the page's order:
         the next line not yet told of those holding its attribute's name and value, or else its value, or else
-        those as its line reads once its character references are read, or else its name (a span's onclick
-        and an attribute list's give the same words on two lines); None when the source spells none of them."""
+        those (or the value alone) as its line reads once its character references are read, or else its name
+        (a span's onclick and an attribute list's give the same words on two lines); None when the source spells
+        none of them."""
         told: dict[tuple[int, ...], int] = {}
 
         def line(script: ScriptFound) -> int | None:
@@ -247,6 +248,8 @@ class PageState:
                 self.lines_holding(script.name, script.value)
                 or self.lines_holding(script.value)
                 or self.lines_holding(script.name, script.value, read=True)
+                # A Markdown link's address names no attribute: "[x](&#106;avascript:…)".
+                or self.lines_holding(script.value, read=True)
                 or self.attribute_lines(script.name)
                 or self.lines_holding(script.name, fold=True)
             )

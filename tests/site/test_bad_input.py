@@ -227,6 +227,8 @@ AUTHORED_SCRIPTS = [
     # colon makes no scheme): told at its own line.
     ('A [link](x){: href="javascript\\:window.__pwned=13" } escaped.', None),
     ('<a href="java&#115;cript:window.__pwned=13">Another</a> escaped.', "a javascript: address in the href of a <a>"),
+    # Attack round 9: a Markdown link's address spelt with a character reference names no attribute in its line.
+    ("A [link](&#106;avascript:window.__pwned=14) spelt.", "a javascript: address in the href of a <a>"),
 ]
 
 #: HTML an author might type that no page uses, the line it is reported at, and what is told there: in a lesson's
