@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import posixpath
 import re
+import unicodedata
 import xml.etree.ElementTree as etree
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from ..data.catalog import Catalog, CatalogError, load_catalog
 from ..data.config import ConfigError, CourseConfig, course_config
 from ..data.markup import PLAIN_FIELDS, markup_in, source_citations, without_citations, without_markup
 from ..data.nesting import MAX_NESTING, too_deep
+from ..data.schema import CONTROL
 from ..data.scripts import (
     ALLOWED_ELEMENTS,
     AUTHOR_ATTRIBUTES,
@@ -400,6 +402,12 @@ class Build:
             lesson=self.lessons.at(source.src_path),
             meta=meta,
         )
+        for line, control in _control_characters(text):
+            self.report(
+                f"the page holds {control} here, which a reader does not see as typed (a browser drops a NUL, draws"
+                " most controls as a box, and a bidirectional control reorders the text after it): delete it",
+                line,
+            )
         deep, markdown = too_deep(markdown)
         for index in deep:
             self.report(
@@ -833,6 +841,20 @@ class Build:
         log.info("figures.json: %s figures", len(self.figure_log.records()))
         strip_site_assets(self.config.docs_dir, site_dir)
         defer_search_docs(site_dir)
+
+
+def _control_characters(text: str) -> Iterator[tuple[int, str]]:
+    r"""The first control character (`schema.CONTROL`) of each line of a page's `text` that holds one, as the line
+    (numbered as an editor numbers them, by line feeds) and the character's code point and name.
+
+    >>> list(_control_characters("a\n80\x00 GB\nb\u202ec"))
+    [(2, 'U+0000 at column 3'), (3, 'U+202E RIGHT-TO-LEFT OVERRIDE at column 2')]
+    """
+    for number, line in enumerate(text.split("\n"), start=1):
+        control = CONTROL.search(line)
+        if control:
+            name = unicodedata.name(control.group(0), "")
+            yield number, f"U+{ord(control.group(0)):04X}{f' {name}' if name else ''} at column {control.start() + 1}"
 
 
 def problem_box(message: str, tag: str) -> str:

@@ -80,10 +80,10 @@ def _got(value: Any) -> str:
     return f"got {_REPR.repr(value)}"
 
 
-#: Characters no text of the course holds: C0 and C1 controls but tab and line breaks, and the controls that
-#: reorder what follows them (bidirectional embeddings, overrides and isolates), which make text read otherwise
-#: than it is written.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+#: Characters no text of the course holds, a data file's or a page's: C0 and C1 controls but tab and line breaks,
+#: and the controls that reorder what follows them (bidirectional embeddings, overrides and isolates), which make
+#: text read otherwise than it is written.
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 #: Template syntax, as Jinja2 opens it: a call `{{`, a statement `{%` or a comment `{#`. Data is text, never a
@@ -107,7 +107,7 @@ def text(value: Any) -> str:
     """
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{_got(value)}; expected text")
-    control = _CONTROL.search(value)
+    control = CONTROL.search(value)
     if control:
         where = f"U+{ord(control.group(0)):04X} at {control.start() + 1}"
         raise ValueError(f"{_got(value)}; expected text without control characters ({where})")

@@ -1096,3 +1096,22 @@ def test_blocks_nested_beyond_the_bound_are_told_at_their_first_line_and_left_ou
     assert "Traceback" not in built.output and "RecursionError" not in built.output
     for _, marker in DEEP_NESTINGS:
         fails_with(built, f"{LESSON_8}:{line_of(path, marker)}", f"nested more than {MAX_NESTING} levels deep")
+
+
+@pytest.mark.parametrize(
+    ("typed", "named"),
+    [
+        ("80\x00 GB", "U+0000 at column"),
+        ("a\x0bb", "U+000B at column"),
+        ("ab\u202ecd", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+    ],
+)
+def test_a_control_character_in_a_page_is_told_at_its_line(
+    course_copy: Path, edit: Edit, typed: str, named: str
+) -> None:
+    """Attack round 9: a NUL reached the page, whose browser dropped it ("80<NUL> GB" read as 80 GB, unchecked), and
+    other controls showed as boxes; data files refuse them, pages did not."""
+    path = course_copy / LESSON_8
+    edit(path, "\n## Practice\n", f"\nThe card has {typed} here.\n\n## Practice\n")
+    line = 1 + path.read_text(encoding="utf-8").split("\n").index(f"The card has {typed} here.")
+    fails_with(build_copy(course_copy), f"{LESSON_8}:{line}", f"the page holds {named}")
