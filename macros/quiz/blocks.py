@@ -105,6 +105,8 @@ class CourseBlock(Block):
         self.page_ids: Counter[str] = self.config["ids"]
         self.page_headers: Counter[str] = self.config["headers"]
         self.problem: str | None = None
+        #: What finds the header lines of the blocks started inside it so far, in order, after its own.
+        self.part_headers: list[re.Pattern[str]] = []
 
     def claim_id(self, question_id: str) -> int:
         """Note that this block gives `question_id` on the page; how many times the page has given it so far."""
@@ -214,11 +216,6 @@ class QuizBlock(CourseBlock):
     NAME = "quiz"
     ARGUMENT = True
     FIELDS = QUIZ_OPTIONS
-
-    def on_init(self) -> None:
-        super().on_init()
-        #: What finds each of its parts' header lines so far, in order, after the quiz's.
-        self.part_headers: list[re.Pattern[str]] = []
 
     def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
         valid = super()._validate(parent, arg, **options)
@@ -355,20 +352,26 @@ class PartBlock(CourseBlock):
 
     def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
         self.argument = arg
-        # Found after its quiz's line, by the headers of the quiz's parts up to it: every option's header may
-        # read "//// option", the first of them the page's first quiz's.
-        quiz = next(
-            (entry.block for entry in reversed(self._block_mgr.stack) if isinstance(entry.block, QuizBlock)), None
+        # Found after the line of the quiz or checklist it is in, by the headers of that block's parts up to it:
+        # every option's header may read "//// option", the first of them the page's first quiz's (and a part
+        # misplaced in a checklist is told at its own line, not at the page's first part of its name).
+        holder = next(
+            (
+                entry.block
+                for entry in reversed(self._block_mgr.stack)
+                if isinstance(entry.block, QuizBlock | ChecklistBlock)
+            ),
+            None,
         )
-        own = header_line("/" * self.length, self.NAME, arg)
-        self.place: tuple[re.Pattern[str], ...] = (own,)
-        if quiz is not None:
-            quiz.part_headers.append(own)
-            self.place = (*quiz.near(), *quiz.part_headers)
+        self.place: tuple[re.Pattern[str], ...] = ()
+        if holder is not None:
+            holder.part_headers.append(header_line("/" * self.length, self.NAME, arg))
+            self.place = (*holder.near(), *holder.part_headers)
         return super()._validate(parent, arg, **options)
 
     def start(self) -> tuple[re.Pattern[str], ...]:
-        return self.place
+        # In no quiz or checklist: the n-th line of its header on the page, as a quiz is found.
+        return self.place or super().start()
 
     def check_place(self, parent: etree.Element) -> None:
         if parent.get("class") == "sbn-build-error":

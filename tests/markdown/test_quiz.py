@@ -581,3 +581,25 @@ def test_checklist_items_that_read_the_same_or_as_nothing_are_refused_at_the_ite
     assert message in problems[0][0] and problems[0][0].startswith("/// checklist | Extra reps: item")
     assert problems[0][1] == line_with(marked, "<!-- here -->")
     assert page.select(".sbn-checklist") == []
+
+
+# ------------------------------------------------------------- attack round 9
+
+
+@pytest.mark.parametrize(
+    "misplaced",
+    [
+        "/// checklist | Extra reps\n    items: [l8-rep-x1]\n\n- One.\n\n//// answer\nx\n////\n///\n",
+        "Before.\n\n//// answer\nx\n////\n",
+    ],
+)
+def test_a_part_outside_a_quiz_is_told_at_its_own_line_not_at_the_pages_first_of_its_name(misplaced: str) -> None:
+    """F11: an answer inside a checklist (or in no block) was told at the page's first `//// answer`, a quiz's."""
+    source = quiz("free", FREE) + "\n" + misplaced
+    problems, _ = reported(source)
+    assert problems == [
+        (
+            "//// answer: it belongs directly inside a /// quiz block, one level deeper (four slashes)",
+            line_with(source, "//// answer", 2),
+        )
+    ]

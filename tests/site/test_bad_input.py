@@ -1028,3 +1028,41 @@ def test_blocks_nested_beyond_the_bound_are_told_at_their_first_line_and_left_ou
     assert "Traceback" not in built.output and "RecursionError" not in built.output
     for _, marker in DEEP_NESTINGS:
         fails_with(built, f"{LESSON_8}:{line_of(path, marker)}", f"nested more than {MAX_NESTING} levels deep")
+
+
+#: Attack round 9: blocks whose problem was taken in silence, told at another block's line, or told more than once.
+#: Each goes before Practice of its own lesson, in one copy: the lesson's problems are that block's alone.
+ATTACK_9_BLOCKS = {
+    # F9: an option given twice, the last one taken in silence (the page used l6-practice-93).
+    6: "/// quiz | Practice 92\n    id: l6-practice-92\n    kind: single\n    id: l6-practice-93\n\nWhich one?\n\n"
+    "//// option | correct\nYes this\n\nFeedback 0.\n////\n\n//// option\nNo that\n\nFeedback 1.\n////\n///",
+    # F10: a quiz left open, which every later block of the page was told to start inside.
+    12: "/// quiz | Practice 92\n    id: l12-practice-92\n    kind: free\n\nWhat?\n\n//// answer\nThis.\n////",
+    # F11: an answer inside a checklist, told at the page's first `//// answer` (a warm-up's).
+    15: "/// checklist | Extra reps\n    items: [fp8-rep-x1]\n\n- one\n\n//// answer\nx\n////\n///",
+    # F12: an empty item, told at its line and again, with no line, as "a /// block no extension reads": the
+    # problem's own box, read back.
+    5: "/// checklist | Extra reps\n    items: [l5-rep-x1, l5-rep-x2]\n\n- \n- two\n///",
+}
+
+
+@pytest.fixture(scope="module")
+def attack_9(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    copy = copy_course(tmp_path_factory.mktemp("broken"))
+    for number, block in ATTACK_9_BLOCKS.items():
+        replace_in(copy / lesson_file(number), "\n## Practice\n", f"\n{block}\n\n## Practice\n")
+    return copy, build_copy(copy)
+
+
+def problems_of(built: Built, number: int) -> list[str]:
+    """The build's messages about lesson `number`."""
+    return [said for said in built.messages if said.startswith(f"{lesson_file(number)}:")]
+
+
+def test_a_part_inside_a_checklist_is_told_at_its_own_line(attack_9: tuple[Path, Built]) -> None:
+    copy, built = attack_9
+    lines = (copy / lesson_file(15)).read_text(encoding="utf-8").splitlines()
+    checklist = lines.index("/// checklist | Extra reps")
+    at = f"{lesson_file(15)}:{lines.index('//// answer', checklist) + 1}"
+    fails_with(built, at, "//// answer: it belongs directly inside a /// quiz block")
+    assert len(problems_of(built, 15)) == 1, built.output
