@@ -1066,3 +1066,11 @@ def test_a_part_inside_a_checklist_is_told_at_its_own_line(attack_9: tuple[Path,
     at = f"{lesson_file(15)}:{lines.index('//// answer', checklist) + 1}"
     fails_with(built, at, "//// answer: it belongs directly inside a /// quiz block")
     assert len(problems_of(built, 15)) == 1, built.output
+
+
+def test_a_checklist_items_problem_is_told_once_not_again_as_its_box(attack_9: tuple[Path, Built]) -> None:
+    copy, built = attack_9
+    lines = (copy / lesson_file(5)).read_text(encoding="utf-8").splitlines()
+    at = f"{lesson_file(5)}:{lines.index('/// checklist | Extra reps') + 4}"  # its first item, `- `
+    fails_with(built, at, "/// checklist | Extra reps: item 1 (l5-rep-x1) shows no text")
+    assert len([said for said in built.messages if "docs/stage-3/lesson-05" in said]) == 1, built.output
