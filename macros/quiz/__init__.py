@@ -95,9 +95,11 @@ class _Unclosed(Treeprocessor):
     def run(self, root: etree.Element) -> None:
         for entry in self.blocks.stack:
             block = entry.block
-            if isinstance(block, CourseBlock) and block.problem is None:
-                slashes = "/" * block.length
-                block.fail(f"is not closed: end it with a line {slashes}")
+            if not isinstance(block, CourseBlock):
+                continue
+            if block.problem is None:
+                block.fail(f"is not closed: end it with a line {'/' * block.length}")
+            if block.problem:  # told not closed before a block inside it (`not_closed_before`), its end never ran
                 block.show_problem(entry.el)
 
 

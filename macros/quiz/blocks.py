@@ -105,6 +105,8 @@ class CourseBlock(Block):
         self.page_ids: Counter[str] = self.config["ids"]
         self.page_headers: Counter[str] = self.config["headers"]
         self.problem: str | None = None
+        #: Whether it was told not closed, once a block started inside it (`not_closed_before`).
+        self.told_unclosed = False
         #: What finds the header lines of the blocks started inside it so far, in order, after its own.
         self.part_headers: list[re.Pattern[str]] = []
 
@@ -165,9 +167,26 @@ class CourseBlock(Block):
         """Check where the block sits; the default: anywhere but inside another quiz or checklist."""
         # Private too (pymdown-extensions 13.1.2, the same test): the open blocks, outermost first. A block
         # sees only its parent element, which does not say that a quiz encloses it.
-        for entry in self._block_mgr.stack:
-            if isinstance(entry.block, QuizBlock | ChecklistBlock):
-                self.fail(f"it starts inside {entry.block.header}: close that one with /// first")
+        holder = self.holder()
+        if holder is not None:
+            holder.not_closed_before(self)
+
+    def holder(self) -> QuizBlock | ChecklistBlock | None:
+        """The innermost quiz or checklist still open where this block starts, if any."""
+        open_blocks = (entry.block for entry in reversed(self._block_mgr.stack))
+        return next((block for block in open_blocks if isinstance(block, QuizBlock | ChecklistBlock)), None)
+
+    def not_closed_before(self, block: CourseBlock) -> None:
+        """`block` starts inside this quiz or checklist, which holds none: this one is not closed before it (its
+        closing line left out, or the other written inside it). Told once, at this block's line: every later block
+        of the page starts inside it too, one missing line, and each of them is checked as if it were closed."""
+        if self.told_unclosed:
+            return
+        self.told_unclosed = True
+        told = f"{self.header}: is not closed: end it with a line {'/' * self.length} before {block.header}, inside it"
+        if self.problem is None:  # its content is not checked: it holds the blocks after it
+            self.problem = told
+        self.host.report(told, self.near())
 
     def on_create(self, parent: etree.Element) -> etree.Element:
         if self.problem is not None:
@@ -355,14 +374,7 @@ class PartBlock(CourseBlock):
         # Found after the line of the quiz or checklist it is in, by the headers of that block's parts up to it:
         # every option's header may read "//// option", the first of them the page's first quiz's (and a part
         # misplaced in a checklist is told at its own line, not at the page's first part of its name).
-        holder = next(
-            (
-                entry.block
-                for entry in reversed(self._block_mgr.stack)
-                if isinstance(entry.block, QuizBlock | ChecklistBlock)
-            ),
-            None,
-        )
+        holder = self.holder()
         self.place: tuple[re.Pattern[str], ...] = ()
         if holder is not None:
             holder.part_headers.append(header_line("/" * self.length, self.NAME, arg))

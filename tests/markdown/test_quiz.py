@@ -250,7 +250,7 @@ def test_a_checklist_gives_each_item_a_labelled_checkbox_and_its_id() -> None:
         (quiz("free", FREE).removesuffix("///\n"), "/// quiz | Practice 1: is not closed: end it with a line ///"),
         (
             quiz("free", FREE).replace("\n///\n", "\n") + quiz("free", FREE).replace("l8-practice-1", "l8-practice-2"),
-            "it starts inside /// quiz | Practice 1: close that one with /// first",
+            "/// quiz | Practice 1: is not closed: end it with a line /// before /// quiz | Practice 1, inside it",
         ),
         (
             quiz("single", CHOICE.replace("It limits speed, not fit.\n////", "It limits speed, not fit.")),
@@ -603,3 +603,26 @@ def test_a_part_outside_a_quiz_is_told_at_its_own_line_not_at_the_pages_first_of
             line_with(source, "//// answer", 2),
         )
     ]
+
+
+def test_a_quiz_left_open_is_told_once_and_the_blocks_after_it_are_still_checked() -> None:
+    """F10: each later block of the page was told it starts inside the open quiz, for one missing line; now the
+    quiz is told once, at its own line, and a later quiz's own problem is still told, at its line."""
+    left_open = quiz("free", FREE).removesuffix("///\n")
+    later = quiz("free", FREE).replace("Practice 1", "Practice 2").replace("practice-1", "practice-2")
+    wrong = quiz("single", CHOICE.replace("option | correct", "option"))
+    wrong = wrong.replace("Practice 1", "Practice 3").replace("practice-1", "practice-3")
+    reps = "/// checklist | Reps\n    items: [l8-rep-1]\n\n- One.\n///\n"
+    source = "\n".join([left_open, later, wrong, reps])
+    problems, page = reported(source)
+    assert problems == [
+        (
+            "/// quiz | Practice 1: is not closed: end it with a line /// before /// quiz | Practice 2, inside it",
+            line_with(source, "id: l8-practice-1"),
+        ),
+        (
+            "/// quiz | Practice 3: a single-choice quiz needs exactly one `//// option | correct`; it has 0",
+            line_with(source, "id: l8-practice-3"),
+        ),
+    ]
+    assert page.select("form") == [] and len(page.select(".sbn-build-error")) == 1

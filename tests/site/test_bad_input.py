@@ -1059,6 +1059,17 @@ def problems_of(built: Built, number: int) -> list[str]:
     return [said for said in built.messages if said.startswith(f"{lesson_file(number)}:")]
 
 
+def test_a_quiz_left_open_is_told_once_not_at_every_block_after_it(attack_9: tuple[Path, Built]) -> None:
+    copy, built = attack_9
+    at = f"{lesson_file(12)}:{line_of(copy / lesson_file(12), 'id: l12-practice-92')}"
+    fails_with(
+        built,
+        at,
+        "/// quiz | Practice 92: is not closed: end it with a line /// before /// quiz | Practice 1, inside it",
+    )
+    assert len(problems_of(built, 12)) == 1, built.output
+
+
 def test_a_part_inside_a_checklist_is_told_at_its_own_line(attack_9: tuple[Path, Built]) -> None:
     copy, built = attack_9
     lines = (copy / lesson_file(15)).read_text(encoding="utf-8").splitlines()
