@@ -9,6 +9,7 @@ block shows the problem in its place.
 from __future__ import annotations
 
 import re
+import textwrap
 import xml.etree.ElementTree as etree
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -16,9 +17,10 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from markdown.util import HTML_PLACEHOLDER_RE, AtomicString
+from pymdownx.blocks import BlocksProcessor
 from pymdownx.blocks.block import Block
 
-from ..data.schema import SchemaError, check_record
+from ..data.schema import SchemaError, check_record, load_yaml
 from .choices import ApartError, choices, values_apart, visible_text
 from .errors import QuizError, ReportedAlready
 from .numeric import KeyFigure, numeric
@@ -94,6 +96,28 @@ def problem_box(parent: etree.Element, message: str) -> etree.Element:
     return box
 
 
+class StrictBlocks(BlocksProcessor):
+    """pymdownx's block manager, reading a block's options as the course reads a data file's YAML
+    (`schema.load_yaml`): pymdownx reads them with PyYAML's safe_load, which takes a key given twice in silence,
+    the last one winning (a quiz's second `id:` would move its readers' progress to another id)."""
+
+    #: What is wrong with the options of the block whose header was read last, for that block to tell.
+    options_problem: SchemaError | None = None
+
+    def split_header(self, block: str, length: int) -> tuple[dict[str, Any] | None, str]:
+        options, rest = super().split_header(block, length)
+        self.options_problem = None
+        # The options' text as pymdownx finds it: the indented lines right under the header (a closing line,
+        # indented by 3 spaces at most, is never one of them).
+        written = self.yaml_line.match(block)
+        if options and written is not None:
+            try:
+                load_yaml(textwrap.dedent(written.group(0)), "", data_file=False)
+            except SchemaError as error:
+                self.options_problem = error
+        return options, rest
+
+
 class CourseBlock(Block):
     """A block whose problems go to the host instead of leaving its text as it was written."""
 
@@ -149,19 +173,27 @@ class CourseBlock(Block):
     def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
         self.argument = arg
         self.header_occurrence = self.claim_header()
-        self.options: dict[str, Any] = {"attrs": {}}
-        try:
-            clean = check_record(self.header, options, self.FIELDS, noun="option")
-        except SchemaError as error:
-            clean = {name: None for name in self.FIELDS}
-            self.options.update(options)
-            detail = str(error).removeprefix(self.header).lstrip(".: ")
-            self.fail(f"{detail} (options are indented by 4 spaces under the header)", error.field)
-        self.options.update(clean)
+        self.options: dict[str, Any] = {"attrs": {}, **self.checked_options(options)}
         if self.ARGUMENT is not None and bool(arg) != self.ARGUMENT:
             self.fail(f"the title after | is {'required' if self.ARGUMENT else 'not allowed'}")
         self.check_place(parent)
         return True
+
+    def checked_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """Its options, checked (`FIELDS`); once a problem with them is told, the unknown ones, the rest None."""
+        strict = self._block_mgr.options_problem if isinstance(self._block_mgr, StrictBlocks) else None
+        if strict is not None and strict.field is not None:  # a key given twice: at the second's line
+            twice = (*self.start(), option_line(strict.field), option_line(strict.field))
+            self.fail(f"the key {strict.field!r} is given twice in its options: keep one", near=twice)
+        elif strict is not None:
+            self.fail(f"its options are {str(strict).partition(': ')[2]}")
+        else:
+            try:
+                return check_record(self.header, options, self.FIELDS, noun="option")
+            except SchemaError as error:
+                detail = str(error).removeprefix(self.header).lstrip(".: ")
+                self.fail(f"{detail} (options are indented by 4 spaces under the header)", error.field)
+        return {**options, **{name: None for name in self.FIELDS}}
 
     def check_place(self, parent: etree.Element) -> None:
         """Check where the block sits; the default: anywhere but inside another quiz or checklist."""

@@ -626,3 +626,36 @@ def test_a_quiz_left_open_is_told_once_and_the_blocks_after_it_are_still_checked
         ),
     ]
     assert page.select("form") == [] and len(page.select(".sbn-build-error")) == 1
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        "    id: l8-practice-1\n    kind: free\n    id: l8-practice-2  # here\n",
+        "    id: l8-practice-1\n    kind: free\n    'id' : l8-practice-2  # here\n",
+        "    {id: l8-practice-1, kind: free, id: l8-practice-2}  # here\n",
+    ],
+)
+def test_an_option_given_twice_is_told_at_its_second_line(options: str) -> None:
+    """F9: PyYAML's safe_load, which pymdownx reads options with, took the last `id:` in silence."""
+    source = "Write `id: l8-practice-1` once.\n\n/// quiz | Practice 1\n" + options + FREE + "///\n"
+    problems, page = reported(source)
+    assert problems == [
+        (
+            "/// quiz | Practice 1: the key 'id' is given twice in its options: keep one",
+            line_with(source, "# here"),
+        )
+    ]
+    assert page.form is None
+
+
+def test_options_yaml_the_course_does_not_read_is_told_at_the_header() -> None:
+    source = "/// checklist | Reps\n    items: &reps [l8-rep-1]\n    again: *reps\n\n- One.\n///\n"
+    problems, _ = reported(source)
+    assert problems == [
+        (
+            "/// checklist | Reps: its options are not valid YAML: this value is used again by an alias (*name):"
+            " write it out",
+            1,
+        )
+    ]

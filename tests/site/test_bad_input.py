@@ -1059,6 +1059,13 @@ def problems_of(built: Built, number: int) -> list[str]:
     return [said for said in built.messages if said.startswith(f"{lesson_file(number)}:")]
 
 
+def test_a_blocks_option_given_twice_is_told_once_at_its_second_line(attack_9: tuple[Path, Built]) -> None:
+    copy, built = attack_9
+    at = f"{lesson_file(6)}:{line_of(copy / lesson_file(6), 'id: l6-practice-93')}"
+    fails_with(built, at, "/// quiz | Practice 92: the key 'id' is given twice in its options: keep one")
+    assert len(problems_of(built, 6)) == 1, built.output
+
+
 def test_a_quiz_left_open_is_told_once_not_at_every_block_after_it(attack_9: tuple[Path, Built]) -> None:
     copy, built = attack_9
     at = f"{lesson_file(12)}:{line_of(copy / lesson_file(12), 'id: l12-practice-92')}"
