@@ -92,8 +92,14 @@ LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 def problem_box(parent: etree.Element, message: str) -> etree.Element:
     """An element that shows a build problem where it happened (the build fails on it anyway)."""
     box = etree.SubElement(parent, "div", {"class": "sbn-build-error", "role": "alert"})
-    box.text = AtomicString(message)  # shown as written, never read as Markdown
+    box.text = as_written(message)
     return box
+
+
+def as_written(message: str) -> AtomicString:
+    """A problem's text for its box, shown as written: never read as Markdown, and each "&" escaped, which
+    Python-Markdown writes as it is where a character reference follows (a message that names "&nbsp;")."""
+    return AtomicString(message.replace("&", "&amp;"))
 
 
 class StrictBlocks(BlocksProcessor):
@@ -242,10 +248,11 @@ class CourseBlock(Block):
 
     def show_problem(self, block: etree.Element) -> None:
         """Replace the block's element by the box that shows its problem."""
+        assert self.problem is not None, "only a block with a problem shows one"
         block.clear()
         block.tag = "div"
         block.attrib.update({"class": "sbn-build-error", "role": "alert"})
-        block.text = AtomicString(self.problem)
+        block.text = as_written(self.problem)
 
     def end(self, block: etree.Element) -> None:
         """Check and lay out the block's content once it is all there."""

@@ -659,3 +659,11 @@ def test_options_yaml_the_course_does_not_read_is_told_at_the_header() -> None:
             1,
         )
     ]
+
+
+def test_a_problems_box_shows_its_message_as_written() -> None:
+    """Python-Markdown writes an "&" that starts a character reference as it is: the box showed "&nbsp;" in an
+    empty item's message as the space it stands for ("such as a zero-width space or  )")."""
+    problems, page = reported("/// checklist | Reps\n    items: [l8-rep-1, l8-rep-2]\n\n- \n- Two.\n///\n")
+    assert "&nbsp;" in problems[0][0]
+    assert one(page, ".sbn-build-error").get_text() == problems[0][0]
