@@ -560,7 +560,7 @@ class Build:
             )
         seen: dict[str, int] = {}
         source = _comments_blanked(page.markdown, source_code)
-        for syntax in unrendered(own, page.reported):
+        for syntax in unrendered(own):
             lines = lines_of(source, syntax.text, page.first_line)
             self.report(
                 f"{syntax.text!r} is {syntax.what}: the site's Markdown does not read it (mkdocs.yml's"

@@ -476,6 +476,15 @@ MAX_DIGITS = 40
 _DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)")
 
 
+class _GivenTwice(yaml.constructor.ConstructorError):
+    """A key given twice in one mapping, which `load_yaml` names as its error's field: a caller that reads YAML
+    from within another file (a block's options in a page) tells it at that file's line of the second."""
+
+    def __init__(self, key: Any, message: str, node: yaml.Node) -> None:
+        super().__init__(None, None, message, node.start_mark)
+        self.key = key
+
+
 class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """libyaml's safe loader (ten times faster where PyYAML has it) that refuses a key given twice, a key that
     is not a scalar (a list or a mapping), an alias (`*name`), and a whole number of more than `MAX_DIGITS`."""
@@ -566,11 +575,8 @@ class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ign
             line = key_node.start_mark.line + self.first_line
             if key in seen:
                 # Its mark, so that the message opens with the line, as every other YAML error's does.
-                raise yaml.constructor.ConstructorError(
-                    None,
-                    None,
-                    f"the key {key!r} is given twice (lines {seen[key]} and {line}); keep one",
-                    key_node.start_mark,
+                raise _GivenTwice(
+                    key, f"the key {key!r} is given twice (lines {seen[key]} and {line}); keep one", key_node
                 )
             seen[key] = line
         mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
@@ -610,7 +616,8 @@ def _refuse_other_breaks(source: str, where: str, first_line: int) -> None:
 
 
 def load_yaml(source: str, where: str, *, data_file: bool = True, first_line: int = 1) -> Any:
-    """Parse YAML text strictly; `SchemaError` naming `where` and the line for invalid YAML or a repeated key.
+    """Parse YAML text strictly; `SchemaError` naming `where` and the line for invalid YAML or a repeated key
+    (the key, its `field`).
 
     Its mappings are `Located` and its lists `LocatedList`, numbering lines from `first_line`, the file's line of
     the text's first.
@@ -637,7 +644,8 @@ def load_yaml(source: str, where: str, *, data_file: bool = True, first_line: in
         if isinstance(error, yaml.reader.ReaderError):  # a character YAML refuses: at its position, not a mark
             line = f":{source.count(chr(10), 0, error.position) + first_line}"
         problem = getattr(error, "problem", None) or str(error)
-        raise SchemaError(f"{where}{line}: not valid YAML: {problem}") from None
+        twice = str(error.key) if isinstance(error, _GivenTwice) else None
+        raise SchemaError(f"{where}{line}: not valid YAML: {problem}", twice) from None
     finally:
         loader.dispose()
 

@@ -13,7 +13,7 @@ imports MkDocs.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -68,6 +68,9 @@ _SYNTAX: tuple[Syntax, ...] = (
 )
 #: Elements whose text shows syntax on purpose, or is not read as text at all.
 _LITERAL = frozenset({"code", "pre", "kbd", "samp", "script", "style"})
+#: The class of the build's own box that shows a problem where it happened (a quiz block's, `build.state`'s):
+#: reported at its line already, its words are the build's, never the page's, whatever they quote.
+PROBLEM_BOX = "sbn-build-error"
 #: Elements whose start or end ends a run of text (a line-start pattern then means a line of the page).
 _BLOCKS = frozenset(
     {"p", "li", "td", "th", "dd", "dt", "div", "blockquote", "summary", "figcaption", "caption", "br", "hr"}
@@ -85,7 +88,8 @@ class Unrendered:
 
 
 def _runs(page_html: str) -> list[str]:
-    """The runs of text a reader reads in HTML, block by block, outside code, character references decoded.
+    """The runs of text a reader reads in HTML, block by block, outside code and the build's problem boxes,
+    character references decoded.
 
     Read with Lexbor, as the page check reads a page (`scripts`): a walk of its
     tree (with a stack of its own, so that no depth of nesting ends it), where
@@ -105,7 +109,7 @@ def _runs(page_html: str) -> list[str]:
         if (node is None or tag in _BLOCKS) and run:
             runs.append("".join(run).strip())
             run.clear()
-        if node is None or tag in _LITERAL or tag.startswith("-"):  # code, and comments
+        if node is None or tag in _LITERAL or tag.startswith("-") or _is_problem_box(node):  # code, comments
             continue
         if tag in _BLOCKS:
             waiting.append(None)
@@ -115,19 +119,21 @@ def _runs(page_html: str) -> list[str]:
     return runs
 
 
-def unrendered(page_html: str, reported: Collection[str] = (), also: Sequence[Syntax] = ()) -> list[Unrendered]:
-    """The Markdown syntax left as text in an HTML page or fragment, each piece once, in order; a run that
-    repeats one of the problems of `reported` (a build error's box, which quotes the block it is about) is not
-    read again. `also` is syntax to find besides, that the fragment's renderer (not a page's) does not read.
+def _is_problem_box(node: LexborNode) -> bool:
+    return PROBLEM_BOX in (node.attributes.get("class") or "").split()
+
+
+def unrendered(page_html: str, also: Sequence[Syntax] = ()) -> list[Unrendered]:
+    """The Markdown syntax left as text in an HTML page or fragment, each piece once, in order. A build problem's
+    box is not read: it quotes the block it is about, and its text is not always the problem's as reported (a
+    box shows "&nbsp;" as the space it stands for). `also` is syntax to find besides, that the fragment's
+    renderer (not a page's) does not read.
 
     >>> [(found.text, found.what) for found in unrendered("<p>As shown[^1]; see <code>[^2]</code>.</p>")]
     [('[^1]', 'a footnote')]
     """
     found: dict[str, Unrendered] = {}
-    known = {" ".join(message.split()) for message in reported}
     for run in _runs(page_html):
-        if " ".join(run.split()) in known:
-            continue
         for pattern, what, fix in (*_SYNTAX, *also):
             for match in pattern.finditer(run):
                 text = match.group(0).strip()

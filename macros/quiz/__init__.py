@@ -48,7 +48,16 @@ from markdown.treeprocessors import Treeprocessor
 from pymdownx.blocks import BlocksExtension, BlocksProcessor
 
 from ..pages.issues import query
-from .blocks import AnswerBlock, ChecklistBlock, CourseBlock, MistakeBlock, OptionBlock, QuizBlock, QuizHost
+from .blocks import (
+    AnswerBlock,
+    ChecklistBlock,
+    CourseBlock,
+    MistakeBlock,
+    OptionBlock,
+    QuizBlock,
+    QuizHost,
+    StrictBlocks,
+)
 from .errors import QuizError, ReportedAlready
 from .numeric import LEADING_FIGURE, KeyFigure
 from .units import page_json, unit_table
@@ -96,9 +105,11 @@ class _Unclosed(Treeprocessor):
     def run(self, root: etree.Element) -> None:
         for entry in self.blocks.stack:
             block = entry.block
-            if isinstance(block, CourseBlock) and block.problem is None:
-                slashes = "/" * block.length
-                block.fail(f"is not closed: end it with a line {slashes}")
+            if not isinstance(block, CourseBlock):
+                continue
+            if block.problem is None:
+                block.fail(f"is not closed: end it with a line {'/' * block.length}")
+            if block.problem:  # told not closed before a block inside it (`not_closed_before`), its end never ran
                 block.show_problem(entry.el)
 
 
@@ -157,6 +168,13 @@ class QuizExtension(BlocksExtension):
         """A new page: no id given yet (Markdown calls it from `Markdown.reset`)."""
         self.page_ids.clear()
         self.page_headers.clear()
+
+    def register_block_mgr(self, md: Markdown) -> BlocksProcessor:
+        manager = super().register_block_mgr(md)
+        # pymdownx makes the page's one block manager itself (`BlocksMgrExtension`), of its own class: made ours in
+        # place, the same manager with its options read strictly. A private API (tests/unit/test_private_apis.py).
+        manager.__class__ = StrictBlocks
+        return manager
 
     def extendMarkdownBlocks(self, md: Markdown, block_mgr: BlocksProcessor) -> None:
         host = self.host

@@ -9,6 +9,7 @@ block shows the problem in its place.
 from __future__ import annotations
 
 import re
+import textwrap
 import xml.etree.ElementTree as etree
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -16,9 +17,10 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from markdown.util import HTML_PLACEHOLDER_RE, AtomicString
+from pymdownx.blocks import BlocksProcessor
 from pymdownx.blocks.block import Block
 
-from ..data.schema import SchemaError, check_record
+from ..data.schema import SchemaError, check_record, load_yaml
 from .choices import ApartError, choices, values_apart, visible_text
 from .errors import QuizError, ReportedAlready
 from .numeric import KeyFigure, numeric
@@ -90,8 +92,36 @@ LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 def problem_box(parent: etree.Element, message: str) -> etree.Element:
     """An element that shows a build problem where it happened (the build fails on it anyway)."""
     box = etree.SubElement(parent, "div", {"class": "sbn-build-error", "role": "alert"})
-    box.text = AtomicString(message)  # shown as written, never read as Markdown
+    box.text = as_written(message)
     return box
+
+
+def as_written(message: str) -> AtomicString:
+    """A problem's text for its box, shown as written: never read as Markdown, and each "&" escaped, which
+    Python-Markdown writes as it is where a character reference follows (a message that names "&nbsp;")."""
+    return AtomicString(message.replace("&", "&amp;"))
+
+
+class StrictBlocks(BlocksProcessor):
+    """pymdownx's block manager, reading a block's options as the course reads a data file's YAML
+    (`schema.load_yaml`): pymdownx reads them with PyYAML's safe_load, which takes a key given twice in silence,
+    the last one winning (a quiz's second `id:` would move its readers' progress to another id)."""
+
+    #: What is wrong with the options of the block whose header was read last, for that block to tell.
+    options_problem: SchemaError | None = None
+
+    def split_header(self, block: str, length: int) -> tuple[dict[str, Any] | None, str]:
+        options, rest = super().split_header(block, length)
+        self.options_problem = None
+        # The options' text as pymdownx finds it: the indented lines right under the header (a closing line,
+        # indented by 3 spaces at most, is never one of them).
+        written = self.yaml_line.match(block)
+        if options and written is not None:
+            try:
+                load_yaml(textwrap.dedent(written.group(0)), "", data_file=False)
+            except SchemaError as error:
+                self.options_problem = error
+        return options, rest
 
 
 class CourseBlock(Block):
@@ -105,6 +135,10 @@ class CourseBlock(Block):
         self.page_ids: Counter[str] = self.config["ids"]
         self.page_headers: Counter[str] = self.config["headers"]
         self.problem: str | None = None
+        #: Whether it was told not closed, once a block started inside it (`not_closed_before`).
+        self.told_unclosed = False
+        #: What finds the header lines of the blocks started inside it so far, in order, after its own.
+        self.part_headers: list[re.Pattern[str]] = []
 
     def claim_id(self, question_id: str) -> int:
         """Note that this block gives `question_id` on the page; how many times the page has given it so far."""
@@ -145,27 +179,52 @@ class CourseBlock(Block):
     def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
         self.argument = arg
         self.header_occurrence = self.claim_header()
-        self.options: dict[str, Any] = {"attrs": {}}
-        try:
-            clean = check_record(self.header, options, self.FIELDS, noun="option")
-        except SchemaError as error:
-            clean = {name: None for name in self.FIELDS}
-            self.options.update(options)
-            detail = str(error).removeprefix(self.header).lstrip(".: ")
-            self.fail(f"{detail} (options are indented by 4 spaces under the header)", error.field)
-        self.options.update(clean)
+        self.options: dict[str, Any] = {"attrs": {}, **self.checked_options(options)}
         if self.ARGUMENT is not None and bool(arg) != self.ARGUMENT:
             self.fail(f"the title after | is {'required' if self.ARGUMENT else 'not allowed'}")
         self.check_place(parent)
         return True
 
+    def checked_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """Its options, checked (`FIELDS`); once a problem with them is told, the unknown ones, the rest None."""
+        strict = self._block_mgr.options_problem if isinstance(self._block_mgr, StrictBlocks) else None
+        if strict is not None and strict.field is not None:  # a key given twice: at the second's line
+            twice = (*self.start(), option_line(strict.field), option_line(strict.field))
+            self.fail(f"the key {strict.field!r} is given twice in its options: keep one", near=twice)
+        elif strict is not None:
+            self.fail(f"its options are {str(strict).partition(': ')[2]}")
+        else:
+            try:
+                return check_record(self.header, options, self.FIELDS, noun="option")
+            except SchemaError as error:
+                detail = str(error).removeprefix(self.header).lstrip(".: ")
+                self.fail(f"{detail} (options are indented by 4 spaces under the header)", error.field)
+        return {**options, **{name: None for name in self.FIELDS}}
+
     def check_place(self, parent: etree.Element) -> None:
         """Check where the block sits; the default: anywhere but inside another quiz or checklist."""
         # Private too (pymdown-extensions 13.1.2, the same test): the open blocks, outermost first. A block
         # sees only its parent element, which does not say that a quiz encloses it.
-        for entry in self._block_mgr.stack:
-            if isinstance(entry.block, QuizBlock | ChecklistBlock):
-                self.fail(f"it starts inside {entry.block.header}: close that one with /// first")
+        holder = self.holder()
+        if holder is not None:
+            holder.not_closed_before(self)
+
+    def holder(self) -> QuizBlock | ChecklistBlock | None:
+        """The innermost quiz or checklist still open where this block starts, if any."""
+        open_blocks = (entry.block for entry in reversed(self._block_mgr.stack))
+        return next((block for block in open_blocks if isinstance(block, QuizBlock | ChecklistBlock)), None)
+
+    def not_closed_before(self, block: CourseBlock) -> None:
+        """`block` starts inside this quiz or checklist, which holds none: this one is not closed before it (its
+        closing line left out, or the other written inside it). Told once, at this block's line: every later block
+        of the page starts inside it too, one missing line, and each of them is checked as if it were closed."""
+        if self.told_unclosed:
+            return
+        self.told_unclosed = True
+        told = f"{self.header}: is not closed: end it with a line {'/' * self.length} before {block.header}, inside it"
+        if self.problem is None:  # its content is not checked: it holds the blocks after it
+            self.problem = told
+        self.host.report(told, self.near())
 
     def on_create(self, parent: etree.Element) -> etree.Element:
         if self.problem is not None:
@@ -189,10 +248,11 @@ class CourseBlock(Block):
 
     def show_problem(self, block: etree.Element) -> None:
         """Replace the block's element by the box that shows its problem."""
+        assert self.problem is not None, "only a block with a problem shows one"
         block.clear()
         block.tag = "div"
         block.attrib.update({"class": "sbn-build-error", "role": "alert"})
-        block.text = AtomicString(self.problem)
+        block.text = as_written(self.problem)
 
     def end(self, block: etree.Element) -> None:
         """Check and lay out the block's content once it is all there."""
@@ -214,11 +274,6 @@ class QuizBlock(CourseBlock):
     NAME = "quiz"
     ARGUMENT = True
     FIELDS = QUIZ_OPTIONS
-
-    def on_init(self) -> None:
-        super().on_init()
-        #: What finds each of its parts' header lines so far, in order, after the quiz's.
-        self.part_headers: list[re.Pattern[str]] = []
 
     def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
         valid = super()._validate(parent, arg, **options)
@@ -355,20 +410,19 @@ class PartBlock(CourseBlock):
 
     def _validate(self, parent: etree.Element, arg: Any, **options: Any) -> bool:
         self.argument = arg
-        # Found after its quiz's line, by the headers of the quiz's parts up to it: every option's header may
-        # read "//// option", the first of them the page's first quiz's.
-        quiz = next(
-            (entry.block for entry in reversed(self._block_mgr.stack) if isinstance(entry.block, QuizBlock)), None
-        )
-        own = header_line("/" * self.length, self.NAME, arg)
-        self.place: tuple[re.Pattern[str], ...] = (own,)
-        if quiz is not None:
-            quiz.part_headers.append(own)
-            self.place = (*quiz.near(), *quiz.part_headers)
+        # Found after the line of the quiz or checklist it is in, by the headers of that block's parts up to it:
+        # every option's header may read "//// option", the first of them the page's first quiz's (and a part
+        # misplaced in a checklist is told at its own line, not at the page's first part of its name).
+        holder = self.holder()
+        self.place: tuple[re.Pattern[str], ...] = ()
+        if holder is not None:
+            holder.part_headers.append(header_line("/" * self.length, self.NAME, arg))
+            self.place = (*holder.near(), *holder.part_headers)
         return super()._validate(parent, arg, **options)
 
     def start(self) -> tuple[re.Pattern[str], ...]:
-        return self.place
+        # In no quiz or checklist: the n-th line of its header on the page, as a quiz is found.
+        return self.place or super().start()
 
     def check_place(self, parent: etree.Element) -> None:
         if parent.get("class") == "sbn-build-error":

@@ -250,7 +250,7 @@ def test_a_checklist_gives_each_item_a_labelled_checkbox_and_its_id() -> None:
         (quiz("free", FREE).removesuffix("///\n"), "/// quiz | Practice 1: is not closed: end it with a line ///"),
         (
             quiz("free", FREE).replace("\n///\n", "\n") + quiz("free", FREE).replace("l8-practice-1", "l8-practice-2"),
-            "it starts inside /// quiz | Practice 1: close that one with /// first",
+            "/// quiz | Practice 1: is not closed: end it with a line /// before /// quiz | Practice 1, inside it",
         ),
         (
             quiz("single", CHOICE.replace("It limits speed, not fit.\n////", "It limits speed, not fit.")),
@@ -581,3 +581,89 @@ def test_checklist_items_that_read_the_same_or_as_nothing_are_refused_at_the_ite
     assert message in problems[0][0] and problems[0][0].startswith("/// checklist | Extra reps: item")
     assert problems[0][1] == line_with(marked, "<!-- here -->")
     assert page.select(".sbn-checklist") == []
+
+
+# ------------------------------------------------------------- attack round 9
+
+
+@pytest.mark.parametrize(
+    "misplaced",
+    [
+        "/// checklist | Extra reps\n    items: [l8-rep-x1]\n\n- One.\n\n//// answer\nx\n////\n///\n",
+        "Before.\n\n//// answer\nx\n////\n",
+    ],
+)
+def test_a_part_outside_a_quiz_is_told_at_its_own_line_not_at_the_pages_first_of_its_name(misplaced: str) -> None:
+    """F11: an answer inside a checklist (or in no block) was told at the page's first `//// answer`, a quiz's."""
+    source = quiz("free", FREE) + "\n" + misplaced
+    problems, _ = reported(source)
+    assert problems == [
+        (
+            "//// answer: it belongs directly inside a /// quiz block, one level deeper (four slashes)",
+            line_with(source, "//// answer", 2),
+        )
+    ]
+
+
+def test_a_quiz_left_open_is_told_once_and_the_blocks_after_it_are_still_checked() -> None:
+    """F10: each later block of the page was told it starts inside the open quiz, for one missing line; now the
+    quiz is told once, at its own line, and a later quiz's own problem is still told, at its line."""
+    left_open = quiz("free", FREE).removesuffix("///\n")
+    later = quiz("free", FREE).replace("Practice 1", "Practice 2").replace("practice-1", "practice-2")
+    wrong = quiz("single", CHOICE.replace("option | correct", "option"))
+    wrong = wrong.replace("Practice 1", "Practice 3").replace("practice-1", "practice-3")
+    reps = "/// checklist | Reps\n    items: [l8-rep-1]\n\n- One.\n///\n"
+    source = "\n".join([left_open, later, wrong, reps])
+    problems, page = reported(source)
+    assert problems == [
+        (
+            "/// quiz | Practice 1: is not closed: end it with a line /// before /// quiz | Practice 2, inside it",
+            line_with(source, "id: l8-practice-1"),
+        ),
+        (
+            "/// quiz | Practice 3: a single-choice quiz needs exactly one `//// option | correct`; it has 0",
+            line_with(source, "id: l8-practice-3"),
+        ),
+    ]
+    assert page.select("form") == [] and len(page.select(".sbn-build-error")) == 1
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        "    id: l8-practice-1\n    kind: free\n    id: l8-practice-2  # here\n",
+        "    id: l8-practice-1\n    kind: free\n    'id' : l8-practice-2  # here\n",
+        "    {id: l8-practice-1, kind: free, id: l8-practice-2}  # here\n",
+    ],
+)
+def test_an_option_given_twice_is_told_at_its_second_line(options: str) -> None:
+    """F9: PyYAML's safe_load, which pymdownx reads options with, took the last `id:` in silence."""
+    source = "Write `id: l8-practice-1` once.\n\n/// quiz | Practice 1\n" + options + FREE + "///\n"
+    problems, page = reported(source)
+    assert problems == [
+        (
+            "/// quiz | Practice 1: the key 'id' is given twice in its options: keep one",
+            line_with(source, "# here"),
+        )
+    ]
+    assert page.form is None
+
+
+def test_options_yaml_the_course_does_not_read_is_told_at_the_header() -> None:
+    source = "/// checklist | Reps\n    items: &reps [l8-rep-1]\n    again: *reps\n\n- One.\n///\n"
+    problems, _ = reported(source)
+    assert problems == [
+        (
+            "/// checklist | Reps: its options are not valid YAML: this value is used again by an alias (*name):"
+            " write it out",
+            1,
+        )
+    ]
+
+
+def test_a_problems_box_shows_its_message_as_written() -> None:
+    """Python-Markdown writes an "&" that starts a character reference as it is: the box showed "&nbsp;" in an
+    empty item's message as the space it stands for ("such as a zero-width space or  )")."""
+    problems, page = reported("/// checklist | Reps\n    items: [l8-rep-1, l8-rep-2]\n\n- \n- Two.\n///\n")
+    assert "&nbsp;" in problems[0][0]
+    assert one(page, ".sbn-build-error").get_text() == problems[0][0]

@@ -1115,3 +1115,67 @@ def test_a_control_character_in_a_page_is_told_at_its_line(
     edit(path, "\n## Practice\n", f"\nThe card has {typed} here.\n\n## Practice\n")
     line = 1 + path.read_text(encoding="utf-8").split("\n").index(f"The card has {typed} here.")
     fails_with(build_copy(course_copy), f"{LESSON_8}:{line}", f"the page holds {named}")
+
+
+#: Attack round 9: blocks whose problem was taken in silence, told at another block's line, or told more than once.
+#: Each goes before Practice of its own lesson, in one copy: the lesson's problems are that block's alone.
+ATTACK_9_BLOCKS = {
+    # F9: an option given twice, the last one taken in silence (the page used l6-practice-93).
+    6: "/// quiz | Practice 92\n    id: l6-practice-92\n    kind: single\n    id: l6-practice-93\n\nWhich one?\n\n"
+    "//// option | correct\nYes this\n\nFeedback 0.\n////\n\n//// option\nNo that\n\nFeedback 1.\n////\n///",
+    # F10: a quiz left open, which every later block of the page was told to start inside.
+    12: "/// quiz | Practice 92\n    id: l12-practice-92\n    kind: free\n\nWhat?\n\n//// answer\nThis.\n////",
+    # F11: an answer inside a checklist, told at the page's first `//// answer` (a warm-up's).
+    15: "/// checklist | Extra reps\n    items: [fp8-rep-x1]\n\n- one\n\n//// answer\nx\n////\n///",
+    # F12: an empty item, told at its line and again, with no line, as "a /// block no extension reads": the
+    # problem's own box, read back.
+    5: "/// checklist | Extra reps\n    items: [l5-rep-x1, l5-rep-x2]\n\n- \n- two\n///",
+}
+
+
+@pytest.fixture(scope="module")
+def attack_9(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    copy = copy_course(tmp_path_factory.mktemp("broken"))
+    for number, block in ATTACK_9_BLOCKS.items():
+        replace_in(copy / lesson_file(number), "\n## Practice\n", f"\n{block}\n\n## Practice\n")
+    return copy, build_copy(copy)
+
+
+def problems_of(built: Built, number: int) -> list[str]:
+    """The build's messages about lesson `number`."""
+    return [said for said in built.messages if said.startswith(f"{lesson_file(number)}:")]
+
+
+def test_a_blocks_option_given_twice_is_told_once_at_its_second_line(attack_9: tuple[Path, Built]) -> None:
+    copy, built = attack_9
+    at = f"{lesson_file(6)}:{line_of(copy / lesson_file(6), 'id: l6-practice-93')}"
+    fails_with(built, at, "/// quiz | Practice 92: the key 'id' is given twice in its options: keep one")
+    assert len(problems_of(built, 6)) == 1, built.output
+
+
+def test_a_quiz_left_open_is_told_once_not_at_every_block_after_it(attack_9: tuple[Path, Built]) -> None:
+    copy, built = attack_9
+    at = f"{lesson_file(12)}:{line_of(copy / lesson_file(12), 'id: l12-practice-92')}"
+    fails_with(
+        built,
+        at,
+        "/// quiz | Practice 92: is not closed: end it with a line /// before /// quiz | Practice 1, inside it",
+    )
+    assert len(problems_of(built, 12)) == 1, built.output
+
+
+def test_a_part_inside_a_checklist_is_told_at_its_own_line(attack_9: tuple[Path, Built]) -> None:
+    copy, built = attack_9
+    lines = (copy / lesson_file(15)).read_text(encoding="utf-8").splitlines()
+    checklist = lines.index("/// checklist | Extra reps")
+    at = f"{lesson_file(15)}:{lines.index('//// answer', checklist) + 1}"
+    fails_with(built, at, "//// answer: it belongs directly inside a /// quiz block")
+    assert len(problems_of(built, 15)) == 1, built.output
+
+
+def test_a_checklist_items_problem_is_told_once_not_again_as_its_box(attack_9: tuple[Path, Built]) -> None:
+    copy, built = attack_9
+    lines = (copy / lesson_file(5)).read_text(encoding="utf-8").splitlines()
+    at = f"{lesson_file(5)}:{lines.index('/// checklist | Extra reps') + 4}"  # its first item, `- `
+    fails_with(built, at, "/// checklist | Extra reps: item 1 (l5-rep-x1) shows no text")
+    assert len([said for said in built.messages if "docs/stage-3/lesson-05" in said]) == 1, built.output

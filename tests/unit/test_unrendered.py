@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
+import markdown
 import pytest
 
-from macros.data.unrendered import unrendered
+from macros.data.unrendered import Unrendered, unrendered
+from macros.quiz import QuizExtension, StandaloneHost
 from tests.unit.test_markup import SITE_MARKDOWN
 
 #: Syntax of extensions mkdocs.yml does not enable, or that Markdown could not apply, and what it is.
@@ -58,8 +63,26 @@ def test_what_the_site_reads_or_shows_in_code_is_not_found(markdown: str) -> Non
     assert unrendered(SITE_MARKDOWN.reset().convert(markdown)) == []
 
 
-def test_a_box_that_repeats_a_reported_problem_is_not_read_again() -> None:
-    problem = "/// quiz | Practice 2: is not closed: end it with a line ///"
-    box = f'<div class="sbn-build-error" role="alert">{problem}</div><p>/// quiz | Left</p>'
-    assert [found.text for found in unrendered(box, [problem])] == ["/// quiz | Left"]
-    assert len(unrendered(box)) == 2
+class Telling(StandaloneHost):
+    """A host that takes each problem, as the build does, and lets the block show it in its box."""
+
+    def report(self, message: str, near: Sequence[re.Pattern[str]]) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # Attack round 9, F12: the box shows "&nbsp;" as a no-break space, so its text was not the problem reported,
+        # and its header was told again, with no line, as a /// block no extension reads.
+        "/// checklist | Extra reps\n    items: [l5-rep-x1, l5-rep-x2]\n\n- \n- two\n///\n",
+        "/// quiz | Practice 2\n    id: l8-practice-2\n    kind: free\n\nWhy?\n",  # not closed
+    ],
+)
+def test_the_builds_own_problem_box_is_never_read_as_the_pages_text(source: str) -> None:
+    """Whatever a box says: it is the build's, reported at its line, never syntax the author left unread."""
+    html = markdown.markdown(source, extensions=[QuizExtension(host=Telling())])
+    assert 'class="sbn-build-error"' in html
+    assert unrendered(html + "<p>/// quiz | Left</p>") == [
+        Unrendered("/// quiz | Left", "a /// block no extension reads", "use /// quiz or /// checklist, or no block")
+    ]
