@@ -99,11 +99,12 @@ def soup(path: Path) -> BeautifulSoup:
 
 @contextmanager
 def script_refusal_off() -> Iterator[None]:
-    """Loading as it would be without the refusals of script and of template syntax in data files
-    (`macros.data.schema.load_yaml`, `schema.text`), to show that the defence behind them holds alone: every value
-    of a data file reaches a page as text."""
+    """Loading as it would be without the refusals of script, of template syntax and of a stage's markup in data
+    files (`macros.data.schema.load_yaml`, `schema.text`, `catalog._refuse_markup`), to show that the defence behind
+    them holds alone: every value of a data file reaches a page as text."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("macros.data.schema._refuse_script", lambda *args: None)
+        patch.setattr("macros.data.catalog._refuse_markup", lambda *args: None)
         patch.setattr("macros.data.schema._TEMPLATE", re.compile(r"(?!)"))  # matches nothing
         patch.setattr("macros.build.state._CACHE", {})  # what it loads is forgotten with it, not handed to later builds
         yield
