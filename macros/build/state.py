@@ -728,8 +728,9 @@ class Build:
         anything, for the caller to tell at the line that gives it (a quiz's `id:`, a calculator's call).
 
         One message per id. An id off this lesson's prefix is told as that (and whose it is, if another page gave
-        it) and not kept, so that the lesson whose prefix it carries is not told of it too; an id given a second
-        time is told there.
+        it) and not kept, so that the lesson whose prefix it carries is not told of it too; so is an id with a
+        lesson's prefix on a page that is not a lesson, whichever came first; an id given a second time is told
+        there.
         """
         if self.page is None:
             return None
@@ -741,6 +742,13 @@ class Build:
                 f" a lesson's ids carry the prefix it was first published under, so write {lesson.prefix}… (or set"
                 " `questions:` in the front matter of a lesson that has never been published; CONTRIBUTING.md,"
                 ' "Add a quiz question")'
+            )
+        owner = None if lesson is not None else self.lessons.owner_of(question_id)
+        if owner is not None:
+            # Told here, whichever page came first: the lesson whose prefix it carries was blamed when it came later.
+            return (
+                f"the question id {question_id!r} carries the prefix {owner.prefix!r} of Lesson {owner.number}"
+                f" (docs/{owner.src_path}), and this page is not that lesson: give it an id that starts with no lesson's prefix"
             )
         if first is not None:
             where = "this page" if first == self.page.src_path else f"docs/{first}"

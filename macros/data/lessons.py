@@ -273,6 +273,10 @@ class LessonIndex:
         """The lesson whose source is `src_path`, or None when that page is not a lesson."""
         return next((lesson for lesson in self.lessons.values() if lesson.src_path == src_path), None)
 
+    def owner_of(self, question_id: str) -> Lesson | None:
+        """The lesson whose question ids' prefix `question_id` carries, if any."""
+        return next((lesson for lesson in self.lessons.values() if question_id.startswith(lesson.prefix)), None)
+
     def by_stage(self) -> dict[int, list[Lesson]]:
         """Lessons grouped by stage, each group in lesson order."""
         stages: dict[int, list[Lesson]] = {}

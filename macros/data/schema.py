@@ -13,6 +13,7 @@ an editor does not count, which would put every later line YAML tells of elsewhe
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import math
 import re
@@ -450,6 +451,9 @@ def read_text(path: Path, where: str) -> str:
         data = path.read_bytes()
     except OSError as error:
         raise SchemaError(f"{where}: cannot be read: {error.strerror}") from None
+    # A byte order mark, which some editors write first, is no text: MkDocs drops it from a page, and so does the
+    # course from every file (a lesson's front matter behind one was not found: "its front matter needs lesson:").
+    data = data.removeprefix(codecs.BOM_UTF8)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -129,8 +129,9 @@ _TIME = (
 #: and the long (quadrillion, quintillion, sextillion, … decillion, and zillion's kind) reads as one: a list of
 #: them missed each it left out, "quadrillion" first.
 _ILLION = r"(?i:[a-z]*illions?)"
-#: Their short forms too, as finance and the press write them: "2 bn", "2 mn", "2 mln", "2 tn".
-_SCALE = rf"(?i:thousand|{_ILLION}|bn|bln|mn|mln|tn|trn)"
+#: Their short forms too, as finance and the press write them: "2 bn", "2 mn", "2 mln", "2 tn", "1 mil"; and South
+#: Asia's lakh (10⁵) and crore (10⁷): "1 crore parameters".
+_SCALE = rf"(?i:thousand|{_ILLION}|bn|bln|mn|mln|mil|tn|trn|lakhs?|lacs?|crores?)"
 #: A percentage, per mille or per myriad, in its sign or its words: "40%", "8 ‰", "fifty per cent", "30 pct",
 #: "30 percentage points".
 _PERCENT = r"[%٪‰‱]|(?i:percent(?:age)?(?:\s++points?)?|per[\s\-]?cent|pct|pp)"

@@ -34,6 +34,8 @@ _SYNTAX: tuple[Syntax, ...] = (
     (re.compile(r'(?m)^===[+!]?[ \t]+"[^"\n]*"?'), "a content tab", "use headings or an admonition"),
     (re.compile(r"(?<![\w:]):[a-z][a-z0-9_+-]*[a-z0-9]:(?![\w:])"), "an emoji shortcode", "leave it out"),
     (re.compile(r"\$\$"), "display math", "write the formula in words or in code"),
+    # CommonMark's hard line break; Python-Markdown shows the backslash, and the line's words run on past it.
+    (re.compile(r"\\\n"), "a backslash line break", "end the line with two spaces for a line break, or join the lines"),
     # As Pandoc and arithmatex read inline math: no space inside either dollar, no digit after the closing one,
     # so that prices ("$5 to $10") are not math.
     (

@@ -414,6 +414,9 @@ class PartBlock(CourseBlock):
         # every option's header may read "//// option", the first of them the page's first quiz's (and a part
         # misplaced in a checklist is told at its own line, not at the page's first part of its name).
         holder = self.holder()
+        #: Whether the quiz it is in failed already (its id taken, say): its parts then sit in its form, not its
+        #: body, and were each told they belong inside a quiz, two wrong problems after the one.
+        self.in_failed_quiz = isinstance(holder, QuizBlock) and holder.problem is not None
         self.place: tuple[re.Pattern[str], ...] = ()
         if holder is not None:
             holder.part_headers.append(header_line("/" * self.length, self.NAME, arg))
@@ -425,7 +428,7 @@ class PartBlock(CourseBlock):
         return self.place or super().start()
 
     def check_place(self, parent: etree.Element) -> None:
-        if parent.get("class") == "sbn-build-error":
+        if parent.get("class") == "sbn-build-error" or self.in_failed_quiz:
             self.problem = ""  # inside a quiz that failed already: one report is enough
         elif parent.get("data-sbn") is not None:
             self.fail(f"the `//// {parent.get('data-sbn')}` before it is not closed: end that one with ////")

@@ -22,10 +22,14 @@ def kind(value: Any) -> str:
 
 
 def tolerance(value: Any) -> Fraction:
-    """How close a numeric answer must be, as a percentage below 100: "5%" is 1/20."""
-    share = percentage(value)
-    if share >= 1:
-        raise ValueError(f"got {value!r}; expected a percentage below 100, like 5%")
+    """How close a numeric answer must be, as a percentage above 0 and below 100: "5%" is 1/20. Its one message
+    gives both bounds: a share's says "at most 100", which a tolerance of 100% then broke."""
+    try:
+        share: Fraction | None = percentage(value)
+    except ValueError:
+        share = None
+    if share is None or share >= 1:
+        raise ValueError(f"got {value!r}; expected a percentage above 0 and below 100, like 5%")
     return share
 
 

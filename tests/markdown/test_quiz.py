@@ -229,7 +229,15 @@ def test_a_checklist_gives_each_item_a_labelled_checkbox_and_its_id() -> None:
         (quiz("numeric", NUMERIC), "a numeric quiz needs `tolerance:`"),
         (quiz("numeric", NUMERIC.replace(FIGURE, "112 GB"), "    tolerance: 5%"), "a typed number is not a key"),
         (quiz("numeric", NUMERIC, "    tolerance: five"), "tolerance: got 'five'; expected a percentage"),
-        (quiz("numeric", NUMERIC, "    tolerance: 100%"), "tolerance: got '100%'; expected a percentage below 100"),
+        # One message of both bounds (attack round 9: 0% said "at most 100", and 100% then said "below 100").
+        (
+            quiz("numeric", NUMERIC, "    tolerance: 100%"),
+            "tolerance: got '100%'; expected a percentage above 0 and below 100",
+        ),
+        (
+            quiz("numeric", NUMERIC, "    tolerance: 0%"),
+            "tolerance: got '0%'; expected a percentage above 0 and below 100",
+        ),
         (
             quiz("numeric", NUMERIC.replace("model-states/example-7b", "model-states/unknown"), "    tolerance: 5%"),
             "a typed number is not a key",

@@ -1179,3 +1179,37 @@ def test_a_checklist_items_problem_is_told_once_not_again_as_its_box(attack_9: t
     at = f"{lesson_file(5)}:{lines.index('/// checklist | Extra reps') + 4}"  # its first item, `- `
     fails_with(built, at, "/// checklist | Extra reps: item 1 (l5-rep-x1) shows no text")
     assert len([said for said in built.messages if "docs/stage-3/lesson-05" in said]) == 1, built.output
+
+
+#: A page that is no lesson, with a quiz whose id is Lesson 7's, on its line 4.
+EXTRA_QUIZ = """# Extra
+
+/// quiz | Practice 1
+    id: l7-practice-1
+    kind: free
+
+What?
+
+//// answer
+This.
+////
+///
+"""
+
+
+def test_a_lessons_id_taken_by_another_page_is_told_at_that_page(course_copy: Path) -> None:
+    """Attack round 9: a new page (read before the lesson, in alphabetical order) that took Lesson 7's question id
+    had the published lesson blamed, three times (its quiz, then its answer and mistake as misplaced)."""
+    (course_copy / "docs/extra.md").write_text(EXTRA_QUIZ, encoding="utf-8")
+    built = build_copy(course_copy)
+    fails_with(built, "docs/extra.md:4", "carries the prefix 'l7-' of Lesson 7")
+    assert not [said for said in built.messages if "lesson-07" in said.split(":")[0]], built.output
+
+
+def test_a_quiz_whose_id_a_call_took_is_told_once(course_copy: Path, edit: Edit) -> None:
+    """Attack round 9: its answer and mistake were then told they belong inside a quiz, two wrong problems."""
+    path = course_copy / lesson_file(7)
+    edit(path, "\n## Practice\n", '\n{{ calculator("l7-practice-1", devices=8) }}\n\n## Practice\n')
+    built = build_copy(course_copy)
+    assert len([said for said in built.messages if "lesson-07" in said.split(":")[0]]) == 1, built.output
+    fails_with(built, f"{lesson_file(7)}:{line_of(path, 'id: l7-practice-1')}", "is already given on this page")

@@ -370,3 +370,12 @@ def test_a_wrong_lesson_across_the_course_is_told_at_its_field_line(
     assert refused.value.line == _line_of(sources[name], field)
     assert str(refused.value).startswith(f"docs/stage-4/{name}:{refused.value.line}: ")
     assert str(refused.value).count(message) == 1
+
+
+def test_a_lesson_saved_with_a_byte_order_mark_is_read_as_mkdocs_reads_it(docs: Path) -> None:
+    """Attack round 9: some editors write one first; MkDocs drops it, and the index did not, so the lesson's front
+    matter was not found ("every page in stage-4/ is a lesson; its front matter needs `lesson:`")."""
+    _write(docs, "a.md", 7, [])
+    page = docs / "stage-4" / "a.md"
+    page.write_bytes(b"\xef\xbb\xbf" + page.read_bytes())
+    assert index_lessons(docs).lessons[7].src_path == "stage-4/a.md"

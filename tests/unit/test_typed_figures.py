@@ -306,6 +306,9 @@ FORMS = [
     ("0x50 bytes", "0x50 bytes"),
     ("\u2167 GB", "8 GB"),
     ("80 G\u0301B", "80 GB"),
+    ("1 mil tokens", "1 mil"),
+    ("1 crore parameters", "1 crore"),
+    ("1 lakh tokens", "1 lakh"),
 ]
 
 

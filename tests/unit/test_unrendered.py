@@ -37,6 +37,8 @@ UNREAD = [
     ("A paragraph{: .wide }\n\nand more", "an attribute list that attached to nothing"),
     ("[broken](link", "a link Markdown could not read"),
     ("[text][nowhere]", "a link to a reference that is not defined"),
+    # Attack round 9: CommonMark's backslash line break, shown as typed ("80\ GB" read past the check).
+    ("It holds 80\\\nGB.", "a backslash line break"),
 ]
 
 
