@@ -21,6 +21,7 @@ from weakref import WeakKeyDictionary
 
 from mkdocs.exceptions import PluginError
 
+from ..data import navigation
 from .compiled_templates import CompiledTemplates, cache_root
 from .macros import course_macros
 from .markdown import course_extensions
@@ -62,6 +63,8 @@ def define_env(env: MacrosPlugin) -> None:
     except BuildError as error:
         raise PluginError(str(error)) from None
     _BUILDS[env] = build
+    if build.nav_problems:  # told already; the pages meanwhile show the navigation without them
+        env.conf["nav"] = navigation.cleaned(env.conf["nav"])
     build.macros = course_macros(build)
     for name, macro in build.macros.items():
         env.macro(macro, name)

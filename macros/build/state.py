@@ -29,7 +29,7 @@ from markdown.util import AMP_SUBSTITUTE, HTML_PLACEHOLDER_RE
 
 from ..data import glossary, lessons
 from ..data.catalog import Catalog, CatalogError, load_catalog
-from ..data.config import ConfigError, CourseConfig, course_config
+from ..data.config import ConfigError, CourseConfig, course_config, navigation_problems
 from ..data.markup import PLAIN_FIELDS, markup_in, source_citations, without_citations, without_markup
 from ..data.nesting import MAX_NESTING, too_deep
 from ..data.schema import CONTROL
@@ -282,6 +282,13 @@ class Build:
             self.config: CourseConfig = course_config(conf)
         except ConfigError as error:
             raise BuildError(str(error)) from None
+        #: The navigation's problems, told at their lines of mkdocs.yml and at the top of every page, which meanwhile
+        #: shows the navigation without them (`navigation.cleaned`, `nav`): under `mkdocs serve` a refused title
+        #: stopped the build, and the server answered no request until mkdocs.yml was fixed.
+        self.nav_problems = navigation_problems(conf)
+        for problem in self.nav_problems:
+            self.site_problems.append(f"{problem} (until it is fixed, the navigation shows it without that)")
+            log.error(problem)
         catalog_files = sorted(self.config.catalog_dir.glob("*.yml"))
         self.catalog: Catalog = self._data("catalog", lambda: _cached("catalog", catalog_files, self._load_catalog))
         #: The sources' citations as pages show them, which a macro's output is read past for typed figures.
@@ -748,7 +755,8 @@ class Build:
             # Told here, whichever page came first: the lesson whose prefix it carries was blamed when it came later.
             return (
                 f"the question id {question_id!r} carries the prefix {owner.prefix!r} of Lesson {owner.number}"
-                f" (docs/{owner.src_path}), and this page is not that lesson: give it an id that starts with no lesson's prefix"
+                f" (docs/{owner.src_path}), and this page is not that lesson: give it an id that starts with no"
+                " lesson's prefix"
             )
         if first is not None:
             where = "this page" if first == self.page.src_path else f"docs/{first}"

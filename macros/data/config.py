@@ -19,6 +19,11 @@ from .navigation import nav_problems
 from .schema import SchemaError, check_record, optional, read_text, text, web_url
 
 
+def navigation_problems(config: Mapping[str, Any]) -> list[str]:
+    """Each problem of `mkdocs.yml`'s navigation, at its line (`navigation.nav_problems`)."""
+    return nav_problems(config.get("nav"), read_text(Path(config["config_file_path"]), "mkdocs.yml"))
+
+
 class ConfigError(ValueError):
     """`mkdocs.yml` lacks something the course needs; the message names the key and the fix."""
 
@@ -60,11 +65,11 @@ def course_config(config: Mapping[str, Any]) -> CourseConfig:
 
     Raises:
         ConfigError: `repo_url` or `site_url` is missing or not https, `extra.course` is malformed, or the
-            navigation, the site's name or its description holds what the theme would write as markup
-            (`navigation.nav_problems`).
+            site's name or its description holds what the theme would write as markup. (The navigation's problems
+            are told apart, `navigation_problems`, and a page shows it without them meanwhile.)
     """
     project_dir = Path(config["config_file_path"]).resolve().parent
-    problems = nav_problems(config.get("nav"), read_text(Path(config["config_file_path"]), "mkdocs.yml"))
+    problems = []
     for key in ("site_name", "site_description"):
         value = config.get(key)
         if isinstance(value, str) and markup_in(value):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .markup import markup_in
+from .markup import markup_in, without_markup
 from .schema import web_url
 from .typed_figures import find_in_text
 
@@ -58,6 +58,40 @@ def nav_problems(nav: Any, config_text: str) -> list[str]:
                     " (stage-1/lesson-01-….md) or to an https:// page"
                 )
     return problems
+
+
+def cleaned(nav: Any) -> Any:
+    """The navigation `nav` as a page may show it while its problems are told (`nav_problems`): each title without
+    its markup, and no entry that leads to an address the course does not link to. (A typed figure in a title is
+    only words, and stays.)
+
+    >>> cleaned([{"Go <b>": "x.md"}, {"Help": "javascript:x"}, {"Stage": [{"A": "a.md"}, "b.md"]}])
+    [{'Go b': 'x.md'}, {'Stage': [{'A': 'a.md'}, 'b.md']}]
+    """
+    if not isinstance(nav, list):
+        return nav
+    kept: list[Any] = []
+    for item in nav:
+        if isinstance(item, dict):
+            entry = {}
+            for title, target in item.items():
+                if isinstance(target, str) and _is_address(target) and not _links_to(target):
+                    continue
+                entry[without_markup(str(title))] = cleaned(target)
+            if entry:
+                kept.append(entry)
+        elif not (isinstance(item, str) and _is_address(item) and not _links_to(item)):
+            kept.append(item)
+    return kept
+
+
+def _links_to(address: str) -> bool:
+    """Whether the course links to `address` (`schema.web_url`)."""
+    try:
+        web_url(address)
+    except ValueError:
+        return False
+    return True
 
 
 _TITLES = (

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
 
 from macros.data.lessons import index_lessons
 from macros.quiz.units import unit_table
@@ -796,6 +798,24 @@ def test_a_navigation_entry_the_theme_would_write_as_markup_stops_the_build_at_i
     for entry, message in entries.items():
         line = line_of(course_copy / "mkdocs.yml", entry.strip())
         assert sum(s.startswith(f"mkdocs.yml:{line}: ") and message in s for s in said) == 1, built.output
+
+
+def test_a_navigation_problem_shows_in_every_page_of_a_build_that_goes_on(course_copy: Path, edit: Edit) -> None:
+    """Attack round 9: under `mkdocs serve` (not strict) a navigation title's problem stopped the build, and the
+    server answered no request until mkdocs.yml was fixed. Now the pages are built, each telling the problem, with
+    the navigation shown without it: no markup from the title, no link to the refused address."""
+    edit(
+        course_copy / "mkdocs.yml",
+        "  - Glossary: glossary.md",
+        '  - Glossary of 80 GB <img src=x onerror=window.__pwned=1>: glossary.md\n  - "Help": "javascript:alert(1)"',
+    )
+    site = course_copy / "site"
+    build(load_config(str(course_copy / "mkdocs.yml"), site_dir=str(site), strict=False))
+    page = soup_of(site / "glossary" / "index.html")
+    boxes = " ".join(box.get_text() for box in page.select(".sbn-build-error"))
+    assert "the navigation title" in boxes and "types '80 GB'" in boxes and "javascript" in boxes
+    assert page.select("img[onerror]") == [] and page.select("a[href^='javascript']") == []
+    assert "Glossary of 80 GB" in page.get_text()
 
 
 def test_a_glossary_definition_with_a_link_stops_the_build(course_copy: Path, edit: Edit) -> None:
