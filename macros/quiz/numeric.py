@@ -81,8 +81,8 @@ def _check_key(key: KeyFigure, share: Fraction) -> None:
         how = f"reads as {format_quantity(read, key.unit)}, {off:.1f}% from the key" if read else f"is {verdict.kind}"
         raise QuizError(
             f"the key shows as {key.text!r}, and an answer typed the same way {how}, beyond the tolerance:"
-            " show the key so that it reads back (binary=true for a capacity, a scale= or more digits=),"
-            " or widen the tolerance"
+            " show the key so that it reads back (binary=true for a capacity, and nominal=false for a GPU's memory,"
+            " which is shown beside its nominal size otherwise; a scale= or more digits=), or widen the tolerance"
         )
 
 

@@ -584,7 +584,7 @@ def test_a_lesson_whose_front_matter_is_wrong_stops_the_build(
             "    kind: numeric\n    tolerance: 5%",
             "    kind: numeric\n    tolerance: 5",
             "tolerance: 5",
-            "/// quiz | Practice 1: tolerance: got 5; expected a percentage above 0 and at most 100, like 5%",
+            "/// quiz | Practice 1: tolerance: got 5; expected a percentage above 0 and below 100, like 5%",
         ),
         (
             "leaves each device's memory as it was.\n////",
@@ -624,7 +624,9 @@ def test_a_lesson_whose_front_matter_is_wrong_stops_the_build(
             '{{ value("v100-32gb", "memory") }}: {{ bytes_per_parameter() }} for each',
             "id: l8-practice-1",
             "/// quiz | Practice 1: the key shows as '32 GB (31.7 GiB to programs)', and an answer typed the same way"
-            " reads as 32 GB, 6.1% from the key, beyond the tolerance: show the key so that it reads back (binary=true",
+            " reads as 32 GB, 6.1% from the key, beyond the tolerance: show the key so that it reads back (binary=true"
+            # Attack round 9: binary=true alone still shows the nominal size beside the capacity, and is refused.
+            " for a capacity, and nominal=false for a GPU's memory",
         ),
     ],
 )
