@@ -466,6 +466,30 @@ class Build:
         self.page.problem_tokens.add(len(self.page.html))
         return self.page.token(box)
 
+    def _check_lesson_headings(self, root: etree.Element, title: str, heading: str | None) -> None:
+        """A lesson begins with its title as its one top heading (`#`), as its front matter writes it: the browser's
+        tab, the navigation and search show the front matter's, and a heading edited alone read otherwise on the
+        page, silently (attack round 9); so did a second top heading."""
+        assert self.page is not None
+        source = self.page.source
+        shown = _without_permalink(heading or "")
+        if shown != title:
+            lines = heading_lines(source, shown) if shown else []
+            self.report(
+                f"the lesson begins with the heading {shown!r}, and its front matter's title is {title!r}, which the"
+                f" browser's tab, the navigation and search show: begin it with `# {title}`, or change both"
+                if shown
+                else f"the lesson does not begin with its title: begin it with `# {title}`, its front matter's title",
+                lines[0] if lines else self.page.first_line,
+            )
+        for extra in [element for element in root if element.tag == "h1"][1:]:
+            text = _without_permalink("".join(extra.itertext()))
+            lines = heading_lines(source, text)
+            self.report(
+                f"{text!r} is a second top heading (#) of the lesson, whose one is its title: make it ## or lower",
+                lines[0] if lines else None,
+            )
+
     def _check_output(self, call: Call, output: str) -> None:
         """Report the typed figures in what a macro call returned (a label, a caption, a value from the catalog
         or the glossary), at the call's line: the page's own text is checked without it."""
@@ -521,6 +545,8 @@ class Build:
                 f" character references are read; {PLAIN_FIELDS}",
                 page.line_of("# "),
             )
+        if page.lesson is not None:
+            self._check_lesson_headings(root, page.lesson.title, heading)
         script_line = page.script_lines()
         for script in script_in(_restored(md, serialized, page.ours, with_built=True)):
             self.report(
@@ -947,6 +973,12 @@ def _escaped_math(markdown: str, first_line: int, code: list[tuple[int, int]]) -
         for match in _ESCAPED_MATH.finditer(markdown)
         if not in_code(code, match.start())
     ]
+
+
+def _without_permalink(heading: str) -> str:
+    """A heading's text as it reads, without the permalink toc gives it ("¶", which the tree holds as Markdown's
+    placeholder of "&para;" until the page is written) and with its spaces collapsed."""
+    return " ".join(html_text(heading.replace(AMP_SUBSTITUTE, "&")).split()).removesuffix("¶").rstrip()
 
 
 def _theme_title(md: Markdown, root: etree.Element, built: set[str]) -> str | None:

@@ -1235,3 +1235,22 @@ def test_a_quiz_whose_id_a_call_took_is_told_once(course_copy: Path, edit: Edit)
     built = build_copy(course_copy)
     assert len([said for said in built.messages if "lesson-07" in said.split(":")[0]]) == 1, built.output
     fails_with(built, f"{lesson_file(7)}:{line_of(path, 'id: l7-practice-1')}", "is already given on this page")
+
+
+def test_a_lessons_heading_is_its_title_and_its_only_top_heading(course_copy: Path, edit: Edit) -> None:
+    """Attack round 9: a heading edited alone read otherwise than the tab, the navigation and search, which show the
+    front matter's title, and a second top heading was taken too; each is told at its line."""
+    one_path, two_path = course_copy / lesson_file(1), course_copy / lesson_file(2)
+    edit(one_path, "# Lesson 1. How Many Parameters", "# Lesson 1. Something Else Entirely, not How Many Parameters")
+    edit(two_path, "\n## Practice\n", "\n# A second top heading\n\n## Practice\n")
+    built = build_copy(course_copy)
+    fails_with(
+        built,
+        f"{lesson_file(1)}:{line_of(one_path, '# Lesson 1. Something Else')}",
+        'the lesson begins with the heading "Lesson 1. Something Else Entirely',
+    )
+    fails_with(
+        built,
+        f"{lesson_file(2)}:{line_of(two_path, '# A second top heading')}",
+        "'A second top heading' is a second top heading (#) of the lesson",
+    )
