@@ -12,8 +12,9 @@ and a checklist of reps, each with ids that carry the lesson's number; and it
 adds the page under its stage in `mkdocs.yml`'s nav (a new stage section when
 the stage has none yet). The skeleton builds; its placeholder text says what
 to write, and a strict build fails on each placeholder left, at its line. It refuses a number or a
-file that exists already, and a title the build would refuse (more than one line, markup, template
-syntax, Markdown the site does not read, a typed figure).
+file that exists already, a title the build would refuse (more than one line, markup, template
+syntax, Markdown the site does not read, a typed figure), and a nav it cannot add the page to safely
+(a stage's section written as a flow sequence, `[...]`, say), at mkdocs.yml's line, writing nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+import yaml
 
 from macros.data.catalog import CatalogError, load_catalog
 from macros.data.lessons import PLACEHOLDERS, LessonError, index_lessons, ordinal_word
@@ -192,25 +195,146 @@ If the lesson itself is unclear rather than the material, that is a defect: {{{{
 """
 
 
+class NavError(ValueError):
+    """`mkdocs.yml`'s nav is not one a page can be added to safely; the message names its line and the fix."""
+
+
+#: A line break as YAML reads one, so that a position PyYAML reports is found in the text by the same count.
+_BREAK = re.compile(r"\r\n|[\r\n\x85\u2028\u2029]")
+
+
 def add_to_nav(config: str, stage: int, stage_title: str, page: str) -> str:
-    """`mkdocs.yml`'s text with `page` listed last under its stage, or under a new stage section placed in order."""
-    lines = config.splitlines(keepends=True)
-    header = re.compile(r'^  - "?Stage (\d+):')
-    stages = [(int(m.group(1)), i) for i, line in enumerate(lines) if (m := header.match(line))]
-    current = next((i for number, i in stages if number == stage), None)
+    """`mkdocs.yml`'s text with `page` listed last under its stage, or under a new stage section placed in order.
+
+    The stage's section is found as YAML reads its title, whatever its quoting (`'Stage 8: …'` too), and the
+    page becomes one more line of its block list, at that list's indentation.
+
+    Raises:
+        NavError: mkdocs.yml does not read as YAML; its nav or the stage's section is not a block list (a flow
+            sequence `[…]`, say), which a line cannot be added to; or the edit would not leave the nav listing
+            the page once, under its stage.
+    """
+    nav = _read_nav(config)
+    sections = [(number, item) for item in nav.value if (number := _stage_of(item)) is not None]
+    current = next((item for number, item in sections if number == stage), None)
     if current is not None:
-        end = current + 1
-        while end < len(lines) and lines[end].startswith("      - "):
-            end += 1
-        lines.insert(end, f"      - {page}\n")
-        return "".join(lines)
-    later = [i for number, i in stages if number > stage]
-    glossary = next(i for i, line in enumerate(lines) if line.startswith("  - Glossary:"))
-    at = later[0] if later else glossary
+        ((key, entries),) = current.value
+        where = key.start_mark
+        entries = _block_list(entries, f"the nav section {key.value!r}", where)
+        at = _end_of_line(config, _last_index(entries))
+        edited = _insert(config, at, f"{' ' * entries.start_mark.column}- {page}\n")
+    else:
+        where = nav.start_mark
+        edited = _insert(config, _new_section_at(config, nav, stage), _new_section(nav, stage, stage_title, page))
+    _check_listed(edited, stage, page, where)
+    return edited
+
+
+def _read_nav(config: str) -> yaml.SequenceNode:
+    """The `nav:` of mkdocs.yml's text, composed as YAML reads it: each title as its quoting gives it, each entry
+    at the place it is written. Composing constructs no tag, so MkDocs's own (`!ENV`) need no loader."""
+    try:
+        root = yaml.compose(config, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"mkdocs.yml:{mark.line + 1}" if mark else "mkdocs.yml"
+        problem = getattr(error, "problem", None) or error
+        raise NavError(f"{where}: it does not read as YAML ({problem}): correct it, and run it again") from None
+    pairs = root.value if isinstance(root, yaml.MappingNode) else []
+    nav = next((value for key, value in pairs if isinstance(key, yaml.ScalarNode) and key.value == "nav"), None)
+    if nav is None:
+        raise NavError("mkdocs.yml has no nav: to list the page in: write one, a block list, and run it again")
+    return _block_list(nav, "the nav", nav.start_mark)
+
+
+def _block_list(node: yaml.Node, what: str, where: yaml.Mark) -> yaml.SequenceNode:
+    """`node` if it is a list written one `- entry` a line, the only kind a line can be added to without
+    rewriting it; refused at `where` otherwise."""
+    if isinstance(node, yaml.SequenceNode) and not node.flow_style:
+        return node
+    written = "a flow sequence ([...])" if isinstance(node, yaml.SequenceNode) else "not a list"
+    raise NavError(
+        f"mkdocs.yml:{where.line + 1}: {what} is {written}; new_lesson adds a page to a block list only: write"
+        " it as one, a `- page.md` a line, and run it again"
+    )
+
+
+def _title(item: yaml.Node) -> str | None:
+    """The title of a nav entry `Title: target`, as YAML reads it; None for a bare page."""
+    if isinstance(item, yaml.MappingNode) and len(item.value) == 1 and isinstance(item.value[0][0], yaml.ScalarNode):
+        return str(item.value[0][0].value)
+    return None
+
+
+def _stage_of(item: yaml.Node) -> int | None:
+    """The number of the stage a nav entry is the section of, by its title `Stage N: …`; None for another entry."""
+    found = re.match(r"Stage ([0-9]+):", _title(item) or "")
+    return int(found.group(1)) if found else None
+
+
+def _last_index(node: yaml.Node) -> int:
+    """The position of the last character `node` is written with. A block collection's own end is where the
+    next entry starts, past any comment, so its end is that of its last scalar or flow collection."""
+    if not isinstance(node, yaml.CollectionNode) or node.flow_style:
+        return max(node.end_mark.index - 1, node.start_mark.index)
+    children = node.value if isinstance(node, yaml.SequenceNode) else [part for pair in node.value for part in pair]
+    return max(_last_index(child) for child in children)
+
+
+def _end_of_line(config: str, index: int) -> int:
+    """The start of the line after the one that holds position `index` (the text's end on its last line)."""
+    found = _BREAK.search(config, index)
+    return found.end() if found else len(config)
+
+
+def _insert(config: str, at: int, lines: str) -> str:
+    """`config` with `lines` put at `at`, the start of a line, or its end: a last line without a break gets one."""
+    if at == len(config) and config and not _BREAK.match(config, at - 1):
+        lines = "\n" + lines
+    return config[:at] + lines + config[at:]
+
+
+def _new_section_at(config: str, nav: yaml.SequenceNode, stage: int) -> int:
+    """Where a new section for `stage` goes: before the first later stage's, or the glossary, or last in the nav."""
+    later = [item for item in nav.value if (number := _stage_of(item)) is not None and number > stage]
+    glossary = [item for item in nav.value if _title(item) == "Glossary"]
+    if later or glossary:
+        mark: yaml.Mark = (later or glossary)[0].start_mark
+        return mark.index - mark.column
+    return _end_of_line(config, _last_index(nav))
+
+
+def _new_section(nav: yaml.SequenceNode, stage: int, stage_title: str, page: str) -> str:
+    """The lines of a new stage section listing `page`, at the nav's indentation."""
+    indent = " " * nav.start_mark.column
     # JSON's quoted string is YAML's too: a stage's title may hold a quote or a colon.
-    section = json.dumps(f"Stage {stage}: {stage_title}", ensure_ascii=False)
-    lines[at:at] = [f"  - {section}:\n", f"      - {page}\n"]
-    return "".join(lines)
+    title = json.dumps(f"Stage {stage}: {stage_title}", ensure_ascii=False)
+    return f"{indent}- {title}:\n{indent}    - {page}\n"
+
+
+def _check_listed(edited: str, stage: int, page: str, where: yaml.Mark) -> None:
+    """Refuse an edit after which mkdocs.yml does not read, or its nav does not list `page` once, in its stage's
+    section: the places above are YAML's, but YAML allows more than they account for (a page listed already, an
+    anchor shared by two sections), and the text the tool writes is no worse than the one it read."""
+    try:
+        nav: yaml.Node | None = _read_nav(edited)
+    except NavError:
+        nav = None
+    sections = [item for item in (nav.value if isinstance(nav, yaml.SequenceNode) else []) if _stage_of(item) == stage]
+    if nav is None or not sections or _count(nav, page) != 1 or _count(sections[0], page) != 1:
+        title = f"Stage {stage}" if not sections else _title(sections[0])
+        raise NavError(
+            f"mkdocs.yml:{where.line + 1}: adding {page} under {title!r} would not leave the nav listing it once, in"
+            " that section; mkdocs.yml is left as it was: list the page there by hand"
+        )
+
+
+def _count(node: yaml.Node, page: str) -> int:
+    """How many times `node` lists `page`, an alias counted at each place it is used."""
+    if isinstance(node, yaml.ScalarNode):
+        return int(node.value == page)
+    children = node.value if isinstance(node, yaml.SequenceNode) else [part for pair in node.value for part in pair]
+    return sum(_count(child, page) for child in children)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -249,7 +373,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     page = page_path(arguments.number, arguments.stage, arguments.title)
     if (root / "docs" / page).exists():
         problems.append(f"docs/{page} exists already")
-    if problems:
+    config = root / "mkdocs.yml"
+    listed = None
+    if arguments.stage in catalog.stages:  # the nav as it will be, before anything is written
+        try:
+            listed = add_to_nav(
+                config.read_text(encoding="utf-8"), arguments.stage, catalog.stages[arguments.stage].title, page
+            )
+        except NavError as error:
+            problems.append(str(error))
+    if problems or listed is None:  # no listing only for a stage without a title, a problem already
         print("\n".join(f"new_lesson: {problem}" for problem in problems), file=sys.stderr)
         return 2
     path = root / "docs" / page
@@ -259,11 +392,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         arguments.number, arguments.stage, arguments.mission, bullet, arguments.title, arguments.prerequisites
     )
     path.write_text(text, encoding="utf-8")
-    config = root / "mkdocs.yml"
-    stage_title = catalog.stages[arguments.stage].title
-    config.write_text(
-        add_to_nav(config.read_text(encoding="utf-8"), arguments.stage, stage_title, page), encoding="utf-8"
-    )
+    config.write_text(listed, encoding="utf-8")
     print(f"wrote docs/{page} and listed it in mkdocs.yml; `make serve` to write it")
     return 0
 

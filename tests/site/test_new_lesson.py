@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import subprocess
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from macros.data.catalog import load_catalog
 from macros.data.lessons import PLACEHOLDERS, SECTIONS
 from tests.checks import heading_text, lesson_body
 from tests.conftest import ROOT, build_copy, soup
-from tools.new_lesson import add_to_nav, main
+from tools.new_lesson import NavError, add_to_nav, main
 
 
 def test_a_new_lesson_builds_with_every_section_under_a_new_stage_and_names_each_placeholder_left(
@@ -76,6 +77,85 @@ NAV = """nav:
 )
 def test_the_nav_gets_the_page_under_its_stage_in_order(stage: int, expected: str) -> None:
     assert expected in add_to_nav(NAV, stage, "T", f"stage-{stage}/new.md")
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        # Attack round 9 (F34): a section in single quotes got a second section of the same title.
+        (
+            NAV.replace('"Stage 4: Data"', "'Stage 4: Data'"),
+            "'Stage 4: Data':\n      - stage-4/a.md\n      - stage-4/new.md\n",
+        ),
+        # A nav indented as YAML allows: the page at its section's own indentation.
+        (
+            "nav:\n- 'Stage 4: Data':\n  - stage-4/a.md\n- Glossary: glossary.md\n",
+            "  - stage-4/a.md\n  - stage-4/new.md\n- Glossary",
+        ),
+        # A section whose last entry is a section of its own: the page after all of it, not inside it.
+        (
+            NAV.replace("      - stage-4/a.md\n", "      - stage-4/a.md\n      - More:\n          - stage-4/b.md\n"),
+            '          - stage-4/b.md\n      - stage-4/new.md\n  - "Stage 6',
+        ),
+    ],
+)
+def test_the_page_goes_under_its_stage_whatever_the_section_s_quoting_and_indentation(
+    config: str, expected: str
+) -> None:
+    written = add_to_nav(config, 4, "T", "stage-4/new.md")
+    assert expected in written
+    stages = [title for item in yaml.safe_load(written)["nav"] for title in item if title.startswith("Stage 4")]
+    assert stages == ["Stage 4: Data"]
+
+
+def test_a_new_stage_goes_last_in_a_nav_without_a_glossary() -> None:
+    # It looked for a `  - Glossary:` line, and stopped with a StopIteration where there was none.
+    written = add_to_nav(NAV.replace("  - Glossary: glossary.md\n", ""), 7, "T", "stage-7/new.md")
+    assert written.endswith('      - stage-6/c.md\n  - "Stage 7: T":\n      - stage-7/new.md\n')
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        # Attack round 9 (F34): a block entry was added under the flow sequence, and mkdocs.yml no longer parsed.
+        (
+            NAV.replace('"Stage 4: Data":\n      - stage-4/a.md', '"Stage 4: Data": [stage-4/a.md]'),
+            "mkdocs.yml:3: the nav section 'Stage 4: Data' is a flow sequence ([...]); new_lesson adds a page to a"
+            " block list only: write it as one, a `- page.md` a line, and run it again",
+        ),
+        (
+            NAV.replace('"Stage 4: Data":\n      - stage-4/a.md', '"Stage 4: Data": stage-4/a.md'),
+            "mkdocs.yml:3: the nav section 'Stage 4: Data' is not a list;",
+        ),
+        ("nav: [index.md]\n", "mkdocs.yml:1: the nav is a flow sequence ([...]);"),
+        ("site_name: X\n", "mkdocs.yml has no nav:"),
+        (NAV + "\t- x.md\n", "mkdocs.yml:8: it does not read as YAML (found character '\\t'"),
+        # An edit YAML reads but that does not list the page once in its section: the page was listed already.
+        (
+            NAV.replace("      - stage-6/c.md\n", "      - stage-6/c.md\n      - stage-4/new.md\n"),
+            "mkdocs.yml:3: adding stage-4/new.md under 'Stage 4: Data' would not leave the nav listing it once, in"
+            " that section; mkdocs.yml is left as it was: list the page there by hand",
+        ),
+    ],
+)
+def test_a_nav_the_page_cannot_be_added_to_safely_is_refused_at_its_line(config: str, message: str) -> None:
+    with pytest.raises(NavError) as refused:
+        add_to_nav(config, 4, "T", "stage-4/new.md")
+    assert message in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_section_new_lesson_cannot_add_to_is_refused_and_nothing_is_written(
+    course_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Attack round 9 (F34): it wrote the lesson and broke mkdocs.yml, and the next build stopped at a YAML error.
+    config = course_copy / "mkdocs.yml"
+    flow = re.sub(r'("Stage 8: Planning a run"):\n      - (\S+)\n', r"\1: [\2]\n", config.read_text())
+    config.write_text(flow)
+    assert main(["--root", str(course_copy), "99", "8", "4", "Flow"]) == 2
+    (err,) = capsys.readouterr().err.splitlines()
+    assert err.startswith("new_lesson: mkdocs.yml:") and "is a flow sequence" in err, err
+    assert config.read_text() == flow
+    assert list((course_copy / "docs").rglob("lesson-99-*")) == []
 
 
 #: What an author might type as a lesson's title, each a class of character make or the shell would read.
