@@ -251,70 +251,6 @@ def test_stages_that_are_no_table_of_stages_are_refused_at_their_line(catalog_co
         load_catalog(catalog_copy)
 
 
-#: A stage's title or summary with markup, which the syllabus, its search entry and a lesson's next steps show as
-#: typed (attack round 9, F20: "Planning *a* run" built, and the syllabus showed its asterisks): the text replaced,
-#: its replacement, the field, and what the message says of it.
-STAGE_MARKUP = [
-    (
-        "title: Planning a run",
-        "title: Planning *a* run",
-        "title",
-        "is Markdown that would read 'Planning a run'",
-    ),
-    ("title: Planning a run", "title: Planning `a` run", "title", "is Markdown that would read"),
-    ("title: Planning a run", "title: Planning <b>a</b> run", "title", "holds '<', '>'"),
-    ("title: Planning a run", "title: Planning &amp; running", "title", "holds '&'"),
-    ("summary: A procedure that", 'summary: A "procedure" that', "summary", "holds '\"'"),
-    ("summary: A procedure that", "summary: A <em>procedure</em> that", "summary", "holds '<', '>'"),
-]
-
-
-@pytest.mark.parametrize(("written", "replaced", "field", "message"), STAGE_MARKUP)
-def test_markup_in_a_stages_title_or_summary_is_refused_at_its_line(
-    catalog_copy: Path, written: str, replaced: str, field: str, message: str
-) -> None:
-    path = catalog_copy / "course.yml"
-    source = path.read_text(encoding="utf-8")
-    assert written in source
-    path.write_text(source.replace(written, replaced, 1), encoding="utf-8")
-    line = 1 + next(n for n, text in enumerate(path.read_text(encoding="utf-8").splitlines()) if replaced in text)
-    with pytest.raises(CatalogError) as raised:
-        load_catalog(catalog_copy)
-    assert str(raised.value).startswith(f"catalog/course.yml:{line}: stages.8.{field}: {message}")
-
-
-SOURCE = "  authors: a\n  cite: c\n  year: 2020\n"
-
-
-@pytest.mark.parametrize(
-    ("addition", "at", "message"),
-    [
-        (f"  title: !!binary aGVsbG8=\n{SOURCE}", "title", "zz-src.title: got b'hello'; expected text"),
-        (
-            f"  title: t\n{SOURCE}  colour: red\n",
-            "colour",
-            "zz-src: unknown field(s) colour; allowed: title, authors, cite, year, url",
-        ),
-        ("  title: t\n", "zz-src", "zz-src: missing field(s) authors, cite, year"),
-    ],
-)
-def test_a_field_that_does_not_fit_is_refused_at_its_line(
-    catalog_copy: Path, addition: str, at: str, message: str
-) -> None:
-    path = catalog_copy / "sources.yml"
-    _append(path, f"zz-src:\n{addition}")
-    lines = path.read_text(encoding="utf-8").splitlines()
-    line = 1 + next(n for n in reversed(range(len(lines))) if lines[n].strip().startswith(f"{at}:"))
-    if at == "zz-src":  # a missing field: the entry's first line
-        line += 1
-    with pytest.raises(CatalogError) as raised:
-        load_catalog(catalog_copy)
-    assert str(raised.value) == f"catalog/sources.yml:{line}: {message}"
-
-
-#: A catalog text field given what no page may show (attack round 8: template syntax showed raw on its page,
-#: unreported; a typed figure was told at docs/index.md's {{ syllabus() }} line, not where it was typed): the file,
-#: the text replaced, its replacement, the field, what finds the line, and what the message says of it.
 WRONG_TEXTS = [
     (
         "sources.yml",
@@ -348,6 +284,24 @@ WRONG_TEXTS = [
         "mission: item 3",
         "80 GB",
         "types '80 GB'; ",
+    ),
+    # A stage's title or summary with markup, which the syllabus, its search entry and a lesson's next steps show
+    # as typed (attack round 9, F20: "Planning *a* run" built, and the syllabus showed its asterisks).
+    *(
+        ("course.yml", written, replaced, f"stages.8.{field}", replaced, message)
+        for written, replaced, field, message in [
+            (
+                "title: Planning a run",
+                "title: Planning *a* run",
+                "title",
+                "is Markdown that would read 'Planning a run'",
+            ),
+            ("title: Planning a run", "title: Planning `a` run", "title", "is Markdown that would read"),
+            ("title: Planning a run", "title: Planning <b>a</b> run", "title", "holds '<', '>'"),
+            ("title: Planning a run", "title: Planning &amp; running", "title", "holds '&'"),
+            ("summary: A procedure that", 'summary: A "procedure" that', "summary", "holds '\"'"),
+            ("summary: A procedure that", "summary: A <em>procedure</em> that", "summary", "holds '<', '>'"),
+        ]
     ),
 ]
 

@@ -355,25 +355,27 @@ def test_a_name_or_related_term_given_twice_is_refused_at_its_line(
     assert str(refused.value).startswith(f"glossary/terms.yml:{line}: all-reduce.{field}: {message}")
 
 
-@pytest.mark.parametrize("entry_id", ["__palette", "Ring_All_Reduce", "ring--all-reduce"])
-def test_an_id_that_is_no_slug_is_refused_at_its_keys_line(tmp_path: Path, entry_id: str) -> None:
-    # Attack round 9, F17: `__palette:` was refused as "terms.yml: __palette: the id got ...", with no line.
+#: Ids that are no slug of lower-case words and digits joined by hyphens.
+NO_SLUGS = ("__palette", "Ring_All_Reduce", "ring--all-reduce")
+
+
+@pytest.mark.parametrize(
+    ("entry_id", "says"),
+    [
+        # Attack round 9, F17: `__palette:` was refused as "terms.yml: __palette: the id got ...", with no line.
+        *((entry_id, f"the id got {entry_id!r}; expected lower-case words and digits") for entry_id in NO_SLUGS),
+        # F16: the entry's anchor took an id of the course's scripts, told only at docs/glossary.md.
+        *(
+            (entry_id, f"the id {entry_id!r} is one the theme's or the course's scripts look up")
+            for entry_id in ("sbn-tip-text", "sbn-figures", "sbnanswers")
+        ),
+    ],
+)
+def test_an_id_that_is_no_slug_or_the_scripts_own_is_refused_at_its_keys_line(
+    tmp_path: Path, entry_id: str, says: str
+) -> None:
     source = textwrap.dedent(GOOD).replace("ring-all-reduce:\n", f"{entry_id}:\n")
     line = 1 + source.splitlines().index(f"{entry_id}:")
     with pytest.raises(GlossaryError) as refused:
         load_glossary(write(tmp_path, source), SOURCES, "glossary/terms.yml")
-    assert str(refused.value).startswith(
-        f"glossary/terms.yml:{line}: {entry_id}: the id got {entry_id!r}; expected lower-case words and digits"
-    )
-
-
-@pytest.mark.parametrize("entry_id", ["sbn-tip-text", "sbn-figures", "sbnanswers"])
-def test_an_id_the_sites_scripts_look_up_is_refused_at_its_keys_line(tmp_path: Path, entry_id: str) -> None:
-    # Attack round 9, F16: the entry's anchor took an id of the course's scripts, told only at docs/glossary.md.
-    source = textwrap.dedent(GOOD).replace("ring-all-reduce:\n", f"{entry_id}:\n")
-    line = 1 + source.splitlines().index(f"{entry_id}:")
-    with pytest.raises(GlossaryError) as refused:
-        load_glossary(write(tmp_path, source), SOURCES, "glossary/terms.yml")
-    assert str(refused.value).startswith(
-        f"glossary/terms.yml:{line}: {entry_id}: the id {entry_id!r} is one the theme's or the course's scripts look up"
-    )
+    assert str(refused.value).startswith(f"glossary/terms.yml:{line}: {entry_id}: {says}")
