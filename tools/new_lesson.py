@@ -68,7 +68,8 @@ def title_problems(title: str) -> list[str]:
     except ValueError as error:
         return [f"the title: {error}"]
     problems = []
-    if "\n" in title or "\r" in title:
+    # Any line break YAML reads (U+2028 too, which the front matter then refuses): the title is written as one line.
+    if title.splitlines() != [title]:
         problems.append("the title is one line")
     if markup_in(title):
         problems.append(f"the title holds {', '.join(map(repr, markup_in(title)))}; {PLAIN_FIELDS}")
@@ -355,8 +356,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CatalogError as error:  # the build's own one-line message, at its file and line
         print(f"new_lesson: {error}", file=sys.stderr)
         return 2
-    except LessonError as error:  # at its page's path under docs/, as the build says it
-        print(f"new_lesson: docs/{error}", file=sys.stderr)
+    except LessonError as error:  # at its page's path from the repository's root, as the build says it
+        print(f"new_lesson: {error}", file=sys.stderr)
         return 2
     problems = title_problems(arguments.title)
     if not slug(arguments.title):
