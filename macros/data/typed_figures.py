@@ -123,7 +123,8 @@ _TIME = (
     # A time spent on each of many machines is a time: "48 GPU-hours", "3 node-days".
     r"(?:(?i:gpus?|tpus?|nodes?|devices?|chips?|cores?|accelerators?|machines?)[\s\-])?"
     r"(?:(?i:(?:pico|nano|micro|milli|kilo|mega)?seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?"
-    r"|decades?|(?:pico|nano|micro|milli|[pnmuµμ])?secs?|mins?|hrs?|wks?|mos|yrs?)|ps|ns|[µμu]s|ms|s|mo)"
+    r"|decades?|centur(?:y|ies)|millenni(?:um|a)|(?:pico|nano|micro|milli|[pnmuµμ])?secs?|mins?|hrs?|wks?|mos|yrs?)"
+    r"|ps|ns|[µμu]s|ms|s|mo)"
 )
 #: Words that scale a number: "7 billion", "seven billion", "three quadrillion". Every "-illion" of the short scale
 #: and the long (quadrillion, quintillion, sextillion, … decillion, and zillion's kind) reads as one: a list of
@@ -131,7 +132,7 @@ _TIME = (
 _ILLION = r"(?i:[a-z]*illions?)"
 #: Their short forms too, as finance and the press write them: "2 bn", "2 mn", "2 mln", "2 tn", "1 mil"; and South
 #: Asia's lakh (10⁵) and crore (10⁷): "1 crore parameters".
-_SCALE = rf"(?i:thousand|{_ILLION}|bn|bln|mn|mln|mil|tn|trn|lakhs?|lacs?|crores?)"
+_SCALE = rf"(?i:thousand|{_ILLION}|milliards?|bn|bln|mn|mln|mil|tn|trn|lakhs?|lacs?|crores?)"
 #: A percentage, per mille or per myriad, in its sign or its words: "40%", "8 ‰", "fifty per cent", "30 pct",
 #: "30 percentage points".
 _PERCENT = r"[%٪‰‱]|(?i:percent(?:age)?(?:\s++points?)?|per[\s\-]?cent|pct|pp)"
@@ -139,8 +140,10 @@ _PERCENT = r"[%٪‰‱]|(?i:percent(?:age)?(?:\s++points?)?|per[\s\-]?cent|pct|
 _CURRENCY_CODE = r"(?:USD|EUR|GBP|JPY|CNY|RMB|INR|KRW|CHF|CAD|AUD|RUB)"
 #: Every currency's sign (Unicode's category Sc: "₩1000", "₽500"), before its number or, as many languages write
 #: it, after ("80 €").
-_SIGNS = r"[$€£¥₹₩₽₺₴₦₪₫₱₡₲₵₸₼₾฿¢]"
-_CURRENCY = rf"(?i:dollars?|cents?|euros?|pounds?|bucks?|yen|yuan|rupees?)|{_CURRENCY_CODE}|{_SIGNS}"
+#: (Unicode 14.0's category Sc, as Python's unicodedata has it; tests/unit/test_typed_figures.py holds it to that.)
+CURRENCY_SIGNS = "$¢£¤¥֏؋߾߿৲৳৻૱௹฿៛₠₡₢₣₤₥₦₧₨₩₪₫€₭₮₯₰₱₲₳₴₵₶₷₸₹₺₻₼₽₾₿⃀꠸﷼﹩＄￠￡￥￦𑿝𑿞𑿟𑿠𞋿𞲰"
+_SIGNS = f"[{re.escape(CURRENCY_SIGNS)}]"
+_CURRENCY = rf"(?i:dollars?|cents?|euros?|pounds?|bucks?|yen|yuan|rupees?|rs)|{_CURRENCY_CODE}|{_SIGNS}"
 #: Words and symbols that make a number a size, memory, count, time or rate.
 _UNIT_WORDS = (
     rf"{_SIZE}|{_RATE}|{_SCALE}"

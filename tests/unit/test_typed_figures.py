@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
+import unicodedata
 from collections import OrderedDict
 
 import pytest
 
 from macros.data import typed_figures as module
-from macros.data.typed_figures import FIGURE, find_in_text, lines_of, typed_figures
+from macros.data.typed_figures import CURRENCY_SIGNS, FIGURE, find_in_text, lines_of, typed_figures
 
 
 @pytest.fixture
@@ -309,6 +310,14 @@ FORMS = [
     ("1 mil tokens", "1 mil"),
     ("1 crore parameters", "1 crore"),
     ("1 lakh tokens", "1 lakh"),
+    # Attack round 10: every currency sign (a list of some missed "₤80" and "₿2"), "₨" as NFKC reads it ("Rs"),
+    # the European milliard, centuries and millennia.
+    ("it costs \u20a480 here", "\u20a480"),
+    ("it costs \u20bf2 here", "\u20bf2"),
+    ("it costs 80 \u20a8 here", "80 Rs"),
+    ("7 milliard parameters", "7 milliard"),
+    ("it ran for 2 centuries", "2 centuries"),
+    ("1.5 millennia", "1.5 millennia"),
 ]
 
 
@@ -517,3 +526,9 @@ def test_a_unit_typed_after_a_figure_is_found_at_the_line_of_its_call() -> None:
     assert lines_of(source, f"{FIGURE}%") == [2, 3]
     assert lines_of(source, f"{FIGURE} FLOPs") == [4]
     assert lines_of(source, f"{FIGURE} GB") == []
+
+
+def test_the_currency_signs_are_unicodes_category_sc() -> None:
+    """Written out, not computed at import (a scan of every code point takes half a second of every reload)."""
+    every = "".join(chr(code) for code in range(0x110000) if unicodedata.category(chr(code)) == "Sc")
+    assert every == CURRENCY_SIGNS
