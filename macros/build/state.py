@@ -44,6 +44,7 @@ from ..data.scripts import (
     ids_given_twice,
     lines_repeating_id,
     markup_not_allowed,
+    reserved_id,
     script_in,
 )
 from ..data.typed_figures import FIGURE, TypedFigure, find_in_text, lines_of, typed_figures
@@ -817,6 +818,8 @@ class Build:
 
         output = _READING_PLACE.sub(fill, output)
         for twice, count in ids_given_twice(output).items():
+            if reserved_id(twice):
+                continue  # an id the scripts look up, told at its line as that already (`check_page`)
             # The theme's scripts and the course's take the first element of an id, and the page's content comes
             # before the theme's own: whatever gave the content this id (a heading's text, data), it is refused,
             # at each line that repeats it (`{#id}`, `{: #id }`, `id="id"`, a block's `id:`), else the page's.

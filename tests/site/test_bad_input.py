@@ -1254,3 +1254,13 @@ def test_a_lessons_heading_is_its_title_and_its_only_top_heading(course_copy: Pa
         f"{lesson_file(2)}:{line_of(two_path, '# A second top heading')}",
         "'A second top heading' is a second top heading (#) of the lesson",
     )
+
+
+def test_a_heading_whose_id_the_scripts_look_up_is_told_once_at_its_line(course_copy: Path, edit: Edit) -> None:
+    """Attack round 10: it was told at its line, and again without one as two elements of one id (the course's own
+    units table holds #sbn-units)."""
+    path = course_copy / LESSON_8
+    edit(path, "\n## Practice\n", "\n### SBN units\n\nIts text.\n\n## Practice\n")
+    built = build_copy(course_copy)
+    fails_with(built, f"{LESSON_8}:{line_of(path, '### SBN units')}", "holds an id='sbn-units'")
+    assert len([said for said in built.messages if "sbn-units" in said]) == 1, built.output
