@@ -76,6 +76,28 @@ def _mode(target: Path) -> int:
         return 0
 
 
+def accepts_gzip(accept_encoding: str) -> bool:
+    """Whether a request's Accept-Encoding takes gzip (RFC 9110, 12.5.3): named, or "*", with a weight above 0. A
+    search for "gzip" in it took "gzip;q=0", which refuses it, and "notgzip".
+
+    >>> accepts_gzip("gzip, br"), accepts_gzip("gzip;q=0"), accepts_gzip("notgzip"), accepts_gzip("*;q=0.5")
+    (True, False, False, True)
+    """
+    weights: dict[str, float] = {}
+    for coding in accept_encoding.split(","):
+        name, _, parameters = coding.partition(";")
+        weight = 1.0
+        for parameter in parameters.split(";"):
+            key, _, value = parameter.strip().partition("=")
+            if key.lower() == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        weights[name.strip().lower()] = weight
+    return weights.get("gzip", weights.get("*", 0.0)) > 0
+
+
 @lru_cache(maxsize=512)
 def _gzipped(path: Path, inode: int, mtime_ns: int, ctime_ns: int, size: int) -> bytes:
     """A file gzipped, once for each version of it (the rest of the key tells versions apart, a file
@@ -162,7 +184,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
                 self.send_error(HTTPStatus.NOT_FOUND)
                 return None
         media_type = self.guess_type(str(target))
-        gzipped = media_type.startswith(COMPRESSED_TYPES) and "gzip" in self.headers.get("Accept-Encoding", "")
+        gzipped = media_type.startswith(COMPRESSED_TYPES) and accepts_gzip(self.headers.get("Accept-Encoding", ""))
         if target.name == "sitemap.xml" and self.site_url:
             host = self.headers.get("Host", "")
             if not _HOST.fullmatch(host):  # the browser's own is a host and a port; anything else is not used

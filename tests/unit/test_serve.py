@@ -54,6 +54,17 @@ def test_a_browser_that_takes_no_gzip_gets_the_file_as_it_is(address: str) -> No
     assert response.read() == b"<p>a</p>"
 
 
+@pytest.mark.parametrize("refusing", ["gzip;q=0", "notgzip", "br, gzip; q=0, *;q=0"])
+def test_a_client_that_refuses_gzip_gets_the_file_as_it_is(address: str, refusing: str) -> None:
+    """Attack round 10: a search for "gzip" in Accept-Encoding sent gzip to each of these."""
+    parts = urlsplit(address)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    connection.request("GET", "/course/a/", headers={"Accept-Encoding": refusing})
+    response = connection.getresponse()
+    assert response.headers.get("Content-Encoding") is None
+    assert response.read() == b"<p>a</p>"
+
+
 def test_an_image_is_sent_as_it_is(address: str) -> None:
     response = _get(address, "/course/logo.png")
     assert response.headers.get("Content-Encoding") is None
