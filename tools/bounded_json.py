@@ -75,6 +75,16 @@ def _number(kind: type[int] | type[float], max_digits: int) -> Callable[[str], o
     return read
 
 
+def _object(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object, refused when it gives a key twice: Python keeps the last, another reader the first, and what
+    a tool decided on would not be what another reads (no API writes one)."""
+    read = dict(pairs)
+    if len(read) != len(pairs):
+        twice = next(key for key in read if [name for name, _ in pairs].count(key) > 1)
+        raise Unreadable(f"an object gives the key {quoted(twice)} twice")
+    return read
+
+
 def _constant(name: str) -> object:
     raise Unreadable(f"{name} is not JSON")
 
@@ -99,6 +109,7 @@ def loads(
             parse_int=_number(int, max_digits),
             parse_float=_number(float, max_digits),
             parse_constant=_constant,
+            object_pairs_hook=_object,
         )
     except Unreadable:
         raise

@@ -67,8 +67,9 @@ MAX_REPORT = 60_000
 MAX_DEPTH = 16
 #: The most digits a number or an exact value may have: the course's longest value has 74.
 MAX_DIGITS = 200
-#: An exact value as FigureLog writes one: whole, decimal or a fraction, in digits only.
-_EXACT = re.compile(rf"-?\d{{1,{MAX_DIGITS}}}(?:\.\d{{1,{MAX_DIGITS}}}|/\d{{1,{MAX_DIGITS}}})?")
+#: An exact value as FigureLog writes one: whole, decimal or a fraction, in ASCII digits only (int() and Fraction()
+#: read "١٢٣" too, which FigureLog never writes).
+_EXACT = re.compile(rf"-?\d{{1,{MAX_DIGITS}}}(?:\.\d{{1,{MAX_DIGITS}}}|/\d{{1,{MAX_DIGITS}}})?", re.ASCII)
 
 
 @dataclass(frozen=True)

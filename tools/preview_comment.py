@@ -245,7 +245,7 @@ def find_comment(comments: object, author: str = BOT) -> int | None:
 
 def _is_id(value: object) -> TypeGuard[int]:
     """Whether `value` is an id as the API writes one: a positive whole number (`True` is an int to Python)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**63  # GitHub's ids: 64-bit
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -188,6 +188,12 @@ HOSTILE_LOGS = [
     ('[{"page":"p","url":"u","id":"x","value":' + "9" * 100_000 + ',"unit":"B","display":"d"}]', "at most 200 digits"),
     ('[{"page":"p","url":"u","id":"x","value":NaN,"unit":"B","display":"d"}]', "NaN is not JSON"),
     ('[{"page":"p","url":"u","id":"x","value":1e999,"unit":"B","display":"d"}]', "a number is finite, not 1e999"),
+    # Attack round 10: digits of another script, which int() reads, and a key given twice (Python keeps the last).
+    ('[{"page":"p","url":"u","id":"x","value":"\u0661\u0662\u0663","unit":"B","display":"d"}]', "without an exponent"),
+    (
+        '[{"page":"p","url":"u","id":"x","value":"1","value":"2","unit":"B","display":"d"}]',
+        "gives the key 'value' twice",
+    ),
     ("[" * 100_000 + "]" * 100_000, "nest more than 16 deep"),
     ('{"a":' * 50_000 + "1" + "}" * 50_000, "nest more than 16 deep"),
     # Attack round 6: an unterminated string of escaped quotes, which a whole-string pattern backtracked over

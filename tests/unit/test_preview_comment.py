@@ -144,6 +144,7 @@ def test_find_of_no_comments_is_none() -> None:
         {"id": 1, "user": {"login": BOT}, "body": 5},
         {"id": True, "user": {"login": BOT}, "body": MARKER},  # an id that is true, or not positive
         {"id": -5, "user": {"login": BOT}, "body": MARKER},
+        {"id": 10**29, "user": {"login": BOT}, "body": MARKER},  # round 10: beyond GitHub's 64-bit ids
     ],
 )
 def test_find_takes_no_comment_the_api_would_not_write(odd: dict[str, object]) -> None:
