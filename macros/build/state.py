@@ -467,13 +467,15 @@ class Build:
         self.page.problem_tokens.add(len(self.page.html))
         return self.page.token(box)
 
-    def _check_lesson_headings(self, root: etree.Element, title: str, heading: str | None) -> None:
-        """A lesson begins with its title as its one top heading (`#`), as its front matter writes it: the browser's
-        tab, the navigation and search show the front matter's, and a heading edited alone read otherwise on the
-        page, silently (attack round 9); so did a second top heading."""
+    def _check_lesson_headings(self, root: etree.Element, title: str) -> None:
+        """A lesson's one top heading (`#`) is its title, as its front matter writes it: the browser's tab, the
+        navigation and search show the front matter's, and a heading edited alone read otherwise on the page,
+        silently (attack round 9); so did a second top heading. (What stands before it is not asked: the boxes of
+        the site's problems do, on every page, while one is told.)"""
         assert self.page is not None
         source = self.page.source
-        shown = _without_permalink(heading or "")
+        tops = [element for element in root if element.tag == "h1"]
+        shown = _without_permalink("".join(tops[0].itertext())) if tops else ""
         if shown != title:
             lines = heading_lines(source, shown) if shown else []
             self.report(
@@ -483,7 +485,7 @@ class Build:
                 else f"the lesson does not begin with its title: begin it with `# {title}`, its front matter's title",
                 lines[0] if lines else self.page.first_line,
             )
-        for extra in [element for element in root if element.tag == "h1"][1:]:
+        for extra in tops[1:]:
             text = _without_permalink("".join(extra.itertext()))
             lines = heading_lines(source, text)
             self.report(
@@ -547,7 +549,7 @@ class Build:
                 page.line_of("# "),
             )
         if page.lesson is not None:
-            self._check_lesson_headings(root, page.lesson.title, heading)
+            self._check_lesson_headings(root, page.lesson.title)
         script_line = page.script_lines()
         for script in script_in(_restored(md, serialized, page.ours, with_built=True)):
             self.report(

@@ -800,6 +800,8 @@ def test_a_navigation_entry_the_theme_would_write_as_markup_stops_the_build_at_i
     for entry, message in entries.items():
         line = line_of(course_copy / "mkdocs.yml", entry.strip())
         assert sum(s.startswith(f"mkdocs.yml:{line}: ") and message in s for s in said) == 1, built.output
+    # Nothing else: the boxes that tell them stand before each lesson's heading, which is still its first (round 10).
+    assert all(s.startswith("mkdocs.yml:") or "Aborted" in s for s in said), built.output
 
 
 def test_a_navigation_problem_shows_in_every_page_of_a_build_that_goes_on(course_copy: Path, edit: Edit) -> None:
