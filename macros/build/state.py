@@ -616,12 +616,20 @@ class Build:
             occurrence = seen[found.text] = seen.get(found.text, -1) + 1
             line = lines[min(occurrence, len(lines) - 1)] if lines else None
             hidden = "" if lines else " (written with markup or character references inside it: search the page)"
-            if FIGURE in found.text:
+            if found.text.startswith(FIGURE):
                 unit = found.text.replace(FIGURE, "").strip()
                 self.report(
                     f"{unit!r} typed after a figure in {found.where} is a typed figure{hidden}: the figure is"
                     " computed, its unit is not; show a figure that measures in that unit (its macro writes the"
                     " unit), or leave the unit out",
+                    line,
+                )
+                continue
+            if FIGURE in found.text:
+                joined = found.text.replace(FIGURE, "")
+                self.report(
+                    f"{joined!r} typed right before a figure in {found.where} is a typed figure{hidden}: it makes the"
+                    " figure another number, which no formula computed; leave it out, or put a word between them",
                     line,
                 )
                 continue

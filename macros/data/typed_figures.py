@@ -227,8 +227,13 @@ _AFTER_FIGURE = (
     rf"(?<![−+×÷] ){FIGURE}(?:\s*+[-–—]?\s*+(?:{_SIZE}|{_RATE}|{_SCALE}|{_TIME}|{_PERCENT}|{_CURRENCY})(?![\w])"
     rf"|[KMGTkb](?=[\s\-]|$)|{_PER_TIME})"
 )
+#: A digit, a decimal point or a sign typed right before a computed figure: "1{{ … }}" shows "16 GB", "0.{{ … }}"
+#: "0.6 GB", "-{{ … }}" "-6 GB", numbers no formula computed (attack round 10). A hyphen after a word is a name's.
+_BEFORE_FIGURE = rf"(?:\d++\.?|\.|(?<![\w.])[-−+]){FIGURE}"
 #: A typed figure, in any of its forms.
-TYPED_FIGURE = re.compile(rf"{_PRICE}|{_IN_WORDS}|{_IN_PARTS}|{_A_SCALE}|{_IN_DIGITS}|{_IN_A_NAME}|{_AFTER_FIGURE}")
+TYPED_FIGURE = re.compile(
+    rf"{_PRICE}|{_IN_WORDS}|{_IN_PARTS}|{_A_SCALE}|{_IN_DIGITS}|{_IN_A_NAME}|{_BEFORE_FIGURE}|{_AFTER_FIGURE}"
+)
 
 #: A number format's name and width: "16-bit", as fp16 names it, and its bytes in words ("two bytes", "a four-byte
 #: value"), as the course writes the width of fp32, fp16 and fp8, a format's definition and not a figure.

@@ -164,6 +164,10 @@ JOINED = [
     # Attack round 9: a time a figure is divided by makes a size a rate.
     ('A rate of {{ value("gpt2-1.5b", "layers") }}/s here.', "'/s' typed after a figure", "}}/s here"),
     ('Moved {{ value("gpt2-1.5b", "layers") }} per second.', "'per second' typed after a figure", "}} per second."),
+    # Attack round 10: a digit, a point or a sign typed right before a figure makes it another number.
+    ('It holds 1{{ value("gpt2-1.5b", "layers") }} here.', "'1' typed right before a figure", "holds 1{{"),
+    ('It holds 0.{{ value("gpt2-1.5b", "layers") }} here.', "'0.' typed right before a figure", "holds 0.{{"),
+    ('It holds -{{ value("gpt2-1.5b", "layers") }} here.', "'-' typed right before a figure", "holds -{{"),
     (
         'It has {{ value("gpt2-1.5b", "layers") }} terabytes of weights.',
         "'terabytes' typed after a figure",
