@@ -416,6 +416,9 @@ class Build:
                 " most controls as a box, and a bidirectional control reorders the text after it): delete it",
                 line,
             )
+            # Built without them meanwhile, so that no other check reads them for something else (a private-use
+            # character as the build's own placeholder of a figure, with 'GB' after it told as a typed unit).
+            markdown = _PRIVATE_USE.sub("", CONTROL.sub("", markdown))
         deep, markdown = too_deep(markdown)
         for index in deep:
             self.report(
@@ -898,15 +901,22 @@ class Build:
         defer_search_docs(site_dir)
 
 
+#: Unicode's private-use characters (the basic plane's and the two planes of them).
+_PRIVATE_USE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
+
+
 def _control_characters(text: str) -> Iterator[tuple[int, str]]:
     r"""The first control character (`schema.CONTROL`) of each line of a page's `text` that holds one, as the line
     (numbered as an editor numbers them, by line feeds) and the character's code point and name.
 
-    >>> list(_control_characters("a\n80\x00 GB\nb\u202ec"))
-    [(2, 'U+0000 at column 3'), (3, 'U+202E RIGHT-TO-LEFT OVERRIDE at column 2')]
+    A private-use character too: no font draws it, and the build stands for its own placeholders with some (an
+    author's U+E004 was told as a figure, `typed_figures.FIGURE`).
+
+    >>> list(_control_characters("a\n80\x00 GB\nb\u202ec\n\ue004 GB"))
+    [(2, 'U+0000 at column 3'), (3, 'U+202E RIGHT-TO-LEFT OVERRIDE at column 2'), (4, 'U+E004 at column 1')]
     """
     for number, line in enumerate(text.split("\n"), start=1):
-        control = CONTROL.search(line)
+        control = CONTROL.search(line) or _PRIVATE_USE.search(line)
         if control:
             name = unicodedata.name(control.group(0), "")
             yield number, f"U+{ord(control.group(0)):04X}{f' {name}' if name else ''} at column {control.start() + 1}"

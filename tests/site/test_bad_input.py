@@ -1123,22 +1123,28 @@ def test_blocks_nested_beyond_the_bound_are_told_at_their_first_line_and_left_ou
 
 
 @pytest.mark.parametrize(
-    ("typed", "named"),
+    ("typed", "named", "also"),
     [
-        ("80\x00 GB", "U+0000 at column"),
-        ("a\x0bb", "U+000B at column"),
-        ("ab\u202ecd", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+        # The page is built without it, and the figure the reader then reads is told too.
+        ("80\x00 GB", "U+0000 at column", "'80 GB' in the text is a typed figure"),
+        ("a\x0bb", "U+000B at column", None),
+        ("ab\u202ecd", "U+202E RIGHT-TO-LEFT OVERRIDE", None),
+        # Attack round 10: the build's own placeholder character, whose 'GB' after it was told as a typed unit.
+        ("\ue004 GB", "U+E004 at column", None),
     ],
 )
 def test_a_control_character_in_a_page_is_told_at_its_line(
-    course_copy: Path, edit: Edit, typed: str, named: str
+    course_copy: Path, edit: Edit, typed: str, named: str, also: str | None
 ) -> None:
     """Attack round 9: a NUL reached the page, whose browser dropped it ("80<NUL> GB" read as 80 GB, unchecked), and
     other controls showed as boxes; data files refuse them, pages did not."""
     path = course_copy / LESSON_8
     edit(path, "\n## Practice\n", f"\nThe card has {typed} here.\n\n## Practice\n")
     line = 1 + path.read_text(encoding="utf-8").split("\n").index(f"The card has {typed} here.")
-    fails_with(build_copy(course_copy), f"{LESSON_8}:{line}", f"the page holds {named}")
+    built = build_copy(course_copy)
+    fails_with(built, f"{LESSON_8}:{line}", f"the page holds {named}")
+    at_line = [said for said in built.messages if said.startswith(f"{LESSON_8}:{line}: ")]
+    assert len(at_line) == 1 + (also is not None) and all(str(also) in said for said in at_line[1:]), built.output
 
 
 #: Attack round 9: blocks whose problem was taken in silence, told at another block's line, or told more than once.
