@@ -88,6 +88,8 @@ REMOVED: Mapping[str, str] = MappingProxyType(
 #: browser rewrites any other host before it compares origins (decoding `%2E`, mapping `ｓ` to `s` and `。` to
 #: `.`, reading a backslash as `/`), where urlsplit keeps it as typed or reads a user name before an `@`.
 _PLAIN_AUTHORITY = re.compile(r"(?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*(?::[0-9]+)?")
+#: The `site_url` key at a line's start, as YAML may write it: quoted or not, with spaces before its colon.
+_SITE_URL_KEY = re.compile(r"""^(["']?)site_url\1[ \t]*:""", re.MULTILINE)
 _SITE_URL = re.compile(r"^site_url:[ \t]*['\"]?(?P<url>[^'\"\s#]+)", re.MULTILINE)
 
 
@@ -148,7 +150,12 @@ def preview_url(site_url: str, number: int) -> str:
 
 
 def site_url_of(config: str) -> str:
-    """The `site_url` of a mkdocs.yml's text, read without a YAML library; `ValueError` if it has none."""
+    """The `site_url` of a mkdocs.yml's text, read without a YAML library; `ValueError` if it has none, or gives the
+    key on more than one line (a YAML reader keeps the last, this one found the first: the origin check passed a
+    mkdocs.yml whose build took another site_url)."""
+    keys = _SITE_URL_KEY.findall(config)
+    if len(keys) > 1:
+        raise ValueError(f"mkdocs.yml gives site_url on {len(keys)} lines: keep one, as `site_url: https://…`")
     found = _SITE_URL.search(config)
     if not found:
         raise ValueError("mkdocs.yml has no site_url: line")

@@ -221,6 +221,13 @@ def test_the_site_url_is_read_from_mkdocs_yml() -> None:
         site_url_of("site_name: x\n")
 
 
+@pytest.mark.parametrize("second", ["site_url: https://b.example/", "site_url : https://b.example/", '"site_url": x'])
+def test_a_site_url_given_twice_is_refused(second: str) -> None:
+    """Attack round 10: the build takes the last, this reader took the first, and the origin check passed."""
+    with pytest.raises(ValueError, match="gives site_url on 2 lines"):
+        site_url_of(f"site_url: https://decoy.example/course/\n{second}\n")
+
+
 # Where previews live: never on the course's origin (issue 9, item 1).
 
 
