@@ -265,6 +265,28 @@ def check_call(macro: Callable[..., str], call: Call) -> None:
         raise CallError(f"{error}; call it as {usage(call.name, signature)}") from None
 
 
+#: The places of a line where Markdown or HTML writes an attribute, not text, as what comes before a call on its line
+#: ends: an open HTML tag, an image's alt text, a link's address or title, an abbreviation's or a reference's
+#: definition.
+_ATTRIBUTE_PLACES = (
+    (re.compile(r"<[A-Za-z][^<>]*$"), "an HTML tag"),
+    (re.compile(r"!\[[^\]]*$"), "an image's alt text"),
+    (re.compile(r"\]\([^)]*$"), "a link's or an image's address or title"),
+    (re.compile(r"^\s*\*\[[^\]]*\]:"), "an abbreviation's definition"),
+    (re.compile(r"^\s{0,3}\[[^\]]+\]:"), "a reference's definition"),
+)
+
+
+def attribute_place(markdown: str, position: int) -> str | None:
+    """Where a call at `position` of `markdown` stands if it is in an attribute (`_ATTRIBUTE_PLACES`), else None.
+
+    >>> attribute_place("![alt {{ x() }}](a.png)", 6), attribute_place("A {{ x() }} b", 2)
+    ("an image's alt text", None)
+    """
+    before = markdown[markdown.rfind("\n", 0, position) + 1 : position]
+    return next((place for pattern, place in _ATTRIBUTE_PLACES if pattern.search(before)), None)
+
+
 def render_calls(
     markdown: str,
     macros: Mapping[str, Callable[..., str]],
@@ -293,6 +315,14 @@ def render_calls(
             continue
         if in_code(code, match.start()):
             parts.append(report(line, f"{written} is inside code, where it would show as raw HTML; move it out"))
+            continue
+        place = attribute_place(markdown, match.start())
+        if place is not None:
+            # Its HTML would land inside the attribute, unescaped, and end it: the image lost its source, the link
+            # its address (attack round 10). Told, and left out of the attribute meanwhile.
+            report(
+                line, f"{written} is inside {place}, which holds text, not a figure's HTML; write it in the sentence"
+            )
             continue
         try:
             call = parse_call(match.group("call"), line)

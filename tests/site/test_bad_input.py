@@ -44,6 +44,11 @@ def line_of(path: Path, text: str) -> int:
     return next(n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1) if text in line)
 
 
+def built_page(built: Built, source: str) -> Path:
+    """The page a build wrote from `source` (docs/…/name.md), even when the build failed: MkDocs writes it first."""
+    return built.site / source.removeprefix("docs/").removesuffix(".md") / "index.html"
+
+
 def fails_with(built: Built, where: str, message: str) -> None:
     """The build failed, and said `message` exactly once, at `where` (file, or file:line)."""
     assert not built.ok, "the broken copy built"
@@ -1272,3 +1277,36 @@ def test_a_heading_whose_id_the_scripts_look_up_is_told_once_at_its_line(course_
     built = build_copy(course_copy)
     fails_with(built, f"{LESSON_8}:{line_of(path, '### SBN units')}", "holds an id='sbn-units'")
     assert len([said for said in built.messages if "sbn-units" in said]) == 1, built.output
+
+
+#: A figure's call where Markdown or HTML writes an attribute, and the place the build names (attack round 10: its
+#: HTML landed in the attribute unescaped, and the image lost its source, the link its address).
+CALLS_IN_ATTRIBUTES = [
+    ('An image ![of {{ one_copy("gpt2-1.5b", "fp32") }}](https://example.org/a.png) here.', "an image's alt text"),
+    (
+        'A [link](https://example.org "of {{ one_copy("gpt2-1.5b", "fp32") }}") here.',
+        "a link's or an image's address or title",
+    ),
+    ('A <span title="of {{ one_copy("gpt2-1.5b", "fp32") }}">span</span> here.', "an HTML tag"),
+]
+
+
+@pytest.fixture(scope="module")
+def calls_in_attributes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Built]:
+    return _lesson_8_with([line for line, _ in CALLS_IN_ATTRIBUTES], tmp_path_factory)
+
+
+@pytest.mark.parametrize(("line", "place"), CALLS_IN_ATTRIBUTES)
+def test_a_figure_in_an_attribute_is_told_at_its_line(
+    calls_in_attributes: tuple[Path, Built], line: str, place: str
+) -> None:
+    path, built = calls_in_attributes
+    fails_with(built, f"{LESSON_8}:{line_of(path, line)}", f"is inside {place}, which holds text")
+
+
+def test_a_page_with_a_figure_in_an_attribute_keeps_its_image_and_link_whole(
+    calls_in_attributes: tuple[Path, Built],
+) -> None:
+    page = soup_of(built_page(calls_in_attributes[1], LESSON_8))
+    assert page.select("img[src='https://example.org/a.png']") and page.select("a[href='https://example.org']")
+    assert not [tag for tag in page.find_all(True) if any("<span" in str(value) for value in tag.attrs.values())]
