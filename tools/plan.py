@@ -599,6 +599,14 @@ def run(argv: Sequence[str] | None = None) -> int:
     except CatalogError as error:
         raise InputError(f"the catalog: {error}") from None
     shape, name = _model(args, catalog)
+    if shape.positions and args.sequence > shape.positions:
+        # Learned position embeddings have one row a position: no longer sequence runs through the model. (Rotary
+        # ones, positions 0, have no such table; their max_position_embeddings is a trained length, not a bound.)
+        raise InputError(
+            f"--sequence {args.sequence:,}: {name} learns {shape.positions:,} positions (one embedding a token's"
+            f" place), so its sequences are at most {shape.positions:,} tokens: give --sequence {shape.positions:,}"
+            " or fewer"
+        )
     gpu, hardware, links = _gpu(args, catalog)
     if args.global_batch % args.sequence:
         below = args.global_batch // args.sequence * args.sequence

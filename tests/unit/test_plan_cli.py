@@ -105,6 +105,10 @@ def configs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Past what any config.json holds: refused after reading its first 4,000,001 bytes, not read whole.
     with (folder / "huge.json").open("wb") as huge:
         huge.truncate(300_000_000)
+    # GPT-2's shape, whose learned positions stop at 1,024 tokens (attack round 10: planned at 8,192, silently).
+    (folder / "gpt2.json").write_text(
+        '{"model_type": "gpt2", "n_embd": 1600, "n_layer": 48, "n_head": 25, "vocab_size": 50257, "n_positions": 1024}'
+    )
     # A pipe no one writes to: opening it waited for ever (attack round 9).
     os.mkfifo(folder / "pipe.json")
     return folder
@@ -175,6 +179,7 @@ def test_a_schedule_too_long_to_simulate_is_planned_in_closed_form() -> None:
         (["--model", "llama-3-8b", *LLAMA3_ON_16, "--price", "1e-999999999"], "expected dollars per GPU-hour"),
         (["--config", "{folder}/huge.json", *LLAMA3_ON_16], "more than 4,000,000 bytes"),
         (["--config", "{folder}/pipe.json", *LLAMA3_ON_16], "--config {folder}/pipe.json: not a file"),
+        (["--config", "{folder}/gpt2.json", *LLAMA3_ON_16], "learns 1,024 positions"),
         (["--config", "/dev/zero", *LLAMA3_ON_16], "--config /dev/zero: not a file"),
         # Attack round 6, finding 12: commas anywhere, bandwidths and prices too small to be any, a reserve of all
         # memory, a key given twice.
