@@ -124,6 +124,9 @@ def text(value: Any) -> str:
 
 def integer(value: Any) -> int:
     """A whole number (not a boolean)."""
+    if isinstance(value, str) and re.fullmatch(r"\d+", value.strip(), re.ASCII):
+        # A number in quotes ("2"), which YAML reads as text: the large-number hint below misled (attack round 10).
+        raise ValueError(f"{_got(value)}; expected a whole number, written without quotes")
     if isinstance(value, str) and re.fullmatch(r"[\d.,_]+(?:[eE][+-]?\d+)?", value.strip()):
         raise ValueError(
             f"{_got(value)}; expected a whole number: write large ones as 1_500_000_000 (YAML reads 1.5e9 as text)"

@@ -76,6 +76,8 @@ def test_a_type_function_returns_the_clean_value(check: object, value: object, c
         (positive_count, True, "expected a whole number"),
         (positive_count, 47.0, "write it without a decimal point"),
         (positive_count, "1.5e9", "write large ones as 1_500_000_000"),
+        # Attack round 10: a small number in quotes was told to write large ones as 1_500_000_000.
+        (positive_count, "2", "expected a whole number, written without quotes"),
         (positive_amount, float("nan"), "expected a finite number above zero"),
         (positive_amount, float("inf"), "expected a finite number above zero"),
         (positive_amount, "32", "expected a number, without quotes"),
