@@ -23,6 +23,7 @@ import argparse
 import json
 import re
 import sys
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -45,8 +46,14 @@ SLUG_LENGTH = 60
 
 def slug(title: str) -> str:
     """The words of a title as a file name, as many of its first words as `SLUG_LENGTH` holds: "What ZeRO shards"
-    is `what-zero-shards`."""
-    words = re.findall(r"[a-z0-9]+", title.lower())
+    is `what-zero-shards`. A letter in another form or with an accent is its plain Latin letter first: a ligature's
+    and an accented letter's were dropped ("ﬁnal" gave "nal", attack round 10).
+
+    >>> slug("What ZeRO shards"), slug("ﬁnal ligature"), slug("Café İstanbul")
+    ('what-zero-shards', 'final-ligature', 'cafe-istanbul')
+    """
+    plain = "".join(c for c in unicodedata.normalize("NFKD", title) if not unicodedata.combining(c))
+    words = re.findall(r"[a-z0-9]+", plain.lower(), re.ASCII)
     kept = [words[0][:SLUG_LENGTH]] if words else []
     for word in words[1:]:
         if len("-".join([*kept, word])) > SLUG_LENGTH:

@@ -14,7 +14,7 @@ from macros.data.catalog import load_catalog
 from macros.data.lessons import PLACEHOLDERS, SECTIONS
 from tests.checks import heading_text, lesson_body
 from tests.conftest import ROOT, build_copy, soup
-from tools.new_lesson import NavError, add_to_nav, main
+from tools.new_lesson import NavError, add_to_nav, main, slug
 
 
 def test_a_new_lesson_builds_with_every_section_under_a_new_stage_and_names_each_placeholder_left(
@@ -263,3 +263,16 @@ def test_bad_front_matter_elsewhere_is_one_line_not_a_traceback(
     err = capsys.readouterr().err.strip().splitlines()
     # Named from the repository's root once, as the build names it (round 10: "docs/docs/…").
     assert len(err) == 1 and err[0].startswith("new_lesson: docs/stage-4/lesson-08-") and "Traceback" not in err[0], err
+
+
+@pytest.mark.parametrize(
+    ("title", "name"),
+    [
+        ("What ZeRO shards", "what-zero-shards"),
+        ("\ufb01nal ligature", "final-ligature"),
+        ("Café İstanbul", "cafe-istanbul"),
+    ],
+)
+def test_a_titles_letters_in_another_form_or_accented_keep_their_place_in_its_file_name(title: str, name: str) -> None:
+    """Attack round 10: "ﬁnal" gave "nal", an accented letter was dropped."""
+    assert slug(title) == name
