@@ -51,6 +51,8 @@ _REQUIRED: Mapping[str, type | tuple[type, ...]] = {
     "display": str,
 }
 #: A page URL as MkDocs writes it, relative to the site: safe to append to a trusted base URL.
+#: A site's address as a link of the report may start with it: https://, then no space, quote or Markdown bracket.
+_SITE_URL = re.compile(r"https://[^\s\"'<>()\[\]`|\\]+")
 _RELATIVE_URL = re.compile(r"(?:[A-Za-z0-9_~-][A-Za-z0-9._~/-]*)?")
 #: A text longer than this is cut in the report, so one odd record cannot flood a comment.
 _MAX_TEXT = 120
@@ -314,6 +316,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("new", type=Path, metavar="pr", help="figures.json of the pull request's build")
     parser.add_argument("--site-url", help="where the pull request's build is published, to link its pages")
     arguments = parser.parse_args(argv)
+    if arguments.site_url is not None and not _SITE_URL.fullmatch(arguments.site_url):
+        # Written into every page's link: a javascript: address or a line break would be the report's own markup.
+        parser.error(f"--site-url {arguments.site_url!r}: expected a plain https:// address")
     try:
         diff = diff_figures(load_figures(arguments.base), load_figures(arguments.new))
     except ValueError as error:

@@ -266,3 +266,15 @@ def test_a_figure_shown_in_many_texts_lists_the_first_and_counts_the_rest() -> N
     text = report([], [record("x", 1, display) for display in texts])
     row = next(line for line in text.splitlines() if "`x`" in line)
     assert row.count("`text ") == 5 and f"and {len(texts) - 5} more" in row
+
+
+@pytest.mark.parametrize("site_url", ["javascript:alert(1)//", "https://x.example/\n# Heading", "https://x.example/)"])
+def test_the_command_refuses_a_site_url_its_links_could_not_hold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], site_url: str
+) -> None:
+    """Attack round 10: it was written into every page's link as it was given."""
+    base = write(tmp_path / "base.json", BASE)
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(base), str(base), "--site-url", site_url])
+    assert exit_info.value.code == 2
+    assert "expected a plain https:// address" in capsys.readouterr().err
