@@ -267,13 +267,14 @@ def check_call(macro: Callable[..., str], call: Call) -> None:
 
 #: The places of a line where Markdown or HTML writes an attribute, not text, as what comes before a call on its line
 #: ends: an open HTML tag, an image's alt text, a link's address or title, an abbreviation's or a reference's
-#: definition.
+#: definition, an attribute list (`{: title="…" }`).
 _ATTRIBUTE_PLACES = (
     (re.compile(r"<[A-Za-z][^<>]*$"), "an HTML tag"),
     (re.compile(r"!\[[^\]]*$"), "an image's alt text"),
     (re.compile(r"\]\([^)]*$"), "a link's or an image's address or title"),
     (re.compile(r"^\s*\*\[[^\]]*\]:"), "an abbreviation's definition"),
     (re.compile(r"^\s{0,3}\[[^\]]+\]:"), "a reference's definition"),
+    (re.compile(r"\{:[^{}]*$"), "an attribute list"),
 )
 
 

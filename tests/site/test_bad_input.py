@@ -1288,6 +1288,7 @@ CALLS_IN_ATTRIBUTES = [
         "a link's or an image's address or title",
     ),
     ('A <span title="of {{ one_copy("gpt2-1.5b", "fp32") }}">span</span> here.', "an HTML tag"),
+    ('An *emphasis*{: title="of {{ one_copy("gpt2-1.5b", "fp32") }}" } here.', "an attribute list"),
 ]
 
 
