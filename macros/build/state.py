@@ -410,12 +410,14 @@ class Build:
             lesson=self.lessons.at(source.src_path),
             meta=meta,
         )
-        for line, control in _control_characters(text):
+        controls = list(_control_characters(text))
+        for line, control in controls:
             self.report(
                 f"the page holds {control} here, which a reader does not see as typed (a browser drops a NUL, draws"
                 " most controls as a box, and a bidirectional control reorders the text after it): delete it",
                 line,
             )
+        if controls:
             # Built without them meanwhile, so that no other check reads them for something else (a private-use
             # character as the build's own placeholder of a figure, with 'GB' after it told as a typed unit).
             markdown = _PRIVATE_USE.sub("", CONTROL.sub("", markdown))
